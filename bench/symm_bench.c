@@ -1,0 +1,765 @@
+/*
+ * symm-bench: OSU-style OpenSHMEM micro-benchmarks.
+ *
+ * Written against the standard OpenSHMEM 1.4/1.5 API only (<shmem.h>), so the
+ * same source builds with any implementation's oshcc; bench/compare.sh uses
+ * that to compare symm with another OpenSHMEM side by side.
+ *
+ *   symm-bench [options] [test ...]        (run under a launcher, >= 2 PEs)
+ *
+ * Point-to-point tests run PE 0 -> PE 1; the other PEs only join barriers.
+ * Collective tests use every PE (SHMEM_TEAM_WORLD).  PE 0 prints the tables.
+ *
+ * What is timed (CLOCK_MONOTONIC, averaged over many iterations after
+ * warm-up iterations; the routine is chosen before each timed loop):
+ *  put_lat     loop of { shmem_putmem; shmem_quiet } (as OSU osu_oshm_put.c),
+ *              reported per iteration: the latency of a completed put.
+ *  get_lat     loop of shmem_getmem (blocking), per iteration.
+ *  put_bw      loop of { W x shmem_putmem_nbi; shmem_quiet } (W = --window);
+ *  get_bw      same with shmem_getmem_nbi.  MB/s = 10^6 bytes/s; msgs/s.
+ *  *_global    the same, but source and target are static (data-segment)
+ *              arrays of 4 MiB instead of shmem_malloc'ed heap memory.
+ *  p_lat       loop of { shmem_long_p; shmem_quiet };  g_lat: shmem_long_g.
+ *  atomic_lat  long atomics (1.4 names).  Fetching ops: per call.  Non-
+ *              fetching ops (add, inc, set) are each followed by shmem_quiet,
+ *              like put_lat, so every number is a completed round trip.
+ *  barrier     loop of shmem_barrier_all, and of shmem_sync_all, on all PEs.
+ *  bcast collect fcollect alltoall reduce (OpenSHMEM 1.5 team forms on
+ *              SHMEM_TEAM_WORLD; size = bytes per PE; reduce = int sum):
+ *              each call is timed alone, with a barrier between calls
+ *              (as OSU does); the table shows the average over PEs of each
+ *              PE's mean, and the min/max of those per-PE means.
+ *  signal      shmem_putmem_signal + shmem_signal_wait_until ping-pong
+ *              between PE 0 and PE 1; half the round trip is reported.
+ * Results are checked cheaply after each size (a few bytes of each target);
+ * a wrong value is reported on stderr and makes the exit status non-zero.
+ *
+ * Iterations: --iters N (default 10000) for sizes <= 64 KiB; above that
+ * N * 64 KiB / size (at least 10).  Warm-up: a tenth of that.  Bandwidth
+ * tests run ~3N messages (in windows); collectives and barriers N/10 calls.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include <shmem.h>
+
+#include <ctype.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#if defined(SHMEM_MAJOR_VERSION) && defined(SHMEM_MINOR_VERSION) && \
+    (SHMEM_MAJOR_VERSION * 100 + SHMEM_MINOR_VERSION) >= 105
+#define HAVE_SHMEM_15 1
+#else
+#define HAVE_SHMEM_15 0
+#endif
+
+/* symm gains routine families issue by issue and announces each with a
+ * SYMM_HAVE_* macro; any other library has what its version promises. */
+#if defined(SYMM_VERSION_STRING)
+#if !defined(SYMM_HAVE_AMO)
+#define NO_AMO 1
+#endif
+#if !defined(SYMM_HAVE_COLL) || !defined(SYMM_HAVE_SIGNAL)
+#undef HAVE_SHMEM_15
+#define HAVE_SHMEM_15 0
+#endif
+#endif
+
+#ifndef SHMEM_MAX_NAME_LEN
+#define SHMEM_MAX_NAME_LEN 256
+#endif
+
+#define KiB ((size_t)1024)
+#define MiB (KiB * KiB)
+#define GBUF_BYTES (4 * MiB)
+
+/* Symmetric static buffers for the *_global tests. */
+static _Alignas(4096) char gsrc[GBUF_BYTES];
+static _Alignas(4096) char gbuf[GBUF_BYTES];
+
+static struct {
+    size_t min_size, max_size;
+    long iters, window;
+    const char *csv, *json;
+    int quiet;
+} opt = { 1, 4 * MiB, 10000, 64, NULL, NULL, 0 };
+
+static int me, npes;
+static int errors;
+static char impl[SHMEM_MAX_NAME_LEN + 1];
+
+typedef struct { char test[32], row[32]; size_t size; double value; const char *unit; } result_t;
+static result_t *results; /* PE 0 only */
+static size_t nresults, cresults;
+
+static inline double now_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec * 1e-3;
+}
+
+/* Run the body W times untimed, then N times timed; elapsed microseconds -> T. */
+#define TIME_LOOP(T, W, N, ...)                                          \
+    do {                                                                 \
+        long i_;                                                         \
+        for (i_ = 0; i_ < (W); i_++) { __VA_ARGS__; }                    \
+        double t0_ = now_us();                                           \
+        for (i_ = 0; i_ < (N); i_++) { __VA_ARGS__; }                    \
+        (T) = now_us() - t0_;                                            \
+    } while (0)
+
+/* ---------------------------------------------------------------- output */
+
+static void record(const char *test, const char *row, size_t size, double v,
+                   const char *unit)
+{
+    if (me != 0)
+        return;
+    if (nresults == cresults) {
+        cresults = cresults ? 2 * cresults : 64;
+        results = realloc(results, cresults * sizeof *results);
+        if (!results) {
+            perror("symm-bench: realloc");
+            shmem_global_exit(1);
+        }
+    }
+    result_t *r = &results[nresults++];
+    snprintf(r->test, sizeof r->test, "%s", test);
+    if (row)
+        snprintf(r->row, sizeof r->row, "%s", row);
+    else
+        snprintf(r->row, sizeof r->row, "%zu", size);
+    r->size = size, r->value = v, r->unit = unit;
+}
+
+static void header(const char *test, const char *what, const char *cols)
+{
+    if (me != 0 || opt.quiet)
+        return;
+    printf("\n# symm-bench %s  (impl: %s, %d PEs%s%s)\n%s\n", test, impl, npes,
+           what ? ", " : "", what ? what : "", cols);
+    fflush(stdout);
+}
+
+static void row_lat(const char *test, size_t s, double us)
+{
+    record(test, NULL, s, us, "us");
+    if (me == 0) {
+        printf("%-12zu%16.3f\n", s, us);
+        fflush(stdout);
+    }
+}
+
+static void row_named(const char *test, const char *name, size_t s, double us)
+{
+    record(test, name, s, us, "us");
+    if (me == 0) {
+        printf("%-16s%12.3f\n", name, us);
+        fflush(stdout);
+    }
+}
+
+static void skipped(const char *test)
+{
+    if (me == 0) {
+        printf("\n# symm-bench %s  skipped: needs OpenSHMEM 1.5\n", test);
+        fflush(stdout);
+    }
+}
+
+static void fail(const char *test, size_t s, const char *what, long got, long want)
+{
+    errors++;
+    fprintf(stderr, "symm-bench: PE %d: %s size %zu: VALIDATION FAILED: %s = %ld, "
+            "expected %ld\n", me, test, s, what, got, want);
+}
+
+static void clean(char *s) /* for CSV/JSON: drop commas, quotes, backslashes */
+{
+    for (; *s; s++)
+        if (*s == ',' || *s == '"' || *s == '\\' || !isprint((unsigned char)*s))
+            *s = ' ';
+}
+
+static FILE *open_out(const char *path)
+{
+    FILE *f = path ? fopen(path, "w") : NULL;
+    if (path && !f) {
+        perror(path);
+        errors++;
+    }
+    return f;
+}
+
+static void write_files(void)
+{
+    FILE *f;
+    if (me == 0 && (f = open_out(opt.csv))) {
+        fprintf(f, "impl,npes,test,row,size,value,unit\n");
+        for (const result_t *r = results; r < results + nresults; r++)
+            fprintf(f, "%s,%d,%s,%s,%zu,%.6g,%s\n", impl, npes, r->test, r->row, r->size,
+                    r->value, r->unit);
+        fclose(f);
+    }
+    if (me == 0 && (f = open_out(opt.json))) {
+        fprintf(f, "{\"impl\": \"%s\", \"npes\": %d, \"results\": [", impl, npes);
+        for (const result_t *r = results; r < results + nresults; r++)
+            fprintf(f, "%s\n  {\"test\": \"%s\", \"row\": \"%s\", \"size\": %zu, "
+                    "\"value\": %.6g, \"unit\": \"%s\"}", r == results ? "" : ",",
+                    r->test, r->row, r->size, r->value, r->unit);
+        fprintf(f, "\n]}\n");
+        fclose(f);
+    }
+}
+
+/* ----------------------------------------------------------- iterations */
+
+static long lat_iters(size_t s)
+{
+    long n = opt.iters;
+    if (s > 64 * KiB) {
+        n = (long)((double)opt.iters * (double)(64 * KiB) / (double)s);
+        if (n < 10)
+            n = opt.iters < 10 ? opt.iters : 10;
+    }
+    return n;
+}
+
+static long warm_of(long n) { return n / 10 > 0 ? n / 10 : 1; }
+
+static void *sym_alloc(size_t bytes)
+{
+    void *p = shmem_align(4096, bytes ? bytes : 1);
+    if (!p) {
+        if (me == 0)
+            fprintf(stderr, "symm-bench: shmem_align(%zu) failed (symmetric heap too "
+                    "small? see SHMEM_SYMMETRIC_SIZE)\n", bytes);
+        shmem_global_exit(1);
+    }
+    memset(p, 0, bytes); /* prefault */
+    return p;
+}
+
+static inline unsigned char pat(int pe, size_t i) { return (unsigned char)(pe * 31 + i * 7 + 1); }
+
+/* Fill src with pat(0,.) and zero dst on every PE (prefaults both), then barrier. */
+static void prepare(char *src, char *dst, size_t s)
+{
+    for (size_t i = 0; i < s; i++)
+        src[i] = (char)pat(0, i);
+    memset(dst, 0, s);
+    shmem_barrier_all();
+}
+
+static void check_bytes(const char *test, const char *buf, size_t s, int pe, size_t off)
+{
+    size_t idx[3] = { 0, s / 2, s - 1 };
+    for (int k = 0; k < 3; k++) {
+        unsigned char got = (unsigned char)buf[idx[k]], want = pat(pe, off + idx[k]);
+        if (got != want) {
+            fail(test, s, "byte", got, want);
+            return;
+        }
+    }
+}
+
+/* ------------------------------------------------------ point to point */
+
+enum { PUT, GET };
+
+static void pt2pt_lat(const char *test, int op, char *src, char *dst, size_t cap,
+                      const char *where)
+{
+    size_t hi = opt.max_size < cap ? opt.max_size : cap;
+    header(test, where, "# Size        Latency (us)");
+    for (size_t s = opt.min_size; s <= hi; s *= 2) {
+        long n = lat_iters(s), w = warm_of(n);
+        double t = 0;
+        prepare(src, dst, s);
+        if (me == 0 && op == PUT)
+            TIME_LOOP(t, w, n, shmem_putmem(dst, src, s, 1); shmem_quiet());
+        else if (me == 0)
+            TIME_LOOP(t, w, n, shmem_getmem(dst, src, s, 1));
+        shmem_barrier_all();
+        if (me == (op == PUT ? 1 : 0))
+            check_bytes(test, dst, s, 0, 0);
+        row_lat(test, s, t / (double)n);
+    }
+}
+
+static void pt2pt_bw(const char *test, int op, char *src, char *dst, size_t cap,
+                     const char *where)
+{
+    size_t hi = opt.max_size < cap ? opt.max_size : cap;
+    const long win = opt.window;
+    header(test, where, "# Size        Bandwidth (MB/s)      Messages/s");
+    for (size_t s = opt.min_size; s <= hi; s *= 2) {
+        long nw = lat_iters(s) * 3 / win, j;
+        if (nw < 2)
+            nw = 2;
+        long w = warm_of(nw);
+        double t = 0;
+        prepare(src, dst, s);
+        if (me == 0 && op == PUT)
+            TIME_LOOP(t, w, nw, for (j = 0; j < win; j++) shmem_putmem_nbi(dst, src, s, 1);
+                      shmem_quiet());
+        else if (me == 0)
+            TIME_LOOP(t, w, nw, for (j = 0; j < win; j++) shmem_getmem_nbi(dst, src, s, 1);
+                      shmem_quiet());
+        shmem_barrier_all();
+        if (me == (op == PUT ? 1 : 0))
+            check_bytes(test, dst, s, 0, 0);
+        double msgs = (double)nw * (double)win;
+        double mbps = (double)s * msgs / t; /* bytes/us == MB/s */
+        double rate = msgs / t * 1e6;
+        record(test, NULL, s, mbps, "MB/s");
+        record(test, NULL, s, rate, "msgs/s");
+        if (me == 0) {
+            printf("%-12zu%18.2f%16.0f\n", s, mbps, rate);
+            fflush(stdout);
+        }
+    }
+}
+
+typedef void pt2pt_fn(const char *, int, char *, char *, size_t, const char *);
+
+static void heap_pt2pt(const char *test, int op, pt2pt_fn *fn)
+{
+    char *src = sym_alloc(opt.max_size), *dst = sym_alloc(opt.max_size);
+    fn(test, op, src, dst, opt.max_size, "heap");
+    shmem_barrier_all();
+    shmem_free(dst);
+    shmem_free(src);
+}
+
+static void global_pt2pt(const char *test, int op, pt2pt_fn *fn)
+{
+    memset(gsrc, 0, sizeof gsrc); /* prefault */
+    memset(gbuf, 0, sizeof gbuf);
+    fn(test, op, gsrc, gbuf, GBUF_BYTES, "global");
+}
+
+/* Single-element p/g and the atomics: the body is timed on PE 0 only. */
+#define TIMED(name, ...)                                                 \
+    do {                                                                 \
+        double t_ = 0;                                                   \
+        if (me == 0)                                                     \
+            TIME_LOOP(t_, w, n, __VA_ARGS__);                            \
+        shmem_barrier_all();                                             \
+        row_named(test, name, sizeof(long), t_ / (double)n);             \
+    } while (0)
+
+static void pg_lat(const char *test, int op)
+{
+    long *x = sym_alloc(sizeof(long));
+    long n = opt.iters, w = warm_of(n);
+    volatile long sink = 0;
+    header(test, "8-byte long", "# Op            Latency (us)");
+    *x = 42;
+    shmem_barrier_all();
+    if (op == PUT)
+        TIMED("shmem_long_p", shmem_long_p(x, 42, 1); shmem_quiet());
+    else
+        TIMED("shmem_long_g", sink += shmem_long_g(x, 1));
+    (void)sink;
+    shmem_free(x);
+}
+
+#ifdef NO_AMO
+static void atomic_lat(void)
+{
+    if (me == 0 && !opt.quiet)
+        printf("# symm-bench atomic_lat: skipped: this library has no atomics yet\n");
+}
+#else
+static void atomic_lat(void)
+{
+    const char *test = "atomic_lat";
+    long *x = sym_alloc(sizeof(long));
+    long n = opt.iters, w = warm_of(n);
+    const long total = 4 * (n + w);
+    volatile long sink = 0;
+    header(test, "long", "# Op            Latency (us)");
+    shmem_barrier_all();
+    TIMED("fetch_add", sink += shmem_long_atomic_fetch_add(x, 1, 1));
+    TIMED("fetch_inc", sink += shmem_long_atomic_fetch_inc(x, 1));
+    TIMED("add", shmem_long_atomic_add(x, 1, 1); shmem_quiet());
+    TIMED("inc", shmem_long_atomic_inc(x, 1); shmem_quiet());
+    if (me == 1 && *x != total)
+        fail(test, sizeof(long), "counter after add/inc", *x, total);
+    TIMED("compare_swap", sink += shmem_long_atomic_compare_swap(x, total, total, 1));
+    TIMED("swap", sink += shmem_long_atomic_swap(x, total, 1));
+    TIMED("fetch", sink += shmem_long_atomic_fetch(x, 1));
+    TIMED("set", shmem_long_atomic_set(x, total, 1); shmem_quiet());
+    if (me == 1 && *x != total)
+        fail(test, sizeof(long), "value after cswap/swap/set", *x, total);
+    (void)sink;
+    shmem_barrier_all();
+    shmem_free(x);
+}
+#endif
+
+static void barrier_lat(void)
+{
+    const char *test = "barrier";
+    long n = opt.iters / 10 > 10 ? opt.iters / 10 : 10, w = warm_of(n);
+    double t;
+    header(test, NULL, "# Routine       Latency (us)");
+    shmem_barrier_all();
+    TIME_LOOP(t, w, n, shmem_barrier_all());
+    row_named(test, "barrier_all", 0, t / (double)n);
+    shmem_barrier_all();
+    TIME_LOOP(t, w, n, shmem_sync_all());
+    row_named(test, "sync_all", 0, t / (double)n);
+    shmem_barrier_all();
+}
+
+/* ------------------------------------------------------- OpenSHMEM 1.5 */
+
+#if HAVE_SHMEM_15
+enum { BCAST, COLLECT, FCOLLECT, ALLTOALL, REDUCE };
+
+static long coll_iters(size_t s) { long n = lat_iters(s) / 10; return n < 5 ? 5 : n; }
+
+/* Time each call alone; barrier between calls; per-PE mean gathered on PE 0. */
+#define COLL_LOOP(stmt)                                                  \
+    do {                                                                 \
+        for (i = 0; i < w; i++) {                                        \
+            rc |= (stmt);                                                \
+            shmem_barrier_all();                                         \
+        }                                                                \
+        for (i = 0; i < n; i++) {                                        \
+            double t0_ = now_us();                                       \
+            rc |= (stmt);                                                \
+            acc += now_us() - t0_;                                       \
+            shmem_barrier_all();                                         \
+        }                                                                \
+    } while (0)
+
+static void coll_check(const char *test, int kind, const char *dst, size_t s)
+{
+    if (kind == BCAST) {
+        check_bytes(test, dst, s, 0, 0);
+    } else if (kind == COLLECT || kind == FCOLLECT) {
+        for (int p = 0; p < npes; p++)
+            check_bytes(test, dst + (size_t)p * s, s, p, 0);
+    } else if (kind == ALLTOALL) {
+        for (int p = 0; p < npes; p++)
+            check_bytes(test, dst + (size_t)p * s, s, p, (size_t)me * s);
+    } else {
+        const int *d = (const int *)(const void *)dst;
+        size_t k = s / sizeof(int) - 1;
+        long want0 = (long)npes * (npes - 1) / 2, wantk = want0 + (long)npes * (long)k;
+        if (d[0] != want0)
+            fail(test, s, "sum[0]", d[0], want0);
+        if (d[k] != wantk)
+            fail(test, s, "sum[last]", d[k], wantk);
+    }
+}
+
+static void collective(const char *test, int kind)
+{
+    size_t lo = opt.min_size < 8 ? 8 : opt.min_size;
+    size_t hi = opt.max_size < MiB ? opt.max_size : MiB;
+    size_t np = (size_t)npes;
+    size_t sbytes = (kind == ALLTOALL ? np : 1) * hi;
+    size_t dbytes = (kind == BCAST || kind == REDUCE ? 1 : np) * hi;
+    char *src = sym_alloc(sbytes), *dst = sym_alloc(dbytes);
+    double *times = sym_alloc(np * sizeof(double));
+    header(test, "bytes per PE",
+           "# Size     Avg Latency (us)  Min Latency (us)  Max Latency (us)");
+    for (size_t s = lo; s <= hi; s *= 2) {
+        long n = coll_iters(s), w = warm_of(n), i;
+        double acc = 0;
+        int rc = 0;
+        if (kind == REDUCE) {
+            int *si = (int *)(void *)src;
+            for (size_t k = 0; k < s / sizeof(int); k++)
+                si[k] = me + (int)k;
+        } else {
+            for (size_t k = 0; k < (kind == ALLTOALL ? np * s : s); k++)
+                src[k] = (char)pat(me, k);
+        }
+        memset(dst, 0, dbytes);
+        shmem_barrier_all();
+        switch (kind) {
+        case BCAST:
+            COLL_LOOP(shmem_broadcastmem(SHMEM_TEAM_WORLD, dst, src, s, 0));
+            break;
+        case COLLECT:
+            COLL_LOOP(shmem_collectmem(SHMEM_TEAM_WORLD, dst, src, s));
+            break;
+        case FCOLLECT:
+            COLL_LOOP(shmem_fcollectmem(SHMEM_TEAM_WORLD, dst, src, s));
+            break;
+        case ALLTOALL:
+            COLL_LOOP(shmem_alltoallmem(SHMEM_TEAM_WORLD, dst, src, s));
+            break;
+        default:
+            COLL_LOOP(shmem_int_sum_reduce(SHMEM_TEAM_WORLD, (int *)(void *)dst,
+                                           (const int *)(const void *)src,
+                                           s / sizeof(int)));
+            break;
+        }
+        if (rc)
+            fail(test, s, "return code", rc, 0);
+        coll_check(test, kind, dst, s);
+        shmem_double_p(&times[me], acc / (double)n, 0);
+        shmem_barrier_all();
+        if (me == 0) {
+            double sum = 0, mn = times[0], mx = times[0];
+            for (int p = 0; p < npes; p++) {
+                sum += times[p];
+                mn = times[p] < mn ? times[p] : mn;
+                mx = times[p] > mx ? times[p] : mx;
+            }
+            record(test, NULL, s, sum / npes, "us");
+            printf("%-10zu%17.3f%18.3f%18.3f\n", s, sum / npes, mn, mx);
+            fflush(stdout);
+        }
+        shmem_barrier_all();
+    }
+    shmem_free(times);
+    shmem_free(dst);
+    shmem_free(src);
+}
+
+static void signal_lat(void)
+{
+    const char *test = "signal";
+    size_t lo = opt.min_size < 8 ? 8 : opt.min_size;
+    size_t hi = opt.max_size < 64 * KiB ? opt.max_size : 64 * KiB;
+    char *src = sym_alloc(hi), *dst = sym_alloc(hi);
+    uint64_t *sig = sym_alloc(sizeof(uint64_t));
+    header(test, "putmem_signal ping-pong, half round trip", "# Size        Latency (us)");
+    for (size_t s = lo; s <= hi; s *= 2) {
+        long n = lat_iters(s), w = warm_of(n);
+        uint64_t v = 0;
+        double t0 = 0, t = 0;
+        *sig = 0;
+        prepare(src, dst, s);
+        if (me == 0) {
+            while (v < (uint64_t)(w + n)) {
+                if (v == (uint64_t)w)
+                    t0 = now_us();
+                v++;
+                shmem_putmem_signal(dst, src, s, sig, v, SHMEM_SIGNAL_SET, 1);
+                shmem_signal_wait_until(sig, SHMEM_CMP_EQ, v);
+            }
+            t = now_us() - t0;
+        } else if (me == 1) {
+            while (v < (uint64_t)(w + n)) {
+                v++;
+                shmem_signal_wait_until(sig, SHMEM_CMP_EQ, v);
+                shmem_putmem_signal(dst, src, s, sig, v, SHMEM_SIGNAL_SET, 0);
+            }
+        }
+        shmem_barrier_all();
+        if (me <= 1)
+            check_bytes(test, dst, s, 0, 0);
+        row_lat(test, s, t / (2.0 * (double)n));
+    }
+    shmem_barrier_all();
+    shmem_free(sig);
+    shmem_free(dst);
+    shmem_free(src);
+}
+#endif /* HAVE_SHMEM_15 */
+
+/* ----------------------------------------------------------------- main */
+
+static const char *const tests[] = {
+    "put_lat", "get_lat", "put_bw", "get_bw", "put_lat_global", "get_lat_global",
+    "put_bw_global", "get_bw_global", "p_lat", "g_lat", "atomic_lat", "barrier",
+    "bcast", "collect", "fcollect", "alltoall", "reduce", "signal", NULL
+};
+static const char *const default_set[] = {
+    "put_lat", "get_lat", "put_bw", "get_bw", "put_lat_global", "get_lat_global",
+    "p_lat", "g_lat", "atomic_lat", "barrier", NULL
+};
+
+static void run_test(const char *t)
+{
+    if (!strcmp(t, "put_lat")) heap_pt2pt(t, PUT, pt2pt_lat);
+    else if (!strcmp(t, "get_lat")) heap_pt2pt(t, GET, pt2pt_lat);
+    else if (!strcmp(t, "put_bw")) heap_pt2pt(t, PUT, pt2pt_bw);
+    else if (!strcmp(t, "get_bw")) heap_pt2pt(t, GET, pt2pt_bw);
+    else if (!strcmp(t, "put_lat_global")) global_pt2pt(t, PUT, pt2pt_lat);
+    else if (!strcmp(t, "get_lat_global")) global_pt2pt(t, GET, pt2pt_lat);
+    else if (!strcmp(t, "put_bw_global")) global_pt2pt(t, PUT, pt2pt_bw);
+    else if (!strcmp(t, "get_bw_global")) global_pt2pt(t, GET, pt2pt_bw);
+    else if (!strcmp(t, "p_lat")) pg_lat(t, PUT);
+    else if (!strcmp(t, "g_lat")) pg_lat(t, GET);
+    else if (!strcmp(t, "atomic_lat")) atomic_lat();
+    else if (!strcmp(t, "barrier")) barrier_lat();
+#if HAVE_SHMEM_15
+    else if (!strcmp(t, "bcast")) collective(t, BCAST);
+    else if (!strcmp(t, "collect")) collective(t, COLLECT);
+    else if (!strcmp(t, "fcollect")) collective(t, FCOLLECT);
+    else if (!strcmp(t, "alltoall")) collective(t, ALLTOALL);
+    else if (!strcmp(t, "reduce")) collective(t, REDUCE);
+    else if (!strcmp(t, "signal")) signal_lat();
+#endif
+    else skipped(t);
+}
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+        "usage: symm-bench [options] [test ...]   (under a launcher, >= 2 PEs)\n"
+        "tests: put_lat get_lat put_bw get_bw put_lat_global get_lat_global\n"
+        "       put_bw_global get_bw_global p_lat g_lat atomic_lat barrier\n"
+        "       bcast collect fcollect alltoall reduce signal   (1.5 only)\n"
+        "       all  = put_lat get_lat put_bw get_bw put_lat_global get_lat_global\n"
+        "              p_lat g_lat atomic_lat barrier   (the default)\n"
+        "       coll = bcast collect fcollect alltoall reduce\n"
+        "options:\n"
+        "  --min-size B   smallest message (default 1; K/M/G suffixes)\n"
+        "  --max-size B   largest message (default 4M); sizes double from min\n"
+        "                 (collectives: 8..1M per PE, signal: 8..64K, clipped)\n"
+        "  --iters N      iterations for sizes <= 64K (default 10000)\n"
+        "  --window W     nbi operations per quiet in *_bw tests (default 64)\n"
+        "  --csv FILE     write impl,npes,test,row,size,value,unit rows\n"
+        "  --json FILE    write the same results as JSON\n"
+        "  --quiet        print table rows only, no '#' header lines\n"
+        "  -h, --help     this text\n");
+}
+
+static int parse_num(const char *s, size_t *out)
+{
+    char *end;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (end == s || *s == '-')
+        return -1;
+    switch (toupper((unsigned char)*end)) {
+    case 'G': v *= 1024; /* fall through */
+    case 'M': v *= 1024; /* fall through */
+    case 'K': v *= 1024; end++; break;
+    default: break;
+    }
+    if (*end || v == 0 || v > ((unsigned long long)SIZE_MAX >> 2))
+        return -1;
+    *out = (size_t)v;
+    return 0;
+}
+
+/* Returns 0 to run, 1 to exit successfully (-h), -1 on a usage error. */
+static int parse_args(int argc, char **argv, const char ***list, int *nlist)
+{
+    static const char *sel[64];
+    int n = 0;
+    for (int a = 1; a < argc; a++) {
+        const char *arg = argv[a], *val = NULL;
+        size_t num = 0;
+        if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) {
+            if (me == 0)
+                usage(stdout);
+            return 1;
+        }
+        if (!strcmp(arg, "--quiet")) {
+            opt.quiet = 1;
+            continue;
+        }
+        if (!strncmp(arg, "--", 2)) {
+            static const char *const withval[] = { "--min-size", "--max-size", "--iters",
+                                                   "--window", "--csv", "--json", NULL };
+            char key[32];
+            const char *eq = strchr(arg, '=');
+            size_t kl = eq ? (size_t)(eq - arg) : strlen(arg);
+            int k;
+            snprintf(key, sizeof key, "%.*s", (int)kl, arg);
+            for (k = 0; withval[k] && strcmp(withval[k], key); k++)
+                ;
+            if (!withval[k])
+                goto bad;
+            val = eq ? eq + 1 : (a + 1 < argc ? argv[++a] : NULL);
+            if (!val)
+                goto bad;
+            if (k == 4) { opt.csv = val; continue; }
+            if (k == 5) { opt.json = val; continue; }
+            if (parse_num(val, &num))
+                goto bad;
+            if (k == 0) opt.min_size = num;
+            else if (k == 1) opt.max_size = num;
+            else if (k == 2) opt.iters = (long)num;
+            else opt.window = (long)num;
+            continue;
+        }
+        const char *const *set = NULL;
+        static const char *const coll[] = { "bcast", "collect", "fcollect", "alltoall",
+                                            "reduce", NULL };
+        if (!strcmp(arg, "all")) set = default_set;
+        else if (!strcmp(arg, "coll")) set = coll;
+        if (set) {
+            for (int k = 0; set[k] && n < 63; k++)
+                sel[n++] = set[k];
+            continue;
+        }
+        int k;
+        for (k = 0; tests[k] && strcmp(tests[k], arg); k++)
+            ;
+        if (!tests[k]) {
+            if (me == 0)
+                fprintf(stderr, "symm-bench: unknown test '%s'\n", arg);
+            return -1;
+        }
+        if (n < 63)
+            sel[n++] = tests[k];
+        continue;
+    bad:
+        if (me == 0) {
+            fprintf(stderr, "symm-bench: bad option '%s'%s%s\n", arg, val ? " " : "",
+                    val ? val : "");
+            usage(stderr);
+        }
+        return -1;
+    }
+    if (opt.min_size > opt.max_size) {
+        if (me == 0)
+            fprintf(stderr, "symm-bench: --min-size is larger than --max-size\n");
+        return -1;
+    }
+    if (n == 0)
+        for (; default_set[n]; n++)
+            sel[n] = default_set[n];
+    *list = sel;
+    *nlist = n;
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    const char **list = NULL;
+    int nlist = 0, rc;
+
+    shmem_init();
+    me = shmem_my_pe();
+    npes = shmem_n_pes();
+    shmem_info_get_name(impl);
+    impl[SHMEM_MAX_NAME_LEN] = '\0';
+    clean(impl);
+
+    rc = parse_args(argc, argv, &list, &nlist);
+    if (rc == 0 && npes < 2) {
+        if (me == 0)
+            fprintf(stderr, "symm-bench: needs at least 2 PEs (got %d)\n", npes);
+        rc = -1;
+    }
+    if (rc != 0) {
+        shmem_finalize();
+        return rc < 0 ? 2 : 0;
+    }
+
+    for (int t = 0; t < nlist; t++) {
+        run_test(list[t]);
+        shmem_barrier_all();
+    }
+    write_files();
+    free(results);
+    shmem_finalize();
+    return errors ? 1 : 0;
+}

@@ -1,0 +1,24 @@
+#!/bin/bash
+# test.sh - install what is missing, build symm with gcc, run the whole test
+# suite, build it again with clang (-Werror), then build and run the suite
+# under AddressSanitizer + UndefinedBehaviorSanitizer.
+set -eu
+cd "$(dirname "$0")/.."
+scripts/deps.sh gcc clang make cmake libc6-dev
+jobs=$(nproc)
+
+echo "== gcc build + tests"
+cmake -S . -B build -DCMAKE_INSTALL_PREFIX="$PWD/build/install" >/dev/null
+cmake --build build -j"$jobs"
+cmake --install build >/dev/null
+(cd build && ctest --output-on-failure -j"$jobs")
+
+echo "== clang build (warnings are errors)"
+CC=clang cmake -S . -B build-clang >/dev/null
+cmake --build build-clang -j"$jobs"
+
+echo "== sanitizer build + tests (ASan + UBSan)"
+cmake -S . -B build-asan -DSYMM_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug >/dev/null
+cmake --build build-asan -j"$jobs"
+(cd build-asan && ASAN_OPTIONS=detect_leaks=1 ctest --output-on-failure -j"$jobs")
+echo "== all tests passed"

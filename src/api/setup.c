@@ -1,0 +1,174 @@
+/*
+ * setup.c - OpenSHMEM setup, exit and query routines.
+ *
+ * Owns the transition between "no instance" and "initialised instance" for
+ * the OpenSHMEM API. shmem_init after shmem_finalize is an error; finalize
+ * twice is harmless; a program that exits without finalize is finalized by
+ * an atexit handler so that peers blocked in finalize are released.
+ */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "mem/seg.h"
+#include "ops/rma.h"
+#include "ops/sync.h"
+#include "runtime/log.h"
+#include "runtime/status.h"
+#include "runtime/state.h"
+#include "shmem.h"
+#include "shmemx.h"
+
+SYMM_API shmem_ctx_t SHMEM_CTX_DEFAULT;
+
+static int finalized_once;
+static int atexit_registered;
+
+static void finalize_at_exit(void)
+{
+    if (symm_cur != NULL)
+        shmem_finalize();
+}
+
+static int do_init(int requested, int *provided, const char *routine)
+{
+    if (symm_cur != NULL) {
+        if (provided)
+            *provided = symm_cur->thread_level;
+        return 0; /* repeated init is harmless */
+    }
+    if (finalized_once)
+        symm_fatal(routine, "the library cannot be initialized again after shmem_finalize");
+    if (requested < SHMEM_THREAD_SINGLE || requested > SHMEM_THREAD_MULTIPLE)
+        symm_fatal(routine, "invalid thread level %d", requested);
+    symm_instance_t *inst;
+    int rc = symm_instance_create(requested, &inst);
+    if (rc != 0)
+        symm_fatal(routine, "initialization failed: %s", symm_status_str((symm_status_t)rc));
+    symm_cur = inst;
+    SHMEM_CTX_DEFAULT = &inst->ctx_default;
+    if (!atexit_registered) {
+        atexit(finalize_at_exit);
+        atexit_registered = 1;
+    }
+    if (provided)
+        *provided = requested;
+    return 0;
+}
+
+void shmem_init(void) { do_init(SHMEM_THREAD_SINGLE, NULL, "shmem_init"); }
+
+int shmem_init_thread(int requested, int *provided)
+{
+    return do_init(requested, provided, "shmem_init_thread");
+}
+
+void start_pes(int npes)
+{
+    (void)npes;
+    do_init(SHMEM_THREAD_SINGLE, NULL, "start_pes");
+}
+
+void shmem_query_thread(int *provided)
+{
+    *provided = symm_inst("shmem_query_thread")->thread_level;
+}
+
+void shmem_finalize(void)
+{
+    symm_instance_t *s = symm_cur;
+    if (s == NULL)
+        return;
+    /* Everything issued completes, and no PE unmaps a heap a peer may still
+     * be writing to. */
+    symm_barrier_world(s, 1);
+    int rc = symm_boot_barrier(s->boot);
+    if (rc != 0)
+        symm_error("shmem_finalize", "final bootstrap barrier failed: %s",
+                   symm_status_str((symm_status_t)rc));
+    symm_cur = NULL;
+    SHMEM_CTX_DEFAULT = NULL;
+    finalized_once = 1;
+    symm_instance_destroy(s);
+}
+
+int shmem_query_initialized(int *initialized)
+{
+    *initialized = symm_cur != NULL;
+    return 0;
+}
+
+int shmem_query_finalized(int *finalized)
+{
+    *finalized = finalized_once;
+    return 0;
+}
+
+int shmem_my_pe(void) { return symm_inst("shmem_my_pe")->my_pe; }
+int shmem_n_pes(void) { return symm_inst("shmem_n_pes")->n_pes; }
+int _my_pe(void) { return symm_inst("_my_pe")->my_pe; }
+int _num_pes(void) { return symm_inst("_num_pes")->n_pes; }
+
+int shmem_pe_accessible(int pe)
+{
+    symm_instance_t *s = symm_inst("shmem_pe_accessible");
+    if (pe < 0 || pe >= s->n_pes)
+        return 0;
+    return s->peers[pe].mapped || s->net != NULL;
+}
+
+int shmem_addr_accessible(const void *addr, int pe)
+{
+    symm_instance_t *s = symm_inst("shmem_addr_accessible");
+    size_t off, room;
+    if (!shmem_pe_accessible(pe))
+        return 0;
+    return symm_seg_translate(s, addr, &off, &room) != SYMM_SEG_NONE;
+}
+
+void *shmem_ptr(const void *dest, int pe)
+{
+    symm_instance_t *s = symm_inst("shmem_ptr");
+    if (pe < 0 || pe >= s->n_pes)
+        return NULL;
+    return symm_seg_peer_addr(s, dest, pe);
+}
+
+void shmem_global_exit(int status)
+{
+    symm_instance_t *s = symm_cur;
+    if (s != NULL)
+        symm_quiet(s, &s->ctx_default);
+    fflush(stdout);
+    fflush(stderr);
+    symm_job_exit(status);
+}
+
+void shmem_info_get_version(int *major, int *minor)
+{
+    *major = SHMEM_MAJOR_VERSION;
+    *minor = SHMEM_MINOR_VERSION;
+}
+
+void shmem_info_get_name(char *name)
+{
+    strncpy(name, SHMEM_VENDOR_STRING, SHMEM_MAX_NAME_LEN - 1);
+    name[SHMEM_MAX_NAME_LEN - 1] = '\0';
+}
+
+double shmemx_wtime(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Deprecated cache routines: symm keeps no caches to manage. */
+void shmem_clear_cache_inv(void) {}
+void shmem_set_cache_inv(void) {}
+void shmem_clear_cache_line_inv(void *dest) { (void)dest; }
+void shmem_set_cache_line_inv(void *dest) { (void)dest; }
+void shmem_udcflush(void) {}
+void shmem_udcflush_line(void *dest) { (void)dest; }

@@ -1,0 +1,79 @@
+/*
+ * boot.h - out-of-band bootstrap contract.
+ *
+ * A bootstrap gives each PE its rank and the job size and offers collective
+ * barrier and allgather of small blobs, used only at init, at finalize and on
+ * rare control paths (never on a data path). Implementations: tcp.c (built-in
+ * star over TCP, the default under oshrun, also the unique-id mode), and later
+ * pmix.c and mpi.c. All calls are collective over the whole job unless noted,
+ * every wait is bounded by the timeout given at creation, and a timeout or a
+ * dead peer is reported naming the PEs concerned.
+ *
+ * fdpass.c, on top of any bootstrap, hands file descriptors (memfds) between
+ * PEs of one node over an abstract Unix socket with SCM_RIGHTS.
+ */
+#ifndef SYMM_BOOT_H
+#define SYMM_BOOT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct symm_boot symm_boot_t;
+
+typedef struct symm_boot_ops {
+    const char *name;
+    int (*barrier)(symm_boot_t *boot);
+    /* out holds size*len bytes, rank r's blob at out + r*len. */
+    int (*allgather)(symm_boot_t *boot, const void *in, void *out, size_t len);
+    void (*fini)(symm_boot_t *boot);
+} symm_boot_ops_t;
+
+struct symm_boot {
+    const symm_boot_ops_t *ops;
+    int rank;
+    int size;
+    double timeout_s;        /* bound on every wait */
+    char secret[33];         /* job secret, 32 hex chars; "" for a singleton */
+};
+
+/* Parameters of the TCP bootstrap. */
+typedef struct symm_boot_tcp_params {
+    int rank;
+    int size;
+    const char *root_addr;   /* "a.b.c.d:port" of rank 0 */
+    int listen_fd;           /* rank 0: inherited listening socket, or -1 to bind root_addr */
+    const char *secret;      /* 32 hex chars, presented by every PE to rank 0 */
+    double timeout_s;
+} symm_boot_tcp_params_t;
+
+/* Create the bootstrap the environment describes: under oshrun (SYMM_RANK,
+ * SYMM_SIZE, SYMM_BOOT_ADDR, SYMM_BOOT_LISTEN_FD, SYMM_JOB_SECRET) the TCP
+ * star; with none of those, a singleton job of 1 PE. Writes *boot_p only on
+ * success. */
+int symm_boot_create_from_env(double timeout_s, symm_boot_t **boot_p);
+
+/* The TCP star: rank 0 accepts size-1 connections, each must present the
+ * secret (others are refused and logged); collectives go through rank 0. */
+int symm_boot_tcp_create(const symm_boot_tcp_params_t *params, symm_boot_t **boot_p);
+
+/* A job of one PE: barrier is a no-op, allgather copies. */
+int symm_boot_singleton_create(symm_boot_t **boot_p);
+
+static inline int symm_boot_barrier(symm_boot_t *boot) { return boot->ops->barrier(boot); }
+static inline int symm_boot_allgather(symm_boot_t *boot, const void *in, void *out, size_t len)
+{
+    return boot->ops->allgather(boot, in, out, len);
+}
+static inline void symm_boot_destroy(symm_boot_t *boot) { boot->ops->fini(boot); }
+
+/* Exchange file descriptors among the PEs of one node. Collective over the
+ * whole job (non-node PEs pass n_node = 0 and still take part in the
+ * bootstrap barriers it uses). node_ranks[0..n_node) lists the job ranks on
+ * this node in increasing order, my own among them at index node_idx. Each
+ * PE contributes nfds descriptors; on success out_fds[i*nfds + j] is a
+ * descriptor (owned by the caller, to close) for PE node_ranks[i]'s j-th fd;
+ * the caller's own slots hold dup()s of its own fds. */
+int symm_boot_fds_exchange(symm_boot_t *boot, const int *node_ranks, int n_node, int node_idx,
+                           const int *fds, int nfds, int *out_fds);
+
+#endif

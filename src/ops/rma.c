@@ -1,0 +1,176 @@
+/*
+ * rma.c - general RMA paths: zero length, errors, unmapped peers, strided.
+ *
+ * Reached only when the inline fast path of rma.h cannot finish: it decides
+ * whether the call is a no-op, an error (reported naming the routine, the
+ * bad value and the PE), or a transfer through the network transport.
+ */
+#include "ops/rma.h"
+
+#include <stdint.h>
+
+#include "runtime/log.h"
+#include "runtime/status.h"
+#include "transport/transport.h"
+
+void symm_bad_pe(const symm_instance_t *s, const char *routine, int pe)
+{
+    symm_fatal(routine, "target PE %d outside [0,%d)", pe, s->n_pes);
+}
+
+void symm_check_sym(const symm_instance_t *s, const char *routine, const void *addr, size_t n,
+                    const char *what)
+{
+    size_t off, room;
+    if (n == 0)
+        return;
+    if (addr == NULL)
+        symm_fatal(routine, "%s is NULL with length %zu", what, n);
+    if (symm_seg_translate(s, addr, &off, &room) == SYMM_SEG_NONE)
+        symm_fatal(routine, "%s %p is not a symmetric address (not in the symmetric heap or "
+                            "the program's global data)", what, addr);
+    if (n > room)
+        symm_fatal(routine, "%s %p + %zu bytes runs %zu bytes past the end of its symmetric "
+                            "segment", what, addr, n, n - room);
+}
+
+/* Why a transfer to pe at addr cannot be done inline; never returns. */
+static void __attribute__((noreturn)) rma_unreachable(const symm_instance_t *s,
+                                                      const char *routine, const void *addr,
+                                                      size_t n, int pe, const char *what)
+{
+    size_t off, room;
+    if (addr == NULL)
+        symm_fatal(routine, "%s is NULL with length %zu", what, n);
+    if (symm_seg_translate(s, addr, &off, &room) == SYMM_SEG_NONE)
+        symm_fatal(routine, "%s %p is not a symmetric address (not in the symmetric heap or "
+                            "the program's global data)", what, addr);
+    symm_fatal(routine, "PE %d is not reachable: it is not on this node and no network "
+                        "transport is active", pe);
+}
+
+void symm_rma_put_slow(struct symm_ctx *ctx, void *dst, const void *src, size_t n, int pe,
+                       int nbi, const char *routine)
+{
+    symm_instance_t *s = symm_cur;
+    size_t off, room;
+    if (n == 0)
+        return;
+    if (src == NULL)
+        symm_fatal(routine, "source is NULL with length %zu", n);
+    int seg = symm_seg_translate(s, dst, &off, &room);
+    if (seg == SYMM_SEG_NONE || s->net == NULL)
+        rma_unreachable(s, routine, dst, n, pe, "dest");
+    int rc = nbi ? s->net->put_nbi(ctx, seg, off, src, n, pe) : s->net->put(ctx, seg, off, src, n, pe);
+    if (rc != 0)
+        symm_fatal(routine, "put of %zu bytes to PE %d failed: %s", n, pe,
+                   symm_status_str((symm_status_t)rc));
+}
+
+void symm_rma_get_slow(struct symm_ctx *ctx, void *dst, const void *src, size_t n, int pe,
+                       int nbi, const char *routine)
+{
+    symm_instance_t *s = symm_cur;
+    size_t off, room;
+    if (n == 0)
+        return;
+    if (dst == NULL)
+        symm_fatal(routine, "dest is NULL with length %zu", n);
+    int seg = symm_seg_translate(s, src, &off, &room);
+    if (seg == SYMM_SEG_NONE || s->net == NULL)
+        rma_unreachable(s, routine, src, n, pe, "source");
+    int rc = nbi ? s->net->get_nbi(ctx, dst, seg, off, n, pe) : s->net->get(ctx, dst, seg, off, n, pe);
+    if (rc != 0)
+        symm_fatal(routine, "get of %zu bytes from PE %d failed: %s", n, pe,
+                   symm_status_str((symm_status_t)rc));
+}
+
+/* Copy nelems elements of size elem between strided arrays; the element
+ * size is dispatched once, outside the loop. */
+#define SYMM_STRIDED_COPY(T)                                                               \
+    do {                                                                                   \
+        T *d_ = (T *)d;                                                                    \
+        const T *s_ = (const T *)sp;                                                       \
+        for (size_t i = 0; i < nelems; i++)                                                \
+            d_[(ptrdiff_t)i * ds] = s_[(ptrdiff_t)i * ss];                                 \
+    } while (0)
+
+typedef struct { uint64_t w[2]; } symm_u128_t;
+
+static void strided_copy(void *d, const void *sp, ptrdiff_t ds, ptrdiff_t ss, size_t nelems,
+                         size_t elem)
+{
+    switch (elem) {
+    case 1: SYMM_STRIDED_COPY(uint8_t); break;
+    case 2: SYMM_STRIDED_COPY(uint16_t); break;
+    case 4: SYMM_STRIDED_COPY(uint32_t); break;
+    case 8: SYMM_STRIDED_COPY(uint64_t); break;
+    case 16: SYMM_STRIDED_COPY(symm_u128_t); break;
+    default:
+        for (size_t i = 0; i < nelems; i++)
+            memcpy((char *)d + (ptrdiff_t)i * ds * (ptrdiff_t)elem,
+                   (const char *)sp + (ptrdiff_t)i * ss * (ptrdiff_t)elem, elem);
+    }
+}
+
+/* Lowest address and extent touched by a strided access, for checks. */
+static void strided_extent(const void *base, ptrdiff_t stride, size_t nelems, size_t elem,
+                           const char **lo_p, size_t *len_p)
+{
+    ptrdiff_t last = (ptrdiff_t)(nelems - 1) * stride * (ptrdiff_t)elem;
+    const char *b = base;
+    *lo_p = last < 0 ? b + last : b;
+    *len_p = (size_t)(last < 0 ? -last : last) + elem;
+}
+
+void symm_rma_iput(struct symm_ctx *ctx, void *dst, const void *src, ptrdiff_t dst_stride,
+                   ptrdiff_t src_stride, size_t nelems, size_t elem, int pe, const char *routine)
+{
+    symm_instance_t *s = symm_ctx_inst(ctx, routine);
+    symm_check_pe(s, pe, routine);
+    if (nelems == 0)
+        return;
+    if (s->debug) {
+        const char *lo;
+        size_t len;
+        strided_extent(dst, dst_stride, nelems, elem, &lo, &len);
+        symm_check_sym(s, routine, lo, len, "dest");
+    }
+    char *r = symm_seg_peer_addr(s, dst, pe);
+    if (symm_likely(r != NULL && src != NULL)) {
+        strided_copy(r, src, dst_stride, src_stride, nelems, elem);
+        return;
+    }
+    for (size_t i = 0; i < nelems; i++)
+        symm_rma_put_slow(ctx, (char *)dst + (ptrdiff_t)i * dst_stride * (ptrdiff_t)elem,
+                          (const char *)src + (ptrdiff_t)i * src_stride * (ptrdiff_t)elem, elem,
+                          pe, 1, routine);
+    if (s->net)
+        s->net->quiet(ctx);
+}
+
+void symm_rma_iget(struct symm_ctx *ctx, void *dst, const void *src, ptrdiff_t dst_stride,
+                   ptrdiff_t src_stride, size_t nelems, size_t elem, int pe, const char *routine)
+{
+    symm_instance_t *s = symm_ctx_inst(ctx, routine);
+    symm_check_pe(s, pe, routine);
+    if (nelems == 0)
+        return;
+    if (s->debug) {
+        const char *lo;
+        size_t len;
+        strided_extent(src, src_stride, nelems, elem, &lo, &len);
+        symm_check_sym(s, routine, lo, len, "source");
+    }
+    const char *r = symm_seg_peer_addr(s, src, pe);
+    if (symm_likely(r != NULL && dst != NULL)) {
+        strided_copy(dst, r, dst_stride, src_stride, nelems, elem);
+        return;
+    }
+    for (size_t i = 0; i < nelems; i++)
+        symm_rma_get_slow(ctx, (char *)dst + (ptrdiff_t)i * dst_stride * (ptrdiff_t)elem,
+                          (const char *)src + (ptrdiff_t)i * src_stride * (ptrdiff_t)elem, elem,
+                          pe, 1, routine);
+    if (s->net)
+        s->net->quiet(ctx);
+}

@@ -1,0 +1,133 @@
+/*
+ * rma.h - the core RMA routines: put, get, p, g, strided, on bytes.
+ *
+ * One routine per operation; typed entry points (src/api) are thin wrappers.
+ * Fast path: cheap checks, one translation, memcpy/load/store on the mapped
+ * peer. Anything else (zero length, non-symmetric address, a peer that is not
+ * mapped) goes to the out-of-line general path in rma.c. No lock, no
+ * allocation, no system call on the fast path.
+ */
+#ifndef SYMM_RMA_H
+#define SYMM_RMA_H
+
+#include <stddef.h>
+#include <string.h>
+
+#include "mem/seg.h"
+#include "runtime/state.h"
+
+#define symm_likely(x) __builtin_expect(!!(x), 1)
+#define symm_unlikely(x) __builtin_expect(!!(x), 0)
+
+/* Errors of the checks; never return. */
+void symm_bad_pe(const symm_instance_t *s, const char *routine, int pe)
+    __attribute__((noreturn, cold));
+/* SHMEM_DEBUG: addr..addr+n must be symmetric and inside one segment. */
+void symm_check_sym(const symm_instance_t *s, const char *routine, const void *addr, size_t n,
+                    const char *what);
+
+/* General paths (rma.c). */
+void symm_rma_put_slow(struct symm_ctx *ctx, void *dst, const void *src, size_t n, int pe,
+                       int nbi, const char *routine);
+void symm_rma_get_slow(struct symm_ctx *ctx, void *dst, const void *src, size_t n, int pe,
+                       int nbi, const char *routine);
+void symm_rma_iput(struct symm_ctx *ctx, void *dst, const void *src, ptrdiff_t dst_stride,
+                   ptrdiff_t src_stride, size_t nelems, size_t elem, int pe, const char *routine);
+void symm_rma_iget(struct symm_ctx *ctx, void *dst, const void *src, ptrdiff_t dst_stride,
+                   ptrdiff_t src_stride, size_t nelems, size_t elem, int pe, const char *routine);
+
+static inline symm_instance_t *symm_ctx_inst(struct symm_ctx *ctx, const char *routine)
+{
+    symm_instance_t *s = symm_cur;
+    if (symm_unlikely(s == NULL))
+        return symm_require_init(routine);
+    (void)ctx;
+    return s;
+}
+
+static inline void symm_check_pe(const symm_instance_t *s, int pe, const char *routine)
+{
+    if (symm_unlikely((unsigned)pe >= (unsigned)s->n_pes))
+        symm_bad_pe(s, routine, pe);
+}
+
+static inline void symm_rma_put(struct symm_ctx *ctx, void *dst, const void *src, size_t n, int pe,
+                                int nbi, const char *routine)
+{
+    symm_instance_t *s = symm_ctx_inst(ctx, routine);
+    symm_check_pe(s, pe, routine);
+    if (symm_unlikely(s->debug))
+        symm_check_sym(s, routine, dst, n, "dest");
+    void *r = symm_seg_peer_addr(s, dst, pe);
+    if (symm_likely(r != NULL && n != 0)) {
+        memcpy(r, src, n);
+        return;
+    }
+    symm_rma_put_slow(ctx, dst, src, n, pe, nbi, routine);
+}
+
+static inline void symm_rma_get(struct symm_ctx *ctx, void *dst, const void *src, size_t n, int pe,
+                                int nbi, const char *routine)
+{
+    symm_instance_t *s = symm_ctx_inst(ctx, routine);
+    symm_check_pe(s, pe, routine);
+    if (symm_unlikely(s->debug))
+        symm_check_sym(s, routine, src, n, "source");
+    const void *r = symm_seg_peer_addr(s, src, pe);
+    if (symm_likely(r != NULL && n != 0)) {
+        memcpy(dst, r, n);
+        return;
+    }
+    symm_rma_get_slow(ctx, dst, src, n, pe, nbi, routine);
+}
+
+/* Single-element store/load: one access of the element's width, so a
+ * concurrent reader (wait_until) never sees a torn value. */
+#define SYMM_RMA_P(ctx, T, dst, value, pe, routine)                                         \
+    do {                                                                                    \
+        symm_instance_t *s_ = symm_ctx_inst(ctx, routine);                                 \
+        T v_ = (value);                                                                     \
+        symm_check_pe(s_, pe, routine);                                                     \
+        T *r_ = (T *)symm_seg_peer_addr(s_, dst, pe);                                      \
+        if (symm_likely(r_ != NULL))                                                        \
+            symm_store_elem(r_, &v_, sizeof(T));                                            \
+        else                                                                                \
+            symm_rma_put_slow(ctx, dst, &v_, sizeof(T), pe, 0, routine);                    \
+    } while (0)
+
+#define SYMM_RMA_G(ctx, T, src, pe, routine, out)                                           \
+    do {                                                                                    \
+        symm_instance_t *s_ = symm_ctx_inst(ctx, routine);                                 \
+        symm_check_pe(s_, pe, routine);                                                     \
+        const T *r_ = (const T *)symm_seg_peer_addr(s_, src, pe);                          \
+        if (symm_likely(r_ != NULL))                                                        \
+            symm_load_elem(&(out), r_, sizeof(T));                                          \
+        else                                                                                \
+            symm_rma_get_slow(ctx, &(out), src, sizeof(T), pe, 0, routine);                 \
+    } while (0)
+
+static inline __attribute__((always_inline)) void symm_store_elem(void *dst, const void *src,
+                                                                  size_t size)
+{
+    switch (size) {
+    case 1: __atomic_store_n((uint8_t *)dst, *(const uint8_t *)src, __ATOMIC_RELAXED); break;
+    case 2: __atomic_store_n((uint16_t *)dst, *(const uint16_t *)src, __ATOMIC_RELAXED); break;
+    case 4: { uint32_t v; memcpy(&v, src, 4); __atomic_store_n((uint32_t *)dst, v, __ATOMIC_RELAXED); break; }
+    case 8: { uint64_t v; memcpy(&v, src, 8); __atomic_store_n((uint64_t *)dst, v, __ATOMIC_RELAXED); break; }
+    default: memcpy(dst, src, size); break;
+    }
+}
+
+static inline __attribute__((always_inline)) void symm_load_elem(void *dst, const void *src,
+                                                                 size_t size)
+{
+    switch (size) {
+    case 1: *(uint8_t *)dst = __atomic_load_n((const uint8_t *)src, __ATOMIC_RELAXED); break;
+    case 2: *(uint16_t *)dst = __atomic_load_n((const uint16_t *)src, __ATOMIC_RELAXED); break;
+    case 4: { uint32_t v = __atomic_load_n((const uint32_t *)src, __ATOMIC_RELAXED); memcpy(dst, &v, 4); break; }
+    case 8: { uint64_t v = __atomic_load_n((const uint64_t *)src, __ATOMIC_RELAXED); memcpy(dst, &v, 8); break; }
+    default: memcpy(dst, src, size); break;
+    }
+}
+
+#endif

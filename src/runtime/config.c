@@ -1,0 +1,125 @@
+/*
+ * config.c - the environment parser and SHMEM_INFO printer, generated from
+ * env_def.h. Owns no state: the parsed values live in the instance.
+ */
+#define _GNU_SOURCE
+#include "runtime/config.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include "runtime/log.h"
+#include "runtime/status.h"
+
+int symm_parse_size(const char *s, size_t *bytes_p)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (end == s || errno != 0 || v < 0)
+        return SYMM_ERR_INVALID;
+    double mult = 1;
+    switch (toupper((unsigned char)*end)) {
+    case 'K': mult = 1024.0; end++; break;
+    case 'M': mult = 1024.0 * 1024; end++; break;
+    case 'G': mult = 1024.0 * 1024 * 1024; end++; break;
+    case 'T': mult = 1024.0 * 1024 * 1024 * 1024; end++; break;
+    default: break;
+    }
+    if (strcasecmp(end, "iB") == 0)
+        end += 2;
+    else if (toupper((unsigned char)*end) == 'B')
+        end++;
+    if (*end != '\0' || v * mult > 9.0e18)
+        return SYMM_ERR_INVALID;
+    *bytes_p = (size_t)(v * mult);
+    return SYMM_OK;
+}
+
+static int parse_one(const char *name, const char *kind, const char *val, void *out)
+{
+    char *end;
+    errno = 0;
+    if (strcmp(kind, "SIZE") == 0) {
+        if (symm_parse_size(val, out) == SYMM_OK)
+            return SYMM_OK;
+    } else if (strcmp(kind, "BOOL") == 0) {
+        if (strcmp(val, "1") == 0 || strcasecmp(val, "y") == 0 || strcasecmp(val, "yes") == 0 ||
+            strcasecmp(val, "on") == 0 || strcasecmp(val, "true") == 0) {
+            *(bool *)out = true;
+            return SYMM_OK;
+        }
+        if (strcmp(val, "0") == 0 || strcasecmp(val, "n") == 0 || strcasecmp(val, "no") == 0 ||
+            strcasecmp(val, "off") == 0 || strcasecmp(val, "false") == 0 || val[0] == '\0') {
+            *(bool *)out = false;
+            return SYMM_OK;
+        }
+    } else if (strcmp(kind, "INT") == 0) {
+        long v = strtol(val, &end, 0);
+        if (end != val && *end == '\0' && errno == 0 && v >= -2147483647L && v <= 2147483647L) {
+            *(int *)out = (int)v;
+            return SYMM_OK;
+        }
+    } else if (strcmp(kind, "DOUBLE") == 0) {
+        double v = strtod(val, &end);
+        if (end != val && *end == '\0' && errno == 0) {
+            *(double *)out = v;
+            return SYMM_OK;
+        }
+    } else {
+        *(const char **)out = val;
+        return SYMM_OK;
+    }
+    symm_error("shmem_init", "environment variable %s has invalid value '%s' (expected %s)", name,
+               val, strcmp(kind, "SIZE") == 0 ? "a size such as 512M or 2G" : kind);
+    return SYMM_ERR_INVALID;
+}
+
+int symm_config_load(symm_config_t *cfg)
+{
+    int rc = SYMM_OK;
+#define SYMM_CFG_LOAD(name, kind, field, def, help)                                    \
+    do {                                                                               \
+        const char *v = getenv(#name);                                                 \
+        if (parse_one(#name, #kind, def, &cfg->field) != SYMM_OK)                      \
+            rc = SYMM_ERR_INVALID;                                                     \
+        if (v != NULL && parse_one(#name, #kind, v, &cfg->field) != SYMM_OK)           \
+            rc = SYMM_ERR_INVALID;                                                     \
+    } while (0);
+    SYMM_ENV_TABLE(SYMM_CFG_LOAD)
+#undef SYMM_CFG_LOAD
+    return rc;
+}
+
+static void print_value(char *buf, size_t len, const char *kind, const void *p)
+{
+    if (strcmp(kind, "SIZE") == 0)
+        snprintf(buf, len, "%zu", *(const size_t *)p);
+    else if (strcmp(kind, "BOOL") == 0)
+        snprintf(buf, len, "%d", *(const bool *)p ? 1 : 0);
+    else if (strcmp(kind, "INT") == 0)
+        snprintf(buf, len, "%d", *(const int *)p);
+    else if (strcmp(kind, "DOUBLE") == 0)
+        snprintf(buf, len, "%g", *(const double *)p);
+    else
+        snprintf(buf, len, "%s", *(const char *const *)p);
+}
+
+void symm_config_print(const symm_config_t *cfg, int fd)
+{
+    dprintf(fd, "symm: environment variables (value, default, meaning):\n");
+#define SYMM_CFG_PRINT(name, kind, field, def, help)                                   \
+    do {                                                                               \
+        char val[64];                                                                  \
+        print_value(val, sizeof(val), #kind, &cfg->field);                             \
+        dprintf(fd, "  %-24s %-12s (default %s%s)\n      %s\n", #name, val, def,       \
+                getenv(#name) ? ", set" : "", help);                                   \
+    } while (0);
+    SYMM_ENV_TABLE(SYMM_CFG_PRINT)
+#undef SYMM_CFG_PRINT
+}

@@ -1,0 +1,27 @@
+/*
+ * env_def.h - every environment variable symm reads, written once.
+ *
+ * X(NAME, KIND, FIELD, DEFAULT, HELP): KIND is SIZE (bytes, K/M/G/T
+ * suffixes), BOOL, INT, DOUBLE or STR. The config struct, the parser,
+ * SHMEM_INFO and symm-info are generated from this table.
+ */
+#define SYMM_ENV_TABLE(X)                                                                    \
+    X(SHMEM_SYMMETRIC_SIZE, SIZE, heap_size, "1G",                                         \
+      "initial size of each PE's symmetric heap (K/M/G/T suffixes); it grows on demand")    \
+    X(SYMM_MAX_SYMMETRIC_SIZE, SIZE, heap_max, "64G",                                      \
+      "largest the heap may grow to; address space reserved per PE, not memory")           \
+    X(SHMEM_DEBUG, BOOL, debug, "0",                                                         \
+      "deep argument checks: symmetric addresses, bounds, matching collective sizes")       \
+    X(SHMEM_INFO, BOOL, info, "0", "print every variable, its value and meaning at init")  \
+    X(SHMEM_VERSION, BOOL, version, "0", "print the library version at init")              \
+    X(SYMM_PREFAULT, BOOL, prefault, "0",                                                    \
+      "touch the whole initial heap at init (cold pages cost ~1 GB/s on first put)")        \
+    X(SYMM_BOOT_TIMEOUT, DOUBLE, boot_timeout, "120",                                        \
+      "seconds any bootstrap wait may take before the job fails naming missing PEs")       \
+    X(SYMM_LOG_LEVEL, INT, log_level, "1", "0 errors, 1 warnings, 2 info, 3 debug")        \
+    X(SYMM_SPIN, INT, spin, "-1",                                                            \
+      "polls before a waiting PE starts yielding the CPU; -1 chooses by oversubscription") \
+    X(SYMM_TRANSPORT, STR, transport, "auto",                                                \
+      "auto: map node-local peers; shm: node-local only")                                  \
+    X(SYMM_MAP_GLOBALS, BOOL, map_globals, "1",                                              \
+      "make the program's global and static data symmetric (remapped at init)")

@@ -1,0 +1,274 @@
+/*
+ * instance.c - create and destroy an instance: configuration, global data
+ * remap, bootstrap, node discovery, mappings, allocator, internal scratch.
+ *
+ * Owns the instance lifecycle and symm_cur. Init is collective over the
+ * bootstrap's job; every step's failure is reported once where detected and
+ * unwound by goto labels named after what they undo.
+ */
+#define _GNU_SOURCE
+#include "runtime/state.h"
+
+#include <errno.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/sysinfo.h>
+#include <unistd.h>
+
+#include "mem/data.h"
+#include "shmem.h"
+#include "runtime/log.h"
+#include "runtime/status.h"
+#include "transport/shm.h"
+
+symm_instance_t *symm_cur;
+
+#define SYMM_SCRATCH_SIZE (64 * 1024)
+#define SYMM_NODE_ID_LEN 64
+
+symm_instance_t *symm_require_init(const char *routine)
+{
+    symm_fatal(routine, "called before shmem_init (or after shmem_finalize)");
+}
+
+/* What makes two PEs node-local: same kernel boot, same host name, same
+ * network namespace (PEs in different namespaces count as different nodes). */
+static void node_id(char id[SYMM_NODE_ID_LEN])
+{
+    char host[32] = "", boot[40] = "";
+    struct stat st = {0};
+    gethostname(host, sizeof(host) - 1);
+    FILE *f = fopen("/proc/sys/kernel/random/boot_id", "r");
+    if (f) {
+        if (fgets(boot, sizeof(boot), f) == NULL)
+            boot[0] = '\0';
+        fclose(f);
+    }
+    stat("/proc/self/ns/net", &st);
+    memset(id, 0, SYMM_NODE_ID_LEN);
+    snprintf(id, SYMM_NODE_ID_LEN, "%.20s|%.36s|%lx", host, boot, (unsigned long)st.st_ino);
+}
+
+/* Facts every PE must agree on; compared after an allgather. */
+typedef struct layout_check {
+    uint64_t heap_size, slot_size, data_size, data_sig;
+    int32_t n_ranges, map_globals;
+} layout_check_t;
+
+static int discover_node(symm_instance_t *inst)
+{
+    int n = inst->n_pes, rc;
+    char (*ids)[SYMM_NODE_ID_LEN] = malloc((size_t)n * SYMM_NODE_ID_LEN);
+    char mine[SYMM_NODE_ID_LEN];
+    if (ids == NULL)
+        return SYMM_ERR_NOMEM;
+    node_id(mine);
+    rc = symm_boot_allgather(inst->boot, mine, ids, SYMM_NODE_ID_LEN);
+    if (rc != SYMM_OK)
+        goto out;
+    inst->local_pes = malloc(sizeof(int) * (size_t)n);
+    if (inst->local_pes == NULL) {
+        rc = SYMM_ERR_NOMEM;
+        goto out;
+    }
+    inst->n_local = 0;
+    for (int pe = 0; pe < n; pe++) {
+        if (memcmp(ids[pe], mine, SYMM_NODE_ID_LEN) != 0)
+            continue;
+        if (pe == inst->my_pe)
+            inst->local_idx = inst->n_local;
+        inst->local_pes[inst->n_local++] = pe;
+    }
+    for (int pe = 0; pe < n; pe++) {
+        if (memcmp(ids[pe], mine, SYMM_NODE_ID_LEN) != 0 && inst->net == NULL) {
+            symm_error("shmem_init",
+                       "PE %d runs on another node (%s) and this build has no network transport",
+                       pe, ids[pe]);
+            rc = SYMM_ERR_UNSUPPORTED;
+            goto out;
+        }
+    }
+out:
+    free(ids);
+    return rc;
+}
+
+static int check_layout(symm_instance_t *inst, const symm_data_layout_t *data)
+{
+    layout_check_t mine = {inst->heap_size, inst->slot_size, data->size, data->signature,
+                           data->n_ranges, inst->cfg.map_globals};
+    layout_check_t *all = malloc(sizeof(mine) * (size_t)inst->n_pes);
+    int rc;
+    if (all == NULL)
+        return SYMM_ERR_NOMEM;
+    rc = symm_boot_allgather(inst->boot, &mine, all, sizeof(mine));
+    for (int pe = 0; rc == SYMM_OK && pe < inst->n_pes; pe++) {
+        if (all[pe].heap_size != mine.heap_size || all[pe].slot_size != mine.slot_size ||
+            all[pe].map_globals != mine.map_globals) {
+            symm_error("shmem_init",
+                       "PE %d has heap size %llu (max %llu), this PE %llu (max %llu): every PE "
+                       "must see the same SHMEM_SYMMETRIC_SIZE and SYMM_* settings",
+                       pe, (unsigned long long)all[pe].heap_size,
+                       (unsigned long long)all[pe].slot_size, (unsigned long long)mine.heap_size,
+                       (unsigned long long)mine.slot_size);
+            rc = SYMM_ERR_INVALID;
+        } else if (all[pe].data_size != mine.data_size || all[pe].data_sig != mine.data_sig) {
+            symm_error("shmem_init",
+                       "PE %d runs a different executable (global data %llu bytes, here %llu): "
+                       "all PEs must run the same program",
+                       pe, (unsigned long long)all[pe].data_size,
+                       (unsigned long long)mine.data_size);
+            rc = SYMM_ERR_INVALID;
+        }
+    }
+    free(all);
+    return rc;
+}
+
+static size_t page_round(size_t v)
+{
+    size_t pg = (size_t)sysconf(_SC_PAGESIZE);
+    return (v + pg - 1) / pg * pg;
+}
+
+static int choose_sizes(symm_instance_t *inst)
+{
+    size_t heap = page_round(inst->cfg.heap_size + SYMM_SCRATCH_SIZE);
+    size_t max = page_round(inst->cfg.heap_max);
+    if (max < heap)
+        max = heap;
+    /* Slots are 2 MiB aligned so huge pages can back them. */
+    max = (max + (2u << 20) - 1) & ~(size_t)((2u << 20) - 1);
+    inst->heap_size = heap;
+    inst->slot_size = max;
+    inst->scratch_size = SYMM_SCRATCH_SIZE;
+    return SYMM_OK;
+}
+
+static void choose_spin(symm_instance_t *inst)
+{
+    cpu_set_t cpus;
+    int ncpu = get_nprocs();
+    if (sched_getaffinity(0, sizeof(cpus), &cpus) == 0)
+        ncpu = CPU_COUNT(&cpus);
+    if (inst->cfg.spin >= 0)
+        inst->spin = inst->cfg.spin;
+    else
+        /* Oversubscribed: a waiter's peer may need our core, so yield at once
+         * after a few polls. Otherwise poll long enough to catch a fast peer. */
+        inst->spin = inst->n_local > get_nprocs() ? 16 : 4096;
+    (void)ncpu;
+}
+
+int symm_instance_create(int thread_level, symm_instance_t **inst_p)
+{
+    const symm_data_layout_t *data = NULL;
+    static const symm_data_layout_t no_data = {.fd = -1};
+    symm_config_t cfg;
+    int rc;
+
+    /* First thing: globals move onto their memfd before any thread exists
+     * and before we keep state anywhere (DESIGN.md §4.2). */
+    memset(&cfg, 0, sizeof(cfg));
+    rc = symm_config_load(&cfg);
+    if (rc != SYMM_OK)
+        return rc;
+    if (cfg.map_globals) {
+        rc = symm_data_remap(&data);
+        if (rc != SYMM_OK)
+            return rc;
+    } else {
+        data = &no_data;
+    }
+
+    symm_instance_t *inst = calloc(1, sizeof(*inst));
+    if (inst == NULL)
+        return SYMM_ERR_NOMEM;
+    inst->cfg = cfg;
+    inst->heap_fd = -1;
+    inst->data_fd = data->fd;
+    inst->debug = cfg.debug;
+    inst->thread_level = thread_level;
+    inst->ctx_default.inst = inst;
+    symm_log_set_level(cfg.log_level);
+
+    rc = symm_boot_create_from_env(cfg.boot_timeout, &inst->boot);
+    if (rc != SYMM_OK)
+        goto err_free;
+    inst->my_pe = inst->boot->rank;
+    inst->n_pes = inst->boot->size;
+    symm_log_set_pe(inst->my_pe);
+
+    inst->peers = calloc((size_t)inst->n_pes, sizeof(symm_peer_t));
+    if (inst->peers == NULL) {
+        rc = SYMM_ERR_NOMEM;
+        goto err_boot;
+    }
+    rc = discover_node(inst);
+    if (rc != SYMM_OK)
+        goto err_peers;
+    choose_sizes(inst);
+    rc = check_layout(inst, data);
+    if (rc != SYMM_OK)
+        goto err_local;
+    rc = symm_shm_init(inst, data);
+    if (rc != SYMM_OK)
+        goto err_local;
+    inst->n_data_ranges = data->fd >= 0 ? data->n_ranges : 0;
+    for (int i = 0; i < inst->n_data_ranges; i++)
+        inst->data[i] = data->ranges[i];
+
+    rc = symm_alloc_init(&inst->alloc, inst->scratch_size, inst->heap_size);
+    if (rc != SYMM_OK)
+        goto err_shm;
+    inst->barrier_flags = (uint64_t *)inst->heap_base;
+    choose_spin(inst);
+    if (cfg.prefault) {
+#ifdef MADV_POPULATE_WRITE
+        if (madvise(inst->heap_base, inst->heap_size, MADV_POPULATE_WRITE) != 0)
+#endif
+            for (size_t off = 0; off < inst->heap_size; off += 4096)
+                __atomic_fetch_add(inst->heap_base + off, 0, __ATOMIC_RELAXED);
+    }
+
+    /* Nobody may touch a peer's heap before it is mapped everywhere. */
+    rc = symm_boot_barrier(inst->boot);
+    if (rc != SYMM_OK)
+        goto err_alloc;
+    if (inst->my_pe == 0 && cfg.version)
+        dprintf(2, "symm: version %s (OpenSHMEM %d.%d)\n", SYMM_VERSION_STRING,
+                SHMEM_MAJOR_VERSION, SHMEM_MINOR_VERSION);
+    if (inst->my_pe == 0 && cfg.info)
+        symm_config_print(&cfg, 2);
+    inst->initialized = true;
+    *inst_p = inst;
+    return SYMM_OK;
+
+err_alloc:
+    symm_alloc_fini(&inst->alloc);
+err_shm:
+    symm_shm_fini(inst);
+err_local:
+    free(inst->local_pes);
+err_peers:
+    free(inst->peers);
+err_boot:
+    symm_boot_destroy(inst->boot);
+err_free:
+    free(inst);
+    return rc;
+}
+
+void symm_instance_destroy(symm_instance_t *inst)
+{
+    symm_alloc_fini(&inst->alloc);
+    symm_shm_fini(inst);
+    symm_boot_destroy(inst->boot);
+    free(inst->local_pes);
+    free(inst->peers);
+    free(inst);
+}

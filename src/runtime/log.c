@@ -1,0 +1,87 @@
+/*
+ * log.c - one-line diagnostics, fatal errors, whole-job exit.
+ *
+ * Owns the PE number shown in messages and the launcher's control pipe.
+ * Must never allocate: it runs on error paths, possibly in a signal-unsafe
+ * state, so it formats into a stack buffer and does one write(2).
+ */
+#define _GNU_SOURCE
+#include "log.h"
+#include "status.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static int log_pe = -1;
+static int log_lvl = SYMM_LOG_WARN;
+
+void symm_log_set_pe(int pe) { log_pe = pe; }
+void symm_log_set_level(int level) { log_lvl = level; }
+int symm_log_level(void) { return log_lvl; }
+
+const char *symm_status_str(symm_status_t status)
+{
+    switch (status) {
+#define SYMM_STATUS_CASE(name, value, text) \
+    case name:                              \
+        return text;
+        SYMM_STATUS_TABLE(SYMM_STATUS_CASE)
+#undef SYMM_STATUS_CASE
+    }
+    return "unknown status";
+}
+
+static void log_vwrite(const char *routine, const char *fmt, va_list ap)
+{
+    char buf[1024];
+    int n = snprintf(buf, sizeof(buf), "symm: %s: ", routine);
+    if (n < 0)
+        return;
+    if ((size_t)n < sizeof(buf))
+        n += vsnprintf(buf + n, sizeof(buf) - (size_t)n, fmt, ap);
+    if ((size_t)n >= sizeof(buf) - 24)
+        n = (int)sizeof(buf) - 24;
+    if (log_pe >= 0)
+        n += snprintf(buf + n, sizeof(buf) - (size_t)n, " (PE %d)\n", log_pe);
+    else
+        n += snprintf(buf + n, sizeof(buf) - (size_t)n, "\n");
+    ssize_t w = write(STDERR_FILENO, buf, (size_t)n);
+    (void)w;
+}
+
+void symm_log(int level, const char *routine, const char *fmt, ...)
+{
+    if (level > log_lvl)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    log_vwrite(routine, fmt, ap);
+    va_end(ap);
+}
+
+void symm_job_exit(int status)
+{
+    /* The launcher gave us a pipe: say the job ends, so it ends the other
+     * PEs with our status instead of reporting them as failures. */
+    const char *s = getenv("SYMM_CTRL_FD");
+    if (s != NULL) {
+        char msg[64];
+        int n = snprintf(msg, sizeof(msg), "global_exit %d\n", status);
+        ssize_t w = write(atoi(s), msg, (size_t)n);
+        (void)w;
+    }
+    fflush(stdout);
+    fflush(stderr);
+    _exit(status);
+}
+
+void symm_fatal(const char *routine, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    log_vwrite(routine, fmt, ap);
+    va_end(ap);
+    symm_job_exit(255);
+}

@@ -1,0 +1,38 @@
+/*
+ * log.h - one-line diagnostics and fatal errors.
+ *
+ * Every message is one line written with one write(2) to stderr, so lines of
+ * different PEs never interleave. Format: "symm: <routine>: <what> (PE <n>)".
+ * symm_fatal() ends the whole job: it tells the launcher (if any) and exits
+ * with a non-zero status; it never returns.
+ */
+#ifndef SYMM_LOG_H
+#define SYMM_LOG_H
+
+#include <stdarg.h>
+
+/* PE number shown in messages; -1 until known. Set by the runtime. */
+void symm_log_set_pe(int pe);
+/* Verbosity: 0 errors only, 1 warnings (default), 2 info, 3 debug. */
+void symm_log_set_level(int level);
+int symm_log_level(void);
+
+enum { SYMM_LOG_ERROR = 0, SYMM_LOG_WARN = 1, SYMM_LOG_INFO = 2, SYMM_LOG_DEBUG = 3 };
+
+/* "symm: <routine>: <message> (PE n)" if level <= current level. */
+void symm_log(int level, const char *routine, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+#define symm_error(routine, ...) symm_log(SYMM_LOG_ERROR, routine, __VA_ARGS__)
+#define symm_warn(routine, ...) symm_log(SYMM_LOG_WARN, routine, __VA_ARGS__)
+#define symm_info(routine, ...) symm_log(SYMM_LOG_INFO, routine, __VA_ARGS__)
+#define symm_debug(routine, ...) symm_log(SYMM_LOG_DEBUG, routine, __VA_ARGS__)
+
+/* Print the error and end the whole job with status 255 (through the launcher
+ * when there is one). Never returns. */
+void symm_fatal(const char *routine, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3), noreturn, cold));
+
+/* End the whole job with `status`: tells the launcher, then _exit(status). */
+void symm_job_exit(int status) __attribute__((noreturn));
+
+#endif

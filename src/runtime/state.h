@@ -1,0 +1,110 @@
+/*
+ * state.h - the instance: all runtime state of one symm job membership.
+ *
+ * Nothing of the runtime lives in scattered globals: one symm_instance_t
+ * holds it, and symm_cur points at the instance the OpenSHMEM API acts on
+ * (several instances may exist in one process later; each owns its heap,
+ * bootstrap and transport). Hot paths read symm_cur once.
+ */
+#ifndef SYMM_STATE_H
+#define SYMM_STATE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "boot/boot.h"
+#include "mem/alloc.h"
+#include "runtime/config.h"
+
+#define SYMM_MAX_DATA_RANGES 4
+#define SYMM_CACHE_LINE 64
+
+struct symm_transport_ops;
+
+/* One writable range of the executable's data, backed by the data memfd at
+ * file offset `off`. */
+typedef struct symm_data_range {
+    uintptr_t start;
+    size_t len;
+    size_t off;
+} symm_data_range_t;
+
+/* Per-PE routing, indexed by PE: where its heap and data are mapped here.
+ * heap_delta is added to a local heap address to get the peer's copy;
+ * data_base is the peer's data memfd mapping. NULL data_base / !mapped:
+ * reach the peer through the network transport. */
+typedef struct symm_peer {
+    intptr_t heap_delta;
+    char *data_base;
+    int local_idx;           /* index among node-local PEs, -1 if not mapped */
+    int mapped;
+} symm_peer_t;
+
+/* The ordering/completion context; SHMEM_CTX_DEFAULT points at the
+ * instance's default one. */
+struct symm_ctx {
+    struct symm_instance *inst;
+    long options;
+};
+
+typedef struct symm_instance {
+    /* --- hot: read by every put/get/atomic --- */
+    char *heap_base;         /* my heap */
+    size_t heap_size;        /* current size, identical on every PE */
+    int my_pe;
+    int n_pes;
+    symm_peer_t *peers;      /* [n_pes] */
+    int n_data_ranges;
+    symm_data_range_t data[SYMM_MAX_DATA_RANGES];
+    bool debug;
+
+    /* --- node and mappings --- */
+    int n_local;             /* node-local PEs, including me */
+    int local_idx;
+    int *local_pes;          /* [n_local] job ranks of the node-local PEs */
+    char *heap_reserve;      /* n_local slots of slot_size */
+    size_t slot_size;
+    int heap_fd;
+    char *data_reserve;      /* n_local mappings of the data memfds */
+    size_t data_size;        /* total bytes of the data memfd */
+    int data_fd;
+
+    /* --- allocator and internal scratch --- */
+    symm_heap_alloc_t alloc;
+    size_t scratch_size;     /* reserved bytes at the start of the heap */
+    uint64_t *barrier_flags; /* scratch: one cache line per dissemination round */
+    uint64_t barrier_epoch;
+    int spin;                /* polls before yielding */
+
+    /* --- lifecycle --- */
+    bool initialized;
+    bool finalized;
+    int thread_level;
+    symm_boot_t *boot;
+    symm_config_t cfg;
+    struct symm_ctx ctx_default;
+    const struct symm_transport_ops *net;
+} symm_instance_t;
+
+/* The instance the OpenSHMEM API acts on; NULL before shmem_init. */
+extern symm_instance_t *symm_cur;
+
+/* Create and initialise an instance (collective over the bootstrap's job).
+ * Writes *inst_p only on success. */
+int symm_instance_create(int thread_level, symm_instance_t **inst_p);
+/* Collective teardown; frees everything it created. */
+void symm_instance_destroy(symm_instance_t *inst);
+
+/* Fatal unless the instance is initialised; returns it. */
+symm_instance_t *symm_require_init(const char *routine);
+
+static inline symm_instance_t *symm_inst(const char *routine)
+{
+    symm_instance_t *s = symm_cur;
+    if (__builtin_expect(s == NULL, 0))
+        return symm_require_init(routine);
+    return s;
+}
+
+#endif

@@ -1,0 +1,42 @@
+/*
+ * transport.h - the contract between operations and transports.
+ *
+ * Operations (src/ops) translate a symmetric address to (segment, offset)
+ * and hand the transfer to a transport. Node-local peers are mapped: ops
+ * reach them inline through symm_seg_peer_addr and never call through this
+ * table on the fast path. Every other peer goes through the instance's
+ * network transport (`inst->net`, e.g. UCX), whose ops are below. A
+ * transport must complete blocking calls before returning, order per
+ * context on fence, and complete everything of a context on quiet. It must
+ * never call back into the API layer.
+ */
+#ifndef SYMM_TRANSPORT_H
+#define SYMM_TRANSPORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct symm_instance;
+struct symm_ctx;
+
+typedef struct symm_transport_ops {
+    const char *name;
+    /* Collective, after the node-local mappings exist. */
+    int (*init)(struct symm_instance *inst);
+    void (*fini)(struct symm_instance *inst);
+    /* Blocking: source reusable (put) / data arrived (get) on return. */
+    int (*put)(struct symm_ctx *ctx, int seg, size_t off, const void *src, size_t n, int pe);
+    int (*get)(struct symm_ctx *ctx, void *dst, int seg, size_t off, size_t n, int pe);
+    /* Non-blocking: complete at the next quiet of ctx. */
+    int (*put_nbi)(struct symm_ctx *ctx, int seg, size_t off, const void *src, size_t n, int pe);
+    int (*get_nbi)(struct symm_ctx *ctx, void *dst, int seg, size_t off, size_t n, int pe);
+    int (*fence)(struct symm_ctx *ctx);
+    int (*quiet)(struct symm_ctx *ctx);
+    /* Make progress on everything outstanding (called from wait loops). */
+    void (*progress)(struct symm_instance *inst);
+    /* The heap grew to new_size bytes on every PE (collective). */
+    int (*heap_grown)(struct symm_instance *inst, size_t new_size);
+} symm_transport_ops_t;
+
+
+#endif
