@@ -4,7 +4,7 @@
 # under AddressSanitizer + UndefinedBehaviorSanitizer.
 set -eu
 cd "$(dirname "$0")/.."
-scripts/deps.sh gcc clang make cmake libc6-dev
+scripts/deps.sh gcc clang make cmake libc6-dev valgrind
 jobs=$(nproc)
 
 echo "== gcc build + tests"

@@ -51,6 +51,7 @@
 #define LINE_CAP (64 * 1024) /* longer lines are split (each piece ends in '\n') */
 #define DRAIN_S 0.2          /* how long to wait for EOF after the last PE exited */
 #define MAX_PES 65536
+#define MULTI_NODE "oshrun: multi-node launch is not supported by oshrun; use mpirun/srun (PMIx)"
 
 /* One PE output stream: the read end of its stdout or stderr pipe and the
  * partial line not yet written. */
@@ -91,16 +92,13 @@ static struct {
 
 static sigset_t orig_mask;           /* restored in each PE */
 static struct sigaction orig_sigpipe; /* restored in each PE */
+static struct rlimit orig_nofile;     /* restored in each PE; RLIM_INFINITY: untouched */
 
-static void msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void msg(const char *fmt, ...)
+/* One write per message, so it never lands inside a PE's line. */
+static void vmsg(const char *fmt, va_list ap)
 {
-    /* One write per message, so it never lands inside a PE's line. */
     char buf[1024];
-    va_list ap;
-    va_start(ap, fmt);
     int n = vsnprintf(buf, sizeof(buf) - 1, fmt, ap);
-    va_end(ap);
     if (n < 0)
         return;
     if ((size_t)n > sizeof(buf) - 2)
@@ -108,6 +106,26 @@ static void msg(const char *fmt, ...)
     buf[n++] = '\n';
     ssize_t w = write(STDERR_FILENO, buf, (size_t)n);
     (void)w;
+}
+
+static void msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void msg(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vmsg(fmt, ap);
+    va_end(ap);
+}
+
+/* Bad usage: "oshrun: what" and exit 2, before any PE exists. */
+static void usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+static void usage_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vmsg(fmt, ap);
+    va_end(ap);
+    exit(EXIT_USAGE);
 }
 
 static double now_s(void)
@@ -119,17 +137,17 @@ static double now_s(void)
 
 static const char *sig_name(int sig)
 {
+#define SIG_NAME(s) { s, #s }
     static const struct {
         int sig;
         const char *name;
     } names[] = {
-        { SIGHUP, "SIGHUP" },   { SIGINT, "SIGINT" },   { SIGQUIT, "SIGQUIT" }, { SIGILL, "SIGILL" },
-        { SIGTRAP, "SIGTRAP" }, { SIGABRT, "SIGABRT" }, { SIGBUS, "SIGBUS" },   { SIGFPE, "SIGFPE" },
-        { SIGKILL, "SIGKILL" }, { SIGUSR1, "SIGUSR1" }, { SIGSEGV, "SIGSEGV" }, { SIGUSR2, "SIGUSR2" },
-        { SIGPIPE, "SIGPIPE" }, { SIGALRM, "SIGALRM" }, { SIGTERM, "SIGTERM" }, { SIGXCPU, "SIGXCPU" },
-        { SIGXFSZ, "SIGXFSZ" }, { SIGSYS, "SIGSYS" },   { SIGVTALRM, "SIGVTALRM" },
-        { SIGPROF, "SIGPROF" },
+        SIG_NAME(SIGHUP),  SIG_NAME(SIGINT),  SIG_NAME(SIGQUIT), SIG_NAME(SIGILL),    SIG_NAME(SIGTRAP),
+        SIG_NAME(SIGABRT), SIG_NAME(SIGBUS),  SIG_NAME(SIGFPE),  SIG_NAME(SIGKILL),   SIG_NAME(SIGUSR1),
+        SIG_NAME(SIGSEGV), SIG_NAME(SIGUSR2), SIG_NAME(SIGPIPE), SIG_NAME(SIGALRM),   SIG_NAME(SIGTERM),
+        SIG_NAME(SIGXCPU), SIG_NAME(SIGXFSZ), SIG_NAME(SIGSYS),  SIG_NAME(SIGVTALRM), SIG_NAME(SIGPROF),
     };
+#undef SIG_NAME
     for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
         if (names[i].sig == sig)
             return names[i].name;
@@ -163,18 +181,6 @@ static void usage(FILE *f)
             "Exit status: 0 if every PE exits 0; else that of the first PE to fail (128+signal\n"
             "if killed), the shmem_global_exit status, 124 on timeout, 128+signal when oshrun\n"
             "is signalled, 2 for bad usage.\n");
-}
-
-static void usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
-static void usage_error(const char *fmt, ...)
-{
-    char buf[512];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(buf, sizeof(buf), fmt, ap);
-    va_end(ap);
-    msg("oshrun: %s", buf);
-    exit(EXIT_USAGE);
 }
 
 static int parse_count(const char *s, int *out_p)
@@ -223,10 +229,10 @@ static void check_hosts(const char *list)
 {
     char *copy = strdup(list), *save = NULL;
     if (copy == NULL)
-        usage_error("out of memory");
+        usage_error("oshrun: out of memory");
     for (char *h = strtok_r(copy, ",", &save); h != NULL; h = strtok_r(NULL, ",", &save))
         if (!is_local_host(h))
-            usage_error("multi-node launch is not supported by oshrun; use mpirun/srun (PMIx)");
+            usage_error(MULTI_NODE);
     free(copy);
 }
 
@@ -234,7 +240,7 @@ static void check_hostfile(const char *file)
 {
     FILE *f = fopen(file, "r");
     if (f == NULL)
-        usage_error("cannot read hostfile %s: %s", file, strerror(errno));
+        usage_error("oshrun: cannot read hostfile %s: %s", file, strerror(errno));
     char line[1024];
     while (fgets(line, sizeof(line), f) != NULL) {
         line[strcspn(line, "#\n")] = '\0';
@@ -242,7 +248,7 @@ static void check_hostfile(const char *file)
         h[strcspn(h, " \t")] = '\0';
         if (*h != '\0' && !is_local_host(h)) {
             fclose(f);
-            usage_error("multi-node launch is not supported by oshrun; use mpirun/srun (PMIx)");
+            usage_error(MULTI_NODE);
         }
     }
     fclose(f);
@@ -266,28 +272,20 @@ static const struct {
     { "--report-bindings", O_IGNORE, 0 },
 };
 
-static int find_opt(const char *name, size_t len)
-{
-    for (size_t i = 0; i < sizeof(opt_table) / sizeof(opt_table[0]); i++)
-        if (strlen(opt_table[i].name) == len && strncmp(opt_table[i].name, name, len) == 0)
-            return (int)i;
-    return -1;
-}
-
 /* Open MPI accepts "-tag-output" as well as "--tag-output": a single-dash
  * long name not in the table is looked up again with two dashes. */
 static int lookup_opt(const char *arg, size_t len)
 {
-    int k = find_opt(arg, len);
-    if (k < 0 && len > 2 && arg[0] == '-' && arg[1] != '-') {
-        char two[128];
-        if (len + 2 > sizeof(two))
-            return -1;
-        two[0] = '-';
-        memcpy(two + 1, arg, len);
-        k = find_opt(two, len + 1);
+    for (int pass = 0; pass < 2; pass++) {
+        for (size_t i = 0; i < sizeof(opt_table) / sizeof(opt_table[0]); i++) {
+            const char *name = opt_table[i].name + pass;
+            if (strlen(name) == len && strncmp(name, arg, len) == 0)
+                return (int)i;
+        }
+        if (len <= 2 || arg[1] == '-')
+            break;
     }
-    return k;
+    return -1;
 }
 
 /* Parses options up to the program; -x settings are collected into xvars
@@ -299,7 +297,7 @@ static void parse_args(int argc, char **argv, char ***xvars_p, int *nx_p)
     char **xvars = calloc((size_t)argc, sizeof(*xvars));
     int nx = 0;
     if (xvars == NULL)
-        usage_error("out of memory");
+        usage_error("oshrun: out of memory");
     while (i < argc && argv[i][0] == '-' && argv[i][1] != '\0') {
         const char *arg = argv[i++];
         if (strcmp(arg, "--") == 0)
@@ -308,30 +306,30 @@ static void parse_args(int argc, char **argv, char ***xvars_p, int *nx_p)
         size_t len = eq != NULL ? (size_t)(eq - arg) : strlen(arg);
         int k = lookup_opt(arg, len);
         if (k < 0)
-            usage_error("unknown option '%s' (see oshrun --help)", arg);
+            usage_error("oshrun: unknown option '%s' (see oshrun --help)", arg);
         const char *val[2] = { NULL, NULL };
         int nargs = opt_table[k].nargs;
         if (eq != NULL) {
             if (nargs != 1)
-                usage_error("option '%.*s' does not take '=VALUE'", (int)len, arg);
+                usage_error("oshrun: option '%.*s' does not take '=VALUE'", (int)len, arg);
             val[0] = eq + 1;
         } else {
             if (i + nargs > argc)
-                usage_error("option '%s' needs %s", arg, nargs == 1 ? "a value" : "two values");
+                usage_error("oshrun: option '%s' needs %s", arg, nargs == 1 ? "a value" : "two values");
             for (int a = 0; a < nargs; a++)
                 val[a] = argv[i++];
         }
         switch (opt_table[k].id) {
         case O_NP:
             if (parse_count(val[0], &opt.np) != 0)
-                usage_error("invalid number of PEs '%s' (expected 1..%d)", val[0], MAX_PES);
+                usage_error("oshrun: invalid number of PEs '%s' (expected 1..%d)", val[0], MAX_PES);
             break;
         case O_TAG:
             opt.tag_output = 1;
             break;
         case O_TIMEOUT:
             if (parse_seconds(val[0], &opt.timeout_s) != 0)
-                usage_error("invalid --timeout '%s' (seconds expected)", val[0]);
+                usage_error("oshrun: invalid --timeout '%s' (seconds expected)", val[0]);
             have_timeout = 1;
             break;
         case O_BIND:
@@ -344,7 +342,7 @@ static void parse_args(int argc, char **argv, char ***xvars_p, int *nx_p)
             break;
         case O_X:
             if (val[0][0] == '\0' || val[0][0] == '=')
-                usage_error("-x needs NAME or NAME=VALUE");
+                usage_error("oshrun: -x needs NAME or NAME=VALUE");
             xvars[nx++] = (char *)val[0];
             break;
         case O_HELP:
@@ -364,15 +362,15 @@ static void parse_args(int argc, char **argv, char ***xvars_p, int *nx_p)
         }
     }
     if (i >= argc)
-        usage_error("no program given (usage: oshrun -np N [options] prog [args...])");
+        usage_error("oshrun: no program given (usage: oshrun -np N [options] prog [args...])");
     if (!have_timeout) {
         const char *t = getenv("SYMM_TIMEOUT");
         if (t != NULL && *t != '\0' && parse_seconds(t, &opt.timeout_s) != 0)
-            usage_error("invalid SYMM_TIMEOUT '%s' (seconds expected)", t);
+            usage_error("oshrun: invalid SYMM_TIMEOUT '%s' (seconds expected)", t);
     }
     const char *g = getenv("SYMM_KILL_GRACE");
     if (g != NULL && *g != '\0' && parse_seconds(g, &opt.grace_s) != 0)
-        usage_error("invalid SYMM_KILL_GRACE '%s' (seconds expected)", g);
+        usage_error("oshrun: invalid SYMM_KILL_GRACE '%s' (seconds expected)", g);
     opt.argv = argv + i;
     *xvars_p = xvars;
     *nx_p = nx;
@@ -390,7 +388,7 @@ static void apply_xvars(char **xvars, int nx)
         }
         *eq = '\0';
         if (setenv(xvars[k], eq + 1, 1) != 0)
-            usage_error("-x %s: %s", xvars[k], strerror(errno));
+            usage_error("oshrun: -x %s: %s", xvars[k], strerror(errno));
         *eq = '=';
     }
 }
@@ -414,7 +412,7 @@ static char *find_program(const char *prog)
 {
     if (strchr(prog, '/') != NULL) {
         if (!is_executable(prog))
-            usage_error("%s: %s", prog, strerror(errno));
+            usage_error("oshrun: %s: %s", prog, strerror(errno));
         return strdup(prog);
     }
     const char *path = getenv("PATH");
@@ -426,7 +424,7 @@ static char *find_program(const char *prog)
         size_t dlen = strcspn(dir, ":");
         char *cand = malloc(dlen + plen + 3);
         if (cand == NULL)
-            usage_error("out of memory");
+            usage_error("oshrun: out of memory");
         /* An empty PATH element means the current directory, as for execvp. */
         snprintf(cand, dlen + plen + 3, "%.*s/%s", dlen > 0 ? (int)dlen : 1, dlen > 0 ? dir : ".", prog);
         if (is_executable(cand))
@@ -439,8 +437,8 @@ static char *find_program(const char *prog)
             break;
     }
     if (denied)
-        usage_error("%s: Permission denied", prog);
-    usage_error("%s: command not found", prog);
+        usage_error("oshrun: %s: Permission denied", prog);
+    usage_error("oshrun: %s: command not found", prog);
 }
 
 /* ---------------------------------------------------------------- setup */
@@ -475,7 +473,7 @@ static int open_boot_socket(char *addr, size_t cap)
     if (ifaddr == NULL || *ifaddr == '\0')
         ifaddr = "127.0.0.1";
     if (inet_pton(AF_INET, ifaddr, &sa.sin_addr) != 1)
-        usage_error("SYMM_BOOT_IFADDR '%s' is not an IPv4 address", ifaddr);
+        usage_error("oshrun: SYMM_BOOT_IFADDR '%s' is not an IPv4 address", ifaddr);
     int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
     if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) != 0 ||
         bind(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0 || listen(fd, SOMAXCONN) != 0 ||
@@ -496,10 +494,11 @@ static void check_fd_limit(int np)
     rlim_t need = (rlim_t)np * 3 + 32;
     if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur >= need)
         return;
+    orig_nofile = rl;
     rl.rlim_cur = rl.rlim_max == RLIM_INFINITY || rl.rlim_max >= need ? need : rl.rlim_max;
     setrlimit(RLIMIT_NOFILE, &rl);
     if (rl.rlim_cur < need)
-        usage_error("-np %d needs %lu open files but the limit is %lu", np, (unsigned long)need,
+        usage_error("oshrun: -np %d needs %lu open files but the limit is %lu", np, (unsigned long)need,
                     (unsigned long)rl.rlim_cur);
 }
 
@@ -558,6 +557,8 @@ static void child_exec(int rank, const struct child_fds *c)
         _exit(127);
     sigaction(SIGPIPE, &orig_sigpipe, NULL);
     sigprocmask(SIG_SETMASK, &orig_mask, NULL);
+    if (orig_nofile.rlim_cur != RLIM_INFINITY)
+        setrlimit(RLIMIT_NOFILE, &orig_nofile);
     if (dup2(c->out_w, STDOUT_FILENO) < 0 || dup2(c->err_w, STDERR_FILENO) < 0 ||
         (rank != 0 && dup2(c->devnull, STDIN_FILENO) < 0) || set_cloexec(c->ctrl_w, 0) != 0)
         _exit(127);
@@ -637,63 +638,42 @@ static void start_pes(void)
 
     for (int i = 0; i < opt.np; i++) {
         struct pe *p = &job.pes[i];
-        int out[2], err[2], ctrl[2];
-        p->out.fd = p->err.fd = p->ctrl_fd = -1;
-        if (pipe2(out, O_CLOEXEC) != 0) {
-            msg("oshrun: cannot start PE %d: pipe: %s", i, strerror(errno));
-            goto fail;
-        }
-        if (pipe2(err, O_CLOEXEC) != 0) {
-            msg("oshrun: cannot start PE %d: pipe: %s", i, strerror(errno));
-            goto fail_close_out;
-        }
-        if (pipe2(ctrl, O_CLOEXEC) != 0) {
-            msg("oshrun: cannot start PE %d: pipe: %s", i, strerror(errno));
-            goto fail_close_err;
-        }
-        c.out_w = out[1];
-        c.err_w = err[1];
-        c.ctrl_w = ctrl[1];
+        int fds[6], made = 0; /* read and write ends of stdout, stderr, control */
+        while (made < 3 && pipe2(fds + 2 * made, O_CLOEXEC) == 0)
+            made++;
+        c.out_w = fds[1];
+        c.err_w = fds[3];
+        c.ctrl_w = fds[5];
         c.cpu = bind ? cpus[i] : -1;
-        pid_t pid = fork();
+        pid_t pid = made == 3 ? fork() : -1;
         if (pid == 0)
             child_exec(i, &c);
+        int saved = errno;
+        for (int k = 0; k < made; k++) {
+            close(fds[2 * k + 1]);
+            /* Non-blocking read ends only: the PE's write ends stay blocking. */
+            if (pid < 0)
+                close(fds[2 * k]);
+            else
+                fcntl(fds[2 * k], F_SETFL, O_NONBLOCK);
+        }
         if (pid < 0) {
-            msg("oshrun: cannot start PE %d: fork: %s", i, strerror(errno));
-            goto fail_close_ctrl;
+            msg("oshrun: cannot start PE %d: %s: %s", i, made < 3 ? "pipe" : "fork", strerror(saved));
+            /* The PEs already started cannot bootstrap without this one. */
+            opt.np = i;
+            end_job(1, SIGTERM, -1);
+            break;
         }
         p->pid = pid;
         job.live++;
-        close(out[1]);
-        close(err[1]);
-        close(ctrl[1]);
-        /* Non-blocking read ends only: the PE's write ends stay blocking. */
-        fcntl(out[0], F_SETFL, O_NONBLOCK);
-        fcntl(err[0], F_SETFL, O_NONBLOCK);
-        fcntl(ctrl[0], F_SETFL, O_NONBLOCK);
-        p->out = (struct stream){ .fd = out[0], .dest = STDOUT_FILENO };
-        p->err = (struct stream){ .fd = err[0], .dest = STDERR_FILENO };
-        p->ctrl_fd = ctrl[0];
+        p->out = (struct stream){ .fd = fds[0], .dest = STDOUT_FILENO };
+        p->err = (struct stream){ .fd = fds[2], .dest = STDERR_FILENO };
+        p->ctrl_fd = fds[4];
         if (i == 0) {
             /* The listening socket now belongs to PE 0 alone. */
             close(c.listen_fd);
             c.listen_fd = -1;
         }
-        continue;
-    fail_close_ctrl:
-        close(ctrl[0]);
-        close(ctrl[1]);
-    fail_close_err:
-        close(err[0]);
-        close(err[1]);
-    fail_close_out:
-        close(out[0]);
-        close(out[1]);
-    fail:
-        /* The PEs already started cannot bootstrap without this one. */
-        opt.np = i;
-        end_job(1, SIGTERM, -1);
-        break;
     }
     if (c.listen_fd >= 0)
         close(c.listen_fd);
@@ -946,7 +926,7 @@ static void run_loop(void)
     }
     for (;;) {
         double now = now_s();
-        if (!job.ending && job.timeout_at > 0 && now >= job.timeout_at) {
+        if (!job.ending && job.live > 0 && job.timeout_at > 0 && now >= job.timeout_at) {
             msg("oshrun: job timed out after %g s; killing %d PEs", opt.timeout_s, job.live);
             end_job(EXIT_TIMEOUT, SIGTERM, -1);
         }
@@ -1015,6 +995,7 @@ int main(int argc, char **argv)
     char **xvars;
     int nx;
 
+    orig_nofile.rlim_cur = RLIM_INFINITY;
     /* With 0, 1 or 2 closed, a pipe could land there and be clobbered by dup2. */
     for (int fd = 0; fd < 3; fd++)
         if (fcntl(fd, F_GETFD) < 0 && open("/dev/null", O_RDWR) != fd)

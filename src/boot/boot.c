@@ -9,6 +9,9 @@
  * variable, never a silent singleton (that would turn one job of N PEs into N
  * jobs of one PE). Must never modify the environment (not thread-safe).
  */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* accept4, memfd_create, SO_PEERCRED, MSG_CMSG_CLOEXEC */
+#endif
 #include "boot/boot.h"
 #include "runtime/log.h"
 #include "runtime/status.h"

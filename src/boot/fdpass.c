@@ -18,6 +18,9 @@
  * failure, all are close-on-exec), accept a peer of another user, wait
  * without bound, or write out_fds unless the whole exchange succeeded.
  */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* accept4, memfd_create, SO_PEERCRED, MSG_CMSG_CLOEXEC */
+#endif
 #include "boot/boot.h"
 #include "runtime/log.h"
 #include "runtime/status.h"

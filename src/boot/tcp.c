@@ -19,6 +19,9 @@
  * the job secret, let an unauthenticated connection end the job, or log more
  * than one line per failure. Not thread-safe: one caller at a time.
  */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* accept4, memfd_create, SO_PEERCRED, MSG_CMSG_CLOEXEC */
+#endif
 #include "boot/boot.h"
 #include "runtime/log.h"
 #include "runtime/status.h"

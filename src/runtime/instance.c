@@ -107,8 +107,9 @@ static int check_layout(symm_instance_t *inst, const symm_data_layout_t *data)
         return SYMM_ERR_NOMEM;
     rc = symm_boot_allgather(inst->boot, &mine, all, sizeof(mine));
     for (int pe = 0; rc == SYMM_OK && pe < inst->n_pes; pe++) {
-        if (all[pe].heap_size != mine.heap_size || all[pe].slot_size != mine.slot_size ||
-            all[pe].map_globals != mine.map_globals) {
+        if (all[pe].slot_size < inst->slot_size)
+            inst->slot_size = all[pe].slot_size;
+        if (all[pe].heap_size != mine.heap_size || all[pe].map_globals != mine.map_globals) {
             symm_error("shmem_init",
                        "PE %d has heap size %llu (max %llu), this PE %llu (max %llu): every PE "
                        "must see the same SHMEM_SYMMETRIC_SIZE and SYMM_* settings",
@@ -143,6 +144,18 @@ static int choose_sizes(symm_instance_t *inst)
         max = heap;
     /* Slots are 2 MiB aligned so huge pages can back them. */
     max = (max + (2u << 20) - 1) & ~(size_t)((2u << 20) - 1);
+    /* Reserving address space costs nothing, but a limit (ulimit -v,
+     * valgrind) may refuse a large range: settle for what can be had. Every
+     * PE then uses the smallest slot any PE got (check_layout). */
+    while (max > heap) {
+        void *p = mmap(NULL, max * (size_t)inst->n_local, PROT_NONE,
+                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+        if (p != MAP_FAILED) {
+            munmap(p, max * (size_t)inst->n_local);
+            break;
+        }
+        max = max / 2 < heap ? heap : (max / 2 + (2u << 20) - 1) & ~(size_t)((2u << 20) - 1);
+    }
     inst->heap_size = heap;
     inst->slot_size = max;
     inst->scratch_size = SYMM_SCRATCH_SIZE;

@@ -83,5 +83,8 @@ void symm_fatal(const char *routine, const char *fmt, ...)
     va_start(ap, fmt);
     log_vwrite(routine, fmt, ap);
     va_end(ap);
-    symm_job_exit(255);
+    /* A plain non-zero exit: the launcher reports this PE as failed and ends
+     * the others. */
+    fflush(stdout);
+    _exit(255);
 }

@@ -27,7 +27,8 @@ trap 'rm -rf "$TMP"' EXIT
 ulimit -c 0 # the signal cases must not write cores
 # Descriptors this shell already has are passed through oshrun untouched;
 # lt_child bootfd must not count them as leaks.
-export LT_INHERITED=$("$CHILD" listfds)
+LT_INHERITED=$("$CHILD" listfds)
+export LT_INHERITED
 unset SYMM_TIMEOUT SYMM_KILL_GRACE SYMM_BOOT_IFADDR SYMM_BOOT_LISTEN_FD
 fails=0
 
@@ -63,10 +64,9 @@ expect() {
     return 1
 }
 
-# wait_lines FILE N: until FILE holds N "ready" lines (at most 10 s).
+# wait_ready FILE N: until FILE holds N "ready" lines (at most 10 s).
 wait_ready() {
-    local i
-    for i in $(seq 1 500); do
+    for _ in $(seq 1 500); do
         [ "$(grep -c ready "$1" 2>/dev/null)" -ge "$2" ] && return 0
         sleep 0.02
     done
@@ -75,11 +75,11 @@ wait_ready() {
 
 # pes_gone PIDS...: every pid is gone or a zombie (reparented, maybe unreaped).
 pes_gone() {
-    local p i
-    for i in $(seq 1 100); do
+    local p
+    for _ in $(seq 1 100); do
         local alive=0
         for p in "$@"; do
-            if [ -e /proc/$p ] && [ "$(awk '{print $3}' /proc/$p/stat 2>/dev/null)" != Z ]; then
+            if [ -e "/proc/$p" ] && [ "$(awk '{print $3}' "/proc/$p/stat" 2>/dev/null)" != Z ]; then
                 alive=1
             fi
         done
@@ -122,7 +122,7 @@ run -np 4 "$CHILD" ok
 expect basic_ok 0 5000 && [ -s "$TMP/err" ] && fail basic_ok_quiet "stderr not empty: $(head -c 200 "$TMP/err")"
 
 t0=$(now_ms)
-for i in $(seq 1 20); do "$OSHRUN" -np 4 true || fail fast_true "exit $?"; done
+for _ in $(seq 1 20); do "$OSHRUN" -np 4 true || fail fast_true "exit $?"; done
 t=$(($(now_ms) - t0))
 if [ $t -lt 4000 ]; then pass "fast_true (20 x -np 4 true: $t ms)"; else fail fast_true "20 runs took $t ms"; fi
 
@@ -198,6 +198,13 @@ fi
 run -np 2 "$CHILD" grandchild
 expect drain_bound 0 1500 && [ "$(grep -c bye "$TMP/out")" -ne 2 ] && fail drain_bound_output "$(cat "$TMP/out")"
 
+# A reader that goes away (| head) must not kill oshrun or stall the PEs.
+t0=$(now_ms)
+timeout 60 "$OSHRUN" -np 2 "$CHILD" lines 3000 300 2>"$TMP/err" </dev/null | head -1 >"$TMP/out"
+rc=${PIPESTATUS[0]}
+el=$(($(now_ms) - t0))
+expect closed_stdout 0 5000 && [ "$(wc -l <"$TMP/out")" -ne 1 ] && fail closed_stdout_line "$(cat "$TMP/out")"
+
 echo hello >"$TMP/in"
 timeout 60 "$OSHRUN" -np 2 "$CHILD" stdin <"$TMP/in" >"$TMP/out" 2>"$TMP/err"
 if [ $? -eq 0 ] && grep -qx 'pe=0 stdin=hello' "$TMP/out" && grep -qx 'pe=1 stdin eof' "$TMP/out"; then
@@ -244,7 +251,7 @@ SYMM_BOOT_IFADDR=127.0.0.2 run -np 2 "$CHILD" bootfd
 if expect bootfd_ifaddr 0 5000 && [ "$(grep -c 'bootfd ok addr=127.0.0.2:' "$TMP/out")" -ne 2 ]; then
     fail bootfd_ifaddr "$(cat "$TMP/out")"
 fi
-secrets=$(for i in 1 2; do "$OSHRUN" -np 1 "$CHILD" env SYMM_JOB_SECRET; done | sort -u | grep -Ec '=[0-9a-f]{32}$')
+secrets=$(for _ in 1 2; do "$OSHRUN" -np 1 "$CHILD" env SYMM_JOB_SECRET; done | sort -u | grep -Ec '=[0-9a-f]{32}$')
 if [ "$secrets" -eq 2 ]; then pass secret_fresh; else fail secret_fresh "two jobs gave $secrets distinct secrets"; fi
 
 # ---------------------------------------------------------------- binding
@@ -309,10 +316,23 @@ usage_case usage_remote_host '^oshrun: multi-node launch is not supported by osh
 printf 'far-away-node slots=4\n' >"$TMP/hosts_far"
 usage_case usage_remote_hostfile 'multi-node launch is not supported' --hostfile "$TMP/hosts_far" "$CHILD" ok
 if [ -n "$(cat "$TMP/out")" ]; then fail usage_no_output "a PE ran: $(cat "$TMP/out")"; fi
+if ! (
+    ulimit -n 40 || exit 0
+    run -np 100 "$CHILD" ok
+    expect usage_fd_limit 2 5000 '^oshrun: -np 100 needs'
+); then
+    fails=$((fails + 1))
+fi
+# oshrun raises its own open-file limit for many PEs; the PEs keep the user's.
+nofile=$( (
+    ulimit -Sn 64
+    "$OSHRUN" -np 30 sh -c 'ulimit -Sn' | sort -u | tr '\n' ' '
+))
+if [ "$nofile" = "64 " ]; then pass nofile_restored; else fail nofile_restored "PEs saw limits: $nofile"; fi
 
 printf '# local\nlocalhost slots=4\n\n127.0.0.1\n' >"$TMP/hosts"
 run --allow-run-as-root --oversubscribe --mca btl self -mca plm x --map-by core --quiet -q \
-    --host localhost -H "$(hostname):4" --hostfile "$TMP/hosts" -tag-output --np=3 "$CHILD" env SYMM_SIZE
+    --host localhost -H "$(uname -n):4" --hostfile "$TMP/hosts" -tag-output --np=3 "$CHILD" env SYMM_SIZE
 if expect compat_options 0 5000 && [ "$(grep -c '^\[pe [0-2]\] pe=[0-2] SYMM_SIZE=3$' "$TMP/out")" -ne 3 ]; then
     fail compat_options "$(cat "$TMP/out")"
 fi
