@@ -269,7 +269,9 @@ static void check_bytes(const char *test, const char *buf, size_t s, int pe, siz
 
 /* ------------------------------------------------------ point to point */
 
-enum { PUT, GET };
+/* MEMCPY: the reference a put is compared with: a single-core memcpy
+ * between two private buffers of PE 0, timed in the same loop. */
+enum { PUT, GET, MEMCPY };
 
 static void pt2pt_lat(const char *test, int op, char *src, char *dst, size_t cap,
                       const char *where)
@@ -307,11 +309,16 @@ static void pt2pt_bw(const char *test, int op, char *src, char *dst, size_t cap,
         if (me == 0 && op == PUT)
             TIME_LOOP(t, w, nw, for (j = 0; j < win; j++) shmem_putmem_nbi(dst, src, s, 1);
                       shmem_quiet());
-        else if (me == 0)
+        else if (me == 0 && op == GET)
             TIME_LOOP(t, w, nw, for (j = 0; j < win; j++) shmem_getmem_nbi(dst, src, s, 1);
                       shmem_quiet());
+        else if (me == 0)
+            TIME_LOOP(t, w, nw, for (j = 0; j < win; j++) {
+                memcpy(dst, src, s);
+                __asm__ __volatile__("" ::: "memory");
+            });
         shmem_barrier_all();
-        if (me == (op == PUT ? 1 : 0))
+        if (op != MEMCPY && me == (op == PUT ? 1 : 0))
             check_bytes(test, dst, s, 0, 0);
         double msgs = (double)nw * (double)win;
         double mbps = (double)s * msgs / t; /* bytes/us == MB/s */
@@ -334,6 +341,20 @@ static void heap_pt2pt(const char *test, int op, pt2pt_fn *fn)
     shmem_barrier_all();
     shmem_free(dst);
     shmem_free(src);
+}
+
+static void private_pt2pt(const char *test, int op, pt2pt_fn *fn)
+{
+    char *src = malloc(opt.max_size), *dst = malloc(opt.max_size);
+    if (src == NULL || dst == NULL) {
+        fprintf(stderr, "symm-bench: out of memory\n");
+        shmem_global_exit(2);
+    }
+    memset(src, 1, opt.max_size);
+    memset(dst, 0, opt.max_size);
+    fn(test, op, src, dst, opt.max_size, "private memcpy, PE 0");
+    free(dst);
+    free(src);
 }
 
 static void global_pt2pt(const char *test, int op, pt2pt_fn *fn)
@@ -574,7 +595,7 @@ static void signal_lat(void)
 
 static const char *const tests[] = {
     "put_lat", "get_lat", "put_bw", "get_bw", "put_lat_global", "get_lat_global",
-    "put_bw_global", "get_bw_global", "p_lat", "g_lat", "atomic_lat", "barrier",
+    "put_bw_global", "get_bw_global", "memcpy_bw", "p_lat", "g_lat", "atomic_lat", "barrier",
     "bcast", "collect", "fcollect", "alltoall", "reduce", "signal", NULL
 };
 static const char *const default_set[] = {
@@ -592,6 +613,7 @@ static void run_test(const char *t)
     else if (!strcmp(t, "get_lat_global")) global_pt2pt(t, GET, pt2pt_lat);
     else if (!strcmp(t, "put_bw_global")) global_pt2pt(t, PUT, pt2pt_bw);
     else if (!strcmp(t, "get_bw_global")) global_pt2pt(t, GET, pt2pt_bw);
+    else if (!strcmp(t, "memcpy_bw")) private_pt2pt(t, MEMCPY, pt2pt_bw);
     else if (!strcmp(t, "p_lat")) pg_lat(t, PUT);
     else if (!strcmp(t, "g_lat")) pg_lat(t, GET);
     else if (!strcmp(t, "atomic_lat")) atomic_lat();
@@ -613,6 +635,7 @@ static void usage(FILE *f)
         "usage: symm-bench [options] [test ...]   (under a launcher, >= 2 PEs)\n"
         "tests: put_lat get_lat put_bw get_bw put_lat_global get_lat_global\n"
         "       put_bw_global get_bw_global p_lat g_lat atomic_lat barrier\n"
+        "       memcpy_bw (reference: single-core memcpy on PE 0, no communication)\n"
         "       bcast collect fcollect alltoall reduce signal   (1.5 only)\n"
         "       all  = put_lat get_lat put_bw get_bw put_lat_global get_lat_global\n"
         "              p_lat g_lat atomic_lat barrier   (the default)\n"

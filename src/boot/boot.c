@@ -13,6 +13,7 @@
 #define _GNU_SOURCE /* accept4, memfd_create, SO_PEERCRED, MSG_CMSG_CLOEXEC */
 #endif
 #include "boot/boot.h"
+#include "boot/boot_io.h"
 #include "runtime/log.h"
 #include "runtime/status.h"
 
@@ -79,19 +80,6 @@ static int parse_int(const char *s, long lo, long hi, int *val_p)
         return -1;
     *val_p = (int)v;
     return 0;
-}
-
-static int is_hex_secret(const char *s)
-{
-    size_t n = strlen(s);
-    if (n != sizeof(((symm_boot_t *)0)->secret) - 1)
-        return 0;
-    for (size_t i = 0; i < n; i++) {
-        char c = s[i];
-        if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')))
-            return 0;
-    }
-    return 1;
 }
 
 /* The launcher's listening socket: check it is one, and keep it from leaking
@@ -169,7 +157,7 @@ int symm_boot_create_from_env(double timeout_s, symm_boot_t **boot_p)
                    p.size - 1, p.size);
         return SYMM_ERR_INVALID;
     }
-    if (!is_hex_secret(val[3])) {
+    if (!symm_boot_secret_valid(val[3])) {
         symm_error("bootstrap", "SYMM_JOB_SECRET is not 32 hexadecimal characters");
         return SYMM_ERR_INVALID;
     }

@@ -22,6 +22,7 @@
 #define _GNU_SOURCE /* accept4, memfd_create, SO_PEERCRED, MSG_CMSG_CLOEXEC */
 #endif
 #include "boot/boot.h"
+#include "boot/boot_io.h"
 #include "runtime/log.h"
 #include "runtime/status.h"
 
@@ -34,7 +35,6 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/un.h>
-#include <time.h>
 #include <unistd.h>
 
 #define FD_MAGIC 0x53594d46u /* "SYMF" */
@@ -74,43 +74,8 @@ typedef struct fd_xchg {
     double t0;
 } fd_xchg_t;
 
-/* ---- time -------------------------------------------------------------- */
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static int deadline_ms(double end)
-{
-    if (end < 0)
-        return -1;
-    double left = end - now_s();
-    if (left <= 0)
-        return 0;
-    return left > 1e6 ? 1000000000 : (int)(left * 1e3) + 1;
-}
-
-/* > 0 ready, 0 deadline passed, -errno. */
-static int poll_until(struct pollfd *p, nfds_t n, double end)
-{
-    for (;;) {
-        int ms = deadline_ms(end);
-        int rc = poll(p, n, ms);
-        if (rc > 0 || (rc == 0 && ms == 0))
-            return rc;
-        if (rc < 0 && errno != EINTR)
-            return -errno;
-    }
-}
-
-static void nap(void)
-{
-    struct timespec ts = {0, 200000};
-    nanosleep(&ts, NULL);
-}
+/* Back off while descriptors in flight drain or a backlog empties. */
+static void nap(void) { symm_boot_sleep(200e-6); }
 
 /* ---- descriptor messages ------------------------------------------------ */
 
@@ -141,7 +106,7 @@ static int msg_send(int sock, const fd_msg_t *m, const int *fds, int count, doub
         if (errno == ETOOMANYREFS) {
             /* The user's descriptors in flight exceed its open files
              * limit; they drain as the peers receive. */
-            if (deadline_ms(end) == 0)
+            if (symm_boot_deadline_ms(end) == 0)
                 return -ETIMEDOUT;
             nap();
             continue;
@@ -149,7 +114,7 @@ static int msg_send(int sock, const fd_msg_t *m, const int *fds, int count, doub
         if (errno != EAGAIN && errno != EWOULDBLOCK)
             return -errno;
         struct pollfd p = {sock, POLLOUT, 0};
-        int pr = poll_until(&p, 1, end);
+        int pr = symm_boot_poll(&p, 1, end);
         if (pr <= 0)
             return pr == 0 ? -ETIMEDOUT : pr;
     }
@@ -281,20 +246,14 @@ typedef struct fd_conn {
 static int leader_timeout(const fd_xchg_t *x, const int *got)
 {
     int *miss = malloc((size_t)x->n_node * sizeof(*miss)), n = 0;
-    char list[512];
-    size_t off = 0;
-    if (miss == NULL)
-        return SYMM_ERR_TIMEOUT;
-    for (int i = 1; i < x->n_node; i++)
+    char list[512] = "some";
+    for (int i = 1; miss != NULL && i < x->n_node; i++)
         if (got[i] < x->nfds)
             miss[n++] = x->node_ranks[i];
-    list[0] = '\0';
-    for (int i = 0; i < n && off + 40 < sizeof(list); i++)
-        off += (size_t)snprintf(list + off, sizeof(list) - off, "%s%d", i ? ", " : "", miss[i]);
-    if (off + 40 >= sizeof(list))
-        snprintf(list + off, sizeof(list) - off, ", ... (%d in all)", n);
+    if (miss != NULL)
+        symm_boot_ranks_format(list, sizeof(list), miss, n);
     symm_error("bootstrap", "timed out after %g s waiting for PE(s) %s to pass their "
-               "descriptors", now_s() - x->t0, list);
+               "descriptors", symm_boot_now() - x->t0, list);
     free(miss);
     return SYMM_ERR_TIMEOUT;
 }
@@ -355,7 +314,7 @@ static int leader_send(fd_xchg_t *x, int sock, int idx)
         int rc = msg_send(sock, &m, fds, count, x->end);
         if (rc == -ETIMEDOUT) {
             symm_error("bootstrap", "timed out after %g s waiting for PE %d to take its "
-                       "descriptors", now_s() - x->t0, x->node_ranks[idx]);
+                       "descriptors", symm_boot_now() - x->t0, x->node_ranks[idx]);
             return SYMM_ERR_TIMEOUT;
         }
         if (rc < 0) {
@@ -393,7 +352,7 @@ static int leader_run(fd_xchg_t *x, int lfd)
             pfd_conn[np] = i;
             pfd[np++] = (struct pollfd){conn[i].fd, POLLIN, 0};
         }
-        int pr = poll_until(pfd, (nfds_t)np, x->end);
+        int pr = symm_boot_poll(pfd, (nfds_t)np, x->end);
         if (pr == 0) {
             rc = leader_timeout(x, got);
             goto err_close_conns;
@@ -421,7 +380,7 @@ static int leader_run(fd_xchg_t *x, int lfd)
                 done++;
         }
         while ((pfd[0].revents & POLLIN) && nc < cap) {
-            struct ucred cred;
+            struct ucred cred = {0, 0, 0};
             int fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
             if (fd < 0) {
                 if (errno == EINTR || errno == ECONNABORTED)
@@ -440,14 +399,9 @@ static int leader_run(fd_xchg_t *x, int lfd)
             }
             conn[nc++] = (fd_conn_t){fd, -1};
         }
-        if (lfd >= 0 && done == nm) {
-            /* Everyone is in: take the name off the system at once. */
-            close(lfd);
-            lfd = -1;
-        }
     }
-    if (lfd >= 0)
-        close(lfd);
+    /* Everyone is in: take the name off the system before sending. */
+    close(lfd);
     lfd = -1;
     for (int i = 1; i < x->n_node && rc == SYMM_OK; i++)
         rc = leader_send(x, member_fd[i], i);
@@ -473,7 +427,7 @@ static int member_connect(fd_xchg_t *x, int leader_pid, int *fd_p)
     int leader = x->node_ranks[0];
     socklen_t len = sock_name(&sa, x->boot->secret, leader, leader_pid);
     int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-    struct ucred cred;
+    struct ucred cred = {0, 0, 0};
 
     if (fd < 0) {
         symm_error("bootstrap", "fd passing: socket failed: %s", strerror(errno));
@@ -484,13 +438,13 @@ static int member_connect(fd_xchg_t *x, int leader_pid, int *fd_p)
     while (connect(fd, (struct sockaddr *)&sa, len) != 0) {
         if (errno == EINTR)
             continue;
-        if ((errno == EAGAIN || errno == ECONNREFUSED) && deadline_ms(x->end) != 0) {
+        if ((errno == EAGAIN || errno == ECONNREFUSED) && symm_boot_deadline_ms(x->end) != 0) {
             nap();
             continue;
         }
         if (errno == EAGAIN || errno == ECONNREFUSED)
             symm_error("bootstrap", "timed out after %g s waiting for PE %d (node leader) to "
-                       "accept fd passing (%s)", now_s() - x->t0, leader, strerror(errno));
+                       "accept fd passing (%s)", symm_boot_now() - x->t0, leader, strerror(errno));
         else
             symm_error("bootstrap", "fd passing: cannot reach PE %d (node leader): %s", leader,
                        strerror(errno));
@@ -523,7 +477,7 @@ static int member_run(fd_xchg_t *x, int leader_pid)
         if (io < 0) {
             if (io == -ETIMEDOUT)
                 symm_error("bootstrap", "timed out after %g s waiting for PE %d (node leader) "
-                           "to take descriptors", now_s() - x->t0, leader);
+                           "to take descriptors", symm_boot_now() - x->t0, leader);
             else
                 recv_failed(x, leader, io);
             rc = io == -ETIMEDOUT ? SYMM_ERR_TIMEOUT : SYMM_ERR_PEER;
@@ -536,10 +490,10 @@ static int member_run(fd_xchg_t *x, int leader_pid)
         int io = msg_recv(sock, &m, fds, &n);
         if (io == 0) {
             struct pollfd p = {sock, POLLIN, 0};
-            int pr = poll_until(&p, 1, x->end);
+            int pr = symm_boot_poll(&p, 1, x->end);
             if (pr == 0) {
                 symm_error("bootstrap", "timed out after %g s waiting for PE %d (node leader) "
-                           "to pass descriptors", now_s() - x->t0, leader);
+                           "to pass descriptors", symm_boot_now() - x->t0, leader);
                 rc = SYMM_ERR_TIMEOUT;
                 goto err_close_sock;
             }
@@ -624,7 +578,7 @@ static int check_agreement(const fd_xchg_t *x, const fd_info_t *mine, const fd_i
 int symm_boot_fds_exchange(symm_boot_t *boot, const int *node_ranks, int n_node, int node_idx,
                            const int *fds, int nfds, int *out_fds)
 {
-    fd_xchg_t x = {boot, node_ranks, n_node, node_idx, nfds, NULL, -1.0, now_s()};
+    fd_xchg_t x = {boot, node_ranks, n_node, node_idx, nfds, NULL, -1.0, symm_boot_now()};
     fd_info_t mine = {0}, *all;
     size_t nslots = 0;
     int lfd = -1, rc;
@@ -674,7 +628,7 @@ int symm_boot_fds_exchange(symm_boot_t *boot, const int *node_ranks, int n_node,
     if (n_node > 1) {
         /* Members wait on the leader, who may be waiting on the others. */
         double t = boot->timeout_s;
-        x.t0 = now_s();
+        x.t0 = symm_boot_now();
         x.end = t > 0 ? x.t0 + (node_idx == 0 ? t : 2 * t) : -1.0;
         if (node_idx == 0) {
             rc = leader_run(&x, lfd);

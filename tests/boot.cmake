@@ -1,0 +1,7 @@
+# The bootstrap in isolation: forked jobs of 1..16 PEs without oshrun
+# (barrier, allgather, fd passing, bad secret refused, timeouts naming PEs).
+add_executable(test_boot unit/test_boot.c)
+target_link_libraries(test_boot PRIVATE symm_static)
+target_include_directories(test_boot PRIVATE ${PROJECT_SOURCE_DIR}/src)
+add_test(NAME test_boot COMMAND test_boot)
+set_tests_properties(test_boot PROPERTIES TIMEOUT 120)
