@@ -133,7 +133,9 @@ void *shmem_ptr(const void *dest, int pe)
     symm_instance_t *s = symm_inst("shmem_ptr");
     if (pe < 0 || pe >= s->n_pes)
         return NULL;
-    return symm_seg_peer_addr(s, dest, pe);
+    void *p = symm_seg_peer_addr(s, dest, pe);
+    /* My own globals: the address itself, not the second mapping. */
+    return p != NULL && pe == s->my_pe ? (void *)dest : p;
 }
 
 void shmem_global_exit(int status)

@@ -34,6 +34,12 @@ void symm_check_sym(const symm_instance_t *s, const char *routine, const void *a
                             "segment", what, addr, n, n - room);
 }
 
+void symm_check_local(const char *routine, const void *buf, size_t n, const char *what)
+{
+    if (buf == NULL && n != 0)
+        symm_fatal(routine, "%s is NULL with length %zu", what, n);
+}
+
 /* Why a transfer to pe at addr cannot be done inline; never returns. */
 static void __attribute__((noreturn)) rma_unreachable(const symm_instance_t *s,
                                                       const char *routine, const void *addr,

@@ -26,6 +26,9 @@ void symm_bad_pe(const symm_instance_t *s, const char *routine, int pe)
 void symm_check_sym(const symm_instance_t *s, const char *routine, const void *addr, size_t n,
                     const char *what);
 
+/* SHMEM_DEBUG: the local buffer of a transfer of n > 0 bytes is not NULL. */
+void symm_check_local(const char *routine, const void *buf, size_t n, const char *what);
+
 /* General paths (rma.c). */
 void symm_rma_put_slow(struct symm_ctx *ctx, void *dst, const void *src, size_t n, int pe,
                        int nbi, const char *routine);
@@ -56,8 +59,10 @@ static inline void symm_rma_put(struct symm_ctx *ctx, void *dst, const void *src
 {
     symm_instance_t *s = symm_ctx_inst(ctx, routine);
     symm_check_pe(s, pe, routine);
-    if (symm_unlikely(s->debug))
+    if (symm_unlikely(s->debug)) {
         symm_check_sym(s, routine, dst, n, "dest");
+        symm_check_local(routine, src, n, "source");
+    }
     void *r = symm_seg_peer_addr(s, dst, pe);
     if (symm_likely(r != NULL && n != 0)) {
         memcpy(r, src, n);
@@ -71,8 +76,10 @@ static inline void symm_rma_get(struct symm_ctx *ctx, void *dst, const void *src
 {
     symm_instance_t *s = symm_ctx_inst(ctx, routine);
     symm_check_pe(s, pe, routine);
-    if (symm_unlikely(s->debug))
+    if (symm_unlikely(s->debug)) {
         symm_check_sym(s, routine, src, n, "source");
+        symm_check_local(routine, dst, n, "dest");
+    }
     const void *r = symm_seg_peer_addr(s, src, pe);
     if (symm_likely(r != NULL && n != 0)) {
         memcpy(dst, r, n);

@@ -1,0 +1,97 @@
+# Setup and query routines (init.c), and error paths (errors.c): programs
+# that must fail with a precise message, or end the job with a given status.
+
+# ---- setup and query -------------------------------------------------------
+symm_pe_test(init)
+foreach(level 0 1 2 3)
+  symm_pe_test(init_thread${level} SOURCES pe/init.c ARGS thread=${level})
+endforeach()
+symm_pe_test(init_start_pes SOURCES pe/init.c ARGS start_pes)
+# Without oshrun: a singleton job of one PE.
+add_test(NAME init_singleton COMMAND $<TARGET_FILE:init> singleton)
+set_tests_properties(init_singleton PROPERTIES TIMEOUT 30)
+
+# ---- error paths -----------------------------------------------------------
+add_executable(errors pe/errors.c)
+target_link_libraries(errors PRIVATE symm)
+target_include_directories(errors PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
+set(SYMM_ERRORS $<TARGET_FILE:errors>)
+set(SYMM_HEX "0x[0-9a-f]+")
+
+# symm_error_test(NAME NP REGEX MODE [ENV VAR=VAL...])
+function(symm_error_test name np regex mode)
+  cmake_parse_arguments(E "" "" "ENV" ${ARGN})
+  symm_expect_fail(errors_${name} ${np} "${regex}" ${SYMM_ERRORS} ${mode})
+  if(E_ENV)
+    set_tests_properties(errors_${name} PROPERTIES ENVIRONMENT "${E_ENV}")
+  endif()
+endfunction()
+
+# PE out of range: the routine, the bad PE, the valid range, the caller.
+symm_error_test(put_pe_npes 4 "symm: shmem_putmem: target PE 4 outside \\[0,4\\) \\(PE 3\\)" put_pe_npes)
+symm_error_test(p_pe_npes 2 "symm: shmem_int_p: target PE 2 outside \\[0,2\\) \\(PE 1\\)" p_pe_npes)
+symm_error_test(p_pe_npes_np1 1 "symm: shmem_int_p: target PE 1 outside \\[0,1\\) \\(PE 0\\)" p_pe_npes)
+symm_error_test(get_pe_negative 2 "symm: shmem_long_get: target PE -1 outside \\[0,2\\) \\(PE 1\\)" get_pe_negative)
+symm_error_test(g_pe_negative 4 "symm: shmem_double_g: target PE -2 outside \\[0,4\\) \\(PE 3\\)" g_pe_negative)
+symm_error_test(iput_pe_npes 2 "symm: shmem_int_iput: target PE 5 outside \\[0,2\\) \\(PE 1\\)" iput_pe_npes)
+
+# Use before shmem_init / after shmem_finalize.
+symm_error_test(before_init 2 "symm: shmem_int_p: called before shmem_init" before_init)
+symm_error_test(my_pe_before_init 1 "symm: shmem_my_pe: called before shmem_init" my_pe_before_init)
+symm_error_test(after_finalize 2 "symm: shmem_int_p: called before shmem_init \\(or after shmem_finalize\\)" after_finalize)
+
+# Addresses: not symmetric (checked always, not only with SHMEM_DEBUG), NULL.
+symm_error_test(put_stack 2 "symm: shmem_putmem: dest ${SYMM_HEX} is not a symmetric address.* \\(PE 1\\)" put_stack)
+symm_error_test(put_stack_debug 2 "symm: shmem_putmem: dest ${SYMM_HEX} is not a symmetric address.* \\(PE 1\\)" put_stack
+  ENV SHMEM_DEBUG=1)
+symm_error_test(get_malloc 2 "symm: shmem_getmem: source ${SYMM_HEX} is not a symmetric address" get_malloc)
+symm_error_test(put_null 2 "symm: shmem_putmem: dest is NULL with length 8 \\(PE 1\\)" put_null)
+symm_error_test(put_null_debug 2 "symm: shmem_putmem: dest is NULL with length 8 \\(PE 1\\)" put_null
+  ENV SHMEM_DEBUG=1)
+# A NULL local buffer: the library has these messages (ops/rma.c), but the
+# inline fast path of a mapped peer never reaches them; with SHMEM_DEBUG's
+# deep checks they must be reported, not a SIGSEGV.
+symm_error_test(put_null_source_debug 2 "symm: shmem_putmem: source is NULL with length 8" put_null_source
+  ENV SHMEM_DEBUG=1)
+symm_error_test(get_null_dest_debug 2 "symm: shmem_getmem: dest is NULL with length 8" get_null_dest
+  ENV SHMEM_DEBUG=1)
+
+# SHMEM_DEBUG bounds: past the end of the global data segment and the heap.
+symm_error_test(global_overrun 2
+  "symm: shmem_putmem: dest ${SYMM_HEX} \\+ 1073741824 bytes runs [0-9]+ bytes past the end of its symmetric segment"
+  global_overrun ENV SHMEM_DEBUG=1)
+symm_error_test(heap_overrun 2
+  "symm: shmem_putmem: dest ${SYMM_HEX} \\+ [0-9]+ bytes runs [0-9]+ bytes past the end of its symmetric segment"
+  heap_overrun ENV SHMEM_DEBUG=1)
+
+# Bad environment: the message quotes the variable and its value.
+symm_error_test(bad_symmetric_size 2 "SHMEM_SYMMETRIC_SIZE has invalid value '12Q'" init
+  ENV SHMEM_SYMMETRIC_SIZE=12Q)
+symm_error_test(bad_max_symmetric_size 1 "SYMM_MAX_SYMMETRIC_SIZE has invalid value '-4G'" init
+  ENV SYMM_MAX_SYMMETRIC_SIZE=-4G)
+symm_error_test(bad_debug_bool 2 "SHMEM_DEBUG has invalid value 'maybe'" init
+  ENV SHMEM_DEBUG=maybe)
+
+# Comparison operators outside SHMEM_CMP_EQ..SHMEM_CMP_GE.
+symm_error_test(wait_bad_cmp 2 "symm: shmem_int_wait_until: invalid comparison operator 17" wait_bad_cmp)
+symm_error_test(test_bad_cmp 2 "symm: shmem_long_test: invalid comparison operator -1" test_bad_cmp)
+
+# Heap misuse.
+symm_error_test(malloc_mismatch 2
+  "symm: shmem_malloc: PE [0-9]+ asked for [0-9]+ bytes, this PE for [0-9]+" malloc_mismatch
+  ENV SHMEM_DEBUG=1)
+symm_error_test(free_bad 2 "symm: shmem_free: ${SYMM_HEX} was not returned by shmem_malloc" free_bad)
+
+# The job's exit status: shmem_global_exit(STATUS) from one PE while the
+# others block ends the job with STATUS; so does a PE exiting non-zero.
+function(symm_status_test name status np mode)
+  add_test(NAME errors_${name}
+    COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/scripts/expect_status.sh ${status}
+            ${SYMM_OSHRUN} --timeout 30 -np ${np} ${SYMM_ERRORS} ${mode})
+  set_tests_properties(errors_${name} PROPERTIES TIMEOUT 40)
+endfunction()
+symm_status_test(global_exit_np1 3 1 global_exit)
+symm_status_test(global_exit_np2 3 2 global_exit)
+symm_status_test(global_exit_np4 3 4 global_exit)
+symm_status_test(global_exit_0 0 4 global_exit_0)
+symm_status_test(exit_nonzero 7 4 exit_nonzero)

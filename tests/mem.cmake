@@ -1,0 +1,38 @@
+# Memory tests: symmetric global data (three link modes) and the heap.
+
+symm_pe_test(globals)
+
+# The same test as a non-PIE executable: the data segment is at a fixed
+# address, not where a PIE's would be.
+symm_pe_test(globals_nopie SOURCES pe/globals.c)
+set_target_properties(globals_nopie PROPERTIES POSITION_INDEPENDENT_CODE OFF)
+target_compile_options(globals_nopie PRIVATE -fno-pie)
+target_link_options(globals_nopie PRIVATE -no-pie)
+
+# And statically linked against libsymm.a and libc.a (libsymm's own state
+# then lives in the segment it remaps). symm_pe_test links the shared
+# library, so this one is registered by hand, the same way. Skipped when
+# the toolchain cannot link a static executable (no libc.a).
+include(CheckCSourceCompiles)
+set(CMAKE_REQUIRED_LINK_OPTIONS -static)
+check_c_source_compiles("int main(void) { return 0; }" SYMM_CAN_LINK_STATIC)
+unset(CMAKE_REQUIRED_LINK_OPTIONS)
+if(SYMM_CAN_LINK_STATIC AND NOT SYMM_SANITIZE) # ASan cannot link -static
+  add_executable(globals_static pe/globals.c)
+  target_link_libraries(globals_static PRIVATE symm_static)
+  target_link_options(globals_static PRIVATE -static)
+  target_include_directories(globals_static PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
+  foreach(np ${SYMM_TEST_NPS})
+    add_test(NAME globals_static.np${np}
+      COMMAND ${SYMM_OSHRUN} --timeout 60 -np ${np} $<TARGET_FILE:globals_static>)
+    set_tests_properties(globals_static.np${np} PROPERTIES TIMEOUT 60)
+  endforeach()
+else()
+  message(STATUS "globals_static: skipped (no static libc, or a sanitizer build)")
+endif()
+
+symm_pe_test(heap)
+symm_pe_test(heap_debug SOURCES pe/heap.c ENV SHMEM_DEBUG=1)
+symm_pe_test(heap_grow SOURCES pe/heap.c ENV SHMEM_SYMMETRIC_SIZE=1M ARGS grow)
+symm_pe_test(heap_exhaust SOURCES pe/heap.c
+  ENV SHMEM_SYMMETRIC_SIZE=1M SYMM_MAX_SYMMETRIC_SIZE=4M ARGS exhaust)
