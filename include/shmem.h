@@ -115,6 +115,35 @@ SYMM_API extern shmem_ctx_t SHMEM_CTX_DEFAULT;
 /* Sized families: X(BITS) with element size BITS/8 bytes. */
 #define SHMEM_SIZES(X) X(8) X(16) X(32) X(64) X(128)
 
+/* Atomic memory operation types (spec Tables 6-8): standard AMO types
+ * (compare_swap, fetch_inc, inc, fetch_add, add), extended types (adds
+ * float and double: fetch, set, swap), bitwise types (and, or, xor). */
+#define SHMEM_AMO_STD_TYPES(X)                                                 \
+    X(int, int)                                                                \
+    X(long, long)                                                              \
+    X(long long, longlong)                                                     \
+    X(unsigned int, uint)                                                      \
+    X(unsigned long, ulong)                                                    \
+    X(unsigned long long, ulonglong)                                           \
+    X(int32_t, int32)                                                          \
+    X(int64_t, int64)                                                          \
+    X(uint32_t, uint32)                                                        \
+    X(uint64_t, uint64)                                                        \
+    X(size_t, size)                                                            \
+    X(ptrdiff_t, ptrdiff)
+#define SHMEM_AMO_EXT_TYPES(X) X(float, float) X(double, double) SHMEM_AMO_STD_TYPES(X)
+#define SHMEM_AMO_BIT_TYPES(X)                                                 \
+    X(unsigned int, uint)                                                      \
+    X(unsigned long, ulong)                                                    \
+    X(unsigned long long, ulonglong)                                           \
+    X(int32_t, int32)                                                          \
+    X(int64_t, int64)                                                          \
+    X(uint32_t, uint32)                                                        \
+    X(uint64_t, uint64)
+/* Types of the deprecated (pre-1.4) AMO names. */
+#define SHMEM_AMO_DEPR_STD_TYPES(X) X(int, int) X(long, long) X(long long, longlong)
+#define SHMEM_AMO_DEPR_EXT_TYPES(X) X(float, float) X(double, double) SHMEM_AMO_DEPR_STD_TYPES(X)
+
 /* ---- setup, exit, query ----------------------------------------------- */
 SYMM_API void shmem_init(void);
 SYMM_API int shmem_init_thread(int requested, int *provided);
@@ -214,6 +243,146 @@ SYMM_API void shmem_ctx_putmem_nbi(shmem_ctx_t ctx, void *dest, const void *sour
 SYMM_API void shmem_ctx_getmem_nbi(shmem_ctx_t ctx, void *dest, const void *source,
                                    size_t nelems, int pe);
 
+/* ---- teams (the full team API arrives with the collectives) ------------ */
+typedef struct symm_team *shmem_team_t;
+SYMM_API extern shmem_team_t SHMEM_TEAM_WORLD;
+SYMM_API extern shmem_team_t SHMEM_TEAM_SHARED;
+#define SHMEM_TEAM_INVALID ((shmem_team_t)0)
+
+/* ---- contexts --------------------------------------------------------- */
+#define SHMEM_CTX_SERIALIZED (1L << 0)
+#define SHMEM_CTX_PRIVATE (1L << 1)
+#define SHMEM_CTX_NOSTORE (1L << 2)
+SYMM_API int shmem_ctx_create(long options, shmem_ctx_t *ctx);
+SYMM_API void shmem_ctx_destroy(shmem_ctx_t ctx);
+SYMM_API int shmem_ctx_get_team(shmem_ctx_t ctx, shmem_team_t *team);
+
+/* ---- atomic memory operations ------------------------------------------ */
+#define SYMM_HAVE_AMO 1
+#define SYMM_DECL_AMO_EXT(T, N)                                                                 \
+    SYMM_API T shmem_##N##_atomic_fetch(const T *source, int pe);                             \
+    SYMM_API T shmem_ctx_##N##_atomic_fetch(shmem_ctx_t ctx, const T *source, int pe);        \
+    SYMM_API void shmem_##N##_atomic_set(T *dest, T value, int pe);                           \
+    SYMM_API void shmem_ctx_##N##_atomic_set(shmem_ctx_t ctx, T *dest, T value, int pe);      \
+    SYMM_API T shmem_##N##_atomic_swap(T *dest, T value, int pe);                             \
+    SYMM_API T shmem_ctx_##N##_atomic_swap(shmem_ctx_t ctx, T *dest, T value, int pe);        \
+    SYMM_API void shmem_##N##_atomic_fetch_nbi(T *fetch, const T *source, int pe);            \
+    SYMM_API void shmem_ctx_##N##_atomic_fetch_nbi(shmem_ctx_t ctx, T *fetch, const T *source, \
+                                                   int pe);                                   \
+    SYMM_API void shmem_##N##_atomic_swap_nbi(T *fetch, T *dest, T value, int pe);            \
+    SYMM_API void shmem_ctx_##N##_atomic_swap_nbi(shmem_ctx_t ctx, T *fetch, T *dest, T value, \
+                                                  int pe);
+SHMEM_AMO_EXT_TYPES(SYMM_DECL_AMO_EXT)
+
+#define SYMM_DECL_AMO_STD(T, N)                                                                 \
+    SYMM_API T shmem_##N##_atomic_compare_swap(T *dest, T cond, T value, int pe);             \
+    SYMM_API T shmem_ctx_##N##_atomic_compare_swap(shmem_ctx_t ctx, T *dest, T cond, T value, \
+                                                   int pe);                                   \
+    SYMM_API T shmem_##N##_atomic_fetch_inc(T *dest, int pe);                                 \
+    SYMM_API T shmem_ctx_##N##_atomic_fetch_inc(shmem_ctx_t ctx, T *dest, int pe);            \
+    SYMM_API void shmem_##N##_atomic_inc(T *dest, int pe);                                    \
+    SYMM_API void shmem_ctx_##N##_atomic_inc(shmem_ctx_t ctx, T *dest, int pe);               \
+    SYMM_API T shmem_##N##_atomic_fetch_add(T *dest, T value, int pe);                        \
+    SYMM_API T shmem_ctx_##N##_atomic_fetch_add(shmem_ctx_t ctx, T *dest, T value, int pe);   \
+    SYMM_API void shmem_##N##_atomic_add(T *dest, T value, int pe);                           \
+    SYMM_API void shmem_ctx_##N##_atomic_add(shmem_ctx_t ctx, T *dest, T value, int pe);      \
+    SYMM_API void shmem_##N##_atomic_compare_swap_nbi(T *fetch, T *dest, T cond, T value,     \
+                                                      int pe);                                \
+    SYMM_API void shmem_ctx_##N##_atomic_compare_swap_nbi(shmem_ctx_t ctx, T *fetch, T *dest, \
+                                                          T cond, T value, int pe);           \
+    SYMM_API void shmem_##N##_atomic_fetch_inc_nbi(T *fetch, T *dest, int pe);                \
+    SYMM_API void shmem_ctx_##N##_atomic_fetch_inc_nbi(shmem_ctx_t ctx, T *fetch, T *dest,    \
+                                                       int pe);                               \
+    SYMM_API void shmem_##N##_atomic_fetch_add_nbi(T *fetch, T *dest, T value, int pe);       \
+    SYMM_API void shmem_ctx_##N##_atomic_fetch_add_nbi(shmem_ctx_t ctx, T *fetch, T *dest,    \
+                                                       T value, int pe);
+SHMEM_AMO_STD_TYPES(SYMM_DECL_AMO_STD)
+
+#define SYMM_DECL_AMO_BIT_OP(T, N, OP)                                                          \
+    SYMM_API T shmem_##N##_atomic_fetch_##OP(T *dest, T value, int pe);                       \
+    SYMM_API T shmem_ctx_##N##_atomic_fetch_##OP(shmem_ctx_t ctx, T *dest, T value, int pe);  \
+    SYMM_API void shmem_##N##_atomic_##OP(T *dest, T value, int pe);                          \
+    SYMM_API void shmem_ctx_##N##_atomic_##OP(shmem_ctx_t ctx, T *dest, T value, int pe);     \
+    SYMM_API void shmem_##N##_atomic_fetch_##OP##_nbi(T *fetch, T *dest, T value, int pe);    \
+    SYMM_API void shmem_ctx_##N##_atomic_fetch_##OP##_nbi(shmem_ctx_t ctx, T *fetch, T *dest, \
+                                                          T value, int pe);
+#define SYMM_DECL_AMO_BIT(T, N)                                                                 \
+    SYMM_DECL_AMO_BIT_OP(T, N, and) SYMM_DECL_AMO_BIT_OP(T, N, or) SYMM_DECL_AMO_BIT_OP(T, N, xor)
+SHMEM_AMO_BIT_TYPES(SYMM_DECL_AMO_BIT)
+
+/* Deprecated pre-1.4 names (same routines). */
+#define SYMM_DECL_AMO_DEPR_STD(T, N)                                                            \
+    SYMM_API T shmem_##N##_cswap(T *dest, T cond, T value, int pe) SYMM_DEPRECATED;           \
+    SYMM_API T shmem_##N##_finc(T *dest, int pe) SYMM_DEPRECATED;                             \
+    SYMM_API void shmem_##N##_inc(T *dest, int pe) SYMM_DEPRECATED;                           \
+    SYMM_API T shmem_##N##_fadd(T *dest, T value, int pe) SYMM_DEPRECATED;                    \
+    SYMM_API void shmem_##N##_add(T *dest, T value, int pe) SYMM_DEPRECATED;
+SHMEM_AMO_DEPR_STD_TYPES(SYMM_DECL_AMO_DEPR_STD)
+#define SYMM_DECL_AMO_DEPR_EXT(T, N)                                                            \
+    SYMM_API T shmem_##N##_swap(T *dest, T value, int pe) SYMM_DEPRECATED;                    \
+    SYMM_API T shmem_##N##_fetch(const T *source, int pe) SYMM_DEPRECATED;                    \
+    SYMM_API void shmem_##N##_set(T *dest, T value, int pe) SYMM_DEPRECATED;
+SHMEM_AMO_DEPR_EXT_TYPES(SYMM_DECL_AMO_DEPR_EXT)
+SYMM_API long shmem_swap(long *dest, long value, int pe) SYMM_DEPRECATED;
+
+/* ---- signals ---------------------------------------------------------- */
+#define SYMM_HAVE_SIGNAL 1
+#define SHMEM_SIGNAL_SET 0
+#define SHMEM_SIGNAL_ADD 1
+#define SYMM_DECL_PUT_SIGNAL(T, N)                                                              \
+    SYMM_API void shmem_##N##_put_signal(T *dest, const T *source, size_t nelems,             \
+                                         uint64_t *sig_addr, uint64_t signal, int sig_op,     \
+                                         int pe);                                             \
+    SYMM_API void shmem_ctx_##N##_put_signal(shmem_ctx_t ctx, T *dest, const T *source,       \
+                                             size_t nelems, uint64_t *sig_addr,               \
+                                             uint64_t signal, int sig_op, int pe);            \
+    SYMM_API void shmem_##N##_put_signal_nbi(T *dest, const T *source, size_t nelems,         \
+                                             uint64_t *sig_addr, uint64_t signal, int sig_op, \
+                                             int pe);                                         \
+    SYMM_API void shmem_ctx_##N##_put_signal_nbi(shmem_ctx_t ctx, T *dest, const T *source,   \
+                                                 size_t nelems, uint64_t *sig_addr,           \
+                                                 uint64_t signal, int sig_op, int pe);
+SHMEM_RMA_TYPES(SYMM_DECL_PUT_SIGNAL)
+#define SYMM_DECL_PUT_SIGNAL_SIZED(BITS)                                                        \
+    SYMM_API void shmem_put##BITS##_signal(void *dest, const void *source, size_t nelems,     \
+                                           uint64_t *sig_addr, uint64_t signal, int sig_op,   \
+                                           int pe);                                           \
+    SYMM_API void shmem_ctx_put##BITS##_signal(shmem_ctx_t ctx, void *dest, const void *source, \
+                                               size_t nelems, uint64_t *sig_addr,             \
+                                               uint64_t signal, int sig_op, int pe);          \
+    SYMM_API void shmem_put##BITS##_signal_nbi(void *dest, const void *source, size_t nelems, \
+                                               uint64_t *sig_addr, uint64_t signal,           \
+                                               int sig_op, int pe);                           \
+    SYMM_API void shmem_ctx_put##BITS##_signal_nbi(shmem_ctx_t ctx, void *dest,               \
+                                                   const void *source, size_t nelems,         \
+                                                   uint64_t *sig_addr, uint64_t signal,       \
+                                                   int sig_op, int pe);
+SHMEM_SIZES(SYMM_DECL_PUT_SIGNAL_SIZED)
+SYMM_API void shmem_putmem_signal(void *dest, const void *source, size_t nelems,
+                                  uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+SYMM_API void shmem_ctx_putmem_signal(shmem_ctx_t ctx, void *dest, const void *source,
+                                      size_t nelems, uint64_t *sig_addr, uint64_t signal,
+                                      int sig_op, int pe);
+SYMM_API void shmem_putmem_signal_nbi(void *dest, const void *source, size_t nelems,
+                                      uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+SYMM_API void shmem_ctx_putmem_signal_nbi(shmem_ctx_t ctx, void *dest, const void *source,
+                                          size_t nelems, uint64_t *sig_addr, uint64_t signal,
+                                          int sig_op, int pe);
+SYMM_API uint64_t shmem_signal_fetch(const uint64_t *sig_addr);
+SYMM_API uint64_t shmem_signal_wait_until(uint64_t *sig_addr, int cmp, uint64_t cmp_value);
+SYMM_API void shmem_signal_add(uint64_t *sig_addr, uint64_t signal, int pe);
+SYMM_API void shmem_ctx_signal_add(shmem_ctx_t ctx, uint64_t *sig_addr, uint64_t signal, int pe);
+SYMM_API void shmem_signal_set(uint64_t *sig_addr, uint64_t signal, int pe);
+SYMM_API void shmem_ctx_signal_set(shmem_ctx_t ctx, uint64_t *sig_addr, uint64_t signal, int pe);
+
+/* ---- distributed locks ------------------------------------------------ */
+SYMM_API void shmem_set_lock(long *lock);
+SYMM_API void shmem_clear_lock(long *lock);
+SYMM_API int shmem_test_lock(long *lock);
+
+/* ---- profiling -------------------------------------------------------- */
+SYMM_API void shmem_pcontrol(int level, ...);
+
 /* ---- ordering and synchronization ------------------------------------- */
 SYMM_API void shmem_fence(void);
 SYMM_API void shmem_quiet(void);
@@ -222,9 +391,37 @@ SYMM_API void shmem_ctx_quiet(shmem_ctx_t ctx);
 SYMM_API void shmem_barrier_all(void);
 SYMM_API void shmem_sync_all(void);
 
-#define SYMM_DECL_P2P(T, N)                                                     \
-    SYMM_API void shmem_##N##_wait_until(T *ivar, int cmp, T cmp_value);      \
-    SYMM_API int shmem_##N##_test(T *ivar, int cmp, T cmp_value);             \
+#define SYMM_DECL_P2P(T, N)                                                                     \
+    SYMM_API void shmem_##N##_wait_until(T *ivar, int cmp, T cmp_value);                      \
+    SYMM_API void shmem_##N##_wait_until_all(T *ivars, size_t nelems, const int *status,      \
+                                             int cmp, T cmp_value);                           \
+    SYMM_API size_t shmem_##N##_wait_until_any(T *ivars, size_t nelems, const int *status,    \
+                                               int cmp, T cmp_value);                         \
+    SYMM_API size_t shmem_##N##_wait_until_some(T *ivars, size_t nelems, size_t *indices,     \
+                                                const int *status, int cmp, T cmp_value);     \
+    SYMM_API void shmem_##N##_wait_until_all_vector(T *ivars, size_t nelems,                  \
+                                                    const int *status, int cmp,               \
+                                                    const T *cmp_values);                     \
+    SYMM_API size_t shmem_##N##_wait_until_any_vector(T *ivars, size_t nelems,                \
+                                                      const int *status, int cmp,             \
+                                                      const T *cmp_values);                   \
+    SYMM_API size_t shmem_##N##_wait_until_some_vector(T *ivars, size_t nelems,               \
+                                                       size_t *indices, const int *status,    \
+                                                       int cmp, const T *cmp_values);         \
+    SYMM_API int shmem_##N##_test(T *ivar, int cmp, T cmp_value);                             \
+    SYMM_API int shmem_##N##_test_all(T *ivars, size_t nelems, const int *status, int cmp,    \
+                                      T cmp_value);                                           \
+    SYMM_API size_t shmem_##N##_test_any(T *ivars, size_t nelems, const int *status, int cmp, \
+                                         T cmp_value);                                        \
+    SYMM_API size_t shmem_##N##_test_some(T *ivars, size_t nelems, size_t *indices,           \
+                                          const int *status, int cmp, T cmp_value);           \
+    SYMM_API int shmem_##N##_test_all_vector(T *ivars, size_t nelems, const int *status,      \
+                                             int cmp, const T *cmp_values);                   \
+    SYMM_API size_t shmem_##N##_test_any_vector(T *ivars, size_t nelems, const int *status,   \
+                                                int cmp, const T *cmp_values);                \
+    SYMM_API size_t shmem_##N##_test_some_vector(T *ivars, size_t nelems, size_t *indices,    \
+                                                 const int *status, int cmp,                  \
+                                                 const T *cmp_values);                        \
     SYMM_API void shmem_##N##_wait(T *ivar, T cmp_value) SYMM_DEPRECATED;
 SHMEM_P2P_TYPES(SYMM_DECL_P2P)
 SYMM_API void shmem_wait_until(long *ivar, int cmp, long cmp_value) SYMM_DEPRECATED;
@@ -255,62 +452,108 @@ SYMM_API void symm_generic_unsupported_type(void);
 
 #define SYMM_GEN_ASSOC(T, N, OP) T: shmem_##N##_##OP,
 #define SYMM_GEN_ASSOC_CTX(T, N, OP) T: shmem_ctx_##N##_##OP,
-#define SYMM_GEN_LIST_put(T, N) SYMM_GEN_ASSOC(T, N, put)
-#define SYMM_GEN_LIST_get(T, N) SYMM_GEN_ASSOC(T, N, get)
-#define SYMM_GEN_LIST_put_nbi(T, N) SYMM_GEN_ASSOC(T, N, put_nbi)
-#define SYMM_GEN_LIST_get_nbi(T, N) SYMM_GEN_ASSOC(T, N, get_nbi)
-#define SYMM_GEN_LIST_p(T, N) SYMM_GEN_ASSOC(T, N, p)
-#define SYMM_GEN_LIST_g(T, N) SYMM_GEN_ASSOC(T, N, g)
-#define SYMM_GEN_LIST_iput(T, N) SYMM_GEN_ASSOC(T, N, iput)
-#define SYMM_GEN_LIST_iget(T, N) SYMM_GEN_ASSOC(T, N, iget)
-#define SYMM_GEN_LIST_ctx_put(T, N) SYMM_GEN_ASSOC_CTX(T, N, put)
-#define SYMM_GEN_LIST_ctx_get(T, N) SYMM_GEN_ASSOC_CTX(T, N, get)
-#define SYMM_GEN_LIST_ctx_put_nbi(T, N) SYMM_GEN_ASSOC_CTX(T, N, put_nbi)
-#define SYMM_GEN_LIST_ctx_get_nbi(T, N) SYMM_GEN_ASSOC_CTX(T, N, get_nbi)
-#define SYMM_GEN_LIST_ctx_p(T, N) SYMM_GEN_ASSOC_CTX(T, N, p)
-#define SYMM_GEN_LIST_ctx_g(T, N) SYMM_GEN_ASSOC_CTX(T, N, g)
-#define SYMM_GEN_LIST_ctx_iput(T, N) SYMM_GEN_ASSOC_CTX(T, N, iput)
-#define SYMM_GEN_LIST_ctx_iget(T, N) SYMM_GEN_ASSOC_CTX(T, N, iget)
-#define SYMM_GEN_LIST_wait_until(T, N) SYMM_GEN_ASSOC(T, N, wait_until)
-#define SYMM_GEN_LIST_test(T, N) SYMM_GEN_ASSOC(T, N, test)
 
-/* Select on the pointed-to type of `ptr` (const dropped by the comma). */
-#define SYMM_GEN_RMA(OP, ptr)                                                  \
-    _Generic(*(ptr), SHMEM_RMA_TYPES_BASE(SYMM_GEN_LIST_##OP) default     \
-             : symm_generic_unsupported_type)
-#define SYMM_GEN_VAL(OP, val)                                                  \
-    _Generic((val), SHMEM_RMA_TYPES_BASE(SYMM_GEN_LIST_##OP) default           \
-             : symm_generic_unsupported_type)
-#define SYMM_P2P_GENERIC_TYPES(X)                                              \
-    X(short, short) X(int, int) X(long, long) X(long long, longlong)           \
-    X(unsigned short, ushort) X(unsigned int, uint) X(unsigned long, ulong)    \
-    X(unsigned long long, ulonglong)
-#define SYMM_GEN_P2P(OP, ptr)                                                  \
-    _Generic(*(ptr), SYMM_P2P_GENERIC_TYPES(SYMM_GEN_LIST_##OP) default   \
-             : symm_generic_unsupported_type)
+/* Generic type lists with an operation parameter, for _Generic. */
+#define SYMM_GL_AMO_STD(X, OP)                                                \
+    X(int, int, OP) X(long, long, OP) X(long long, longlong, OP)               \
+    X(unsigned int, uint, OP) X(unsigned long, ulong, OP)                      \
+    X(unsigned long long, ulonglong, OP)
+#define SYMM_GL_AMO_EXT(X, OP) X(float, float, OP) X(double, double, OP) SYMM_GL_AMO_STD(X, OP)
+#define SYMM_GL_AMO_BIT(X, OP)                                                \
+    X(unsigned int, uint, OP) X(unsigned long, ulong, OP)                      \
+    X(unsigned long long, ulonglong, OP)
+#define SYMM_GL_P2P(X, OP)                                                    \
+    X(short, short, OP) X(int, int, OP) X(long, long, OP) X(long long, longlong, OP) \
+    X(unsigned short, ushort, OP) X(unsigned int, uint, OP)                    \
+    X(unsigned long, ulong, OP) X(unsigned long long, ulonglong, OP)
+#define SYMM_GL_RMA(X, OP)                                                    \
+    X(float, float, OP) X(double, double, OP) X(long double, longdouble, OP)   \
+    X(char, char, OP) X(signed char, schar, OP) X(short, short, OP)            \
+    X(int, int, OP) X(long, long, OP) X(long long, longlong, OP)               \
+    X(unsigned char, uchar, OP) X(unsigned short, ushort, OP)                  \
+    X(unsigned int, uint, OP) X(unsigned long, ulong, OP)                      \
+    X(unsigned long long, ulonglong, OP)
+#define SYMM_GSEL(L, OP, x) _Generic(*(x), L(SYMM_GEN_ASSOC, OP) default : symm_generic_unsupported_type)
+#define SYMM_GSELC(L, OP, x)                                                   \
+    _Generic(*(x), L(SYMM_GEN_ASSOC_CTX, OP) default : symm_generic_unsupported_type)
 
-#define SYMM_GEN_DATA4(OP, d, s, n, pe) SYMM_GEN_RMA(OP, d)(d, s, n, pe)
-#define SYMM_GEN_DATA5(OP, c, d, s, n, pe) SYMM_GEN_RMA(ctx_##OP, d)(c, d, s, n, pe)
-#define shmem_put(...) SYMM_CAT(SYMM_GEN_DATA, SYMM_NARG(__VA_ARGS__))(put, __VA_ARGS__)
-#define shmem_get(...) SYMM_CAT(SYMM_GEN_DATA, SYMM_NARG(__VA_ARGS__))(get, __VA_ARGS__)
-#define shmem_put_nbi(...) SYMM_CAT(SYMM_GEN_DATA, SYMM_NARG(__VA_ARGS__))(put_nbi, __VA_ARGS__)
-#define shmem_get_nbi(...) SYMM_CAT(SYMM_GEN_DATA, SYMM_NARG(__VA_ARGS__))(get_nbi, __VA_ARGS__)
+/* Dispatch on argument count K (plain) or K+1 (with a leading ctx). */
+#define SYMM_GEN(L, OP, K, ...)                                                \
+    SYMM_CAT(SYMM_GEN_, SYMM_CAT(K, SYMM_CAT(_, SYMM_NARG(__VA_ARGS__))))(L, OP, __VA_ARGS__)
+#define SYMM_GEN_2_2(L, OP, a, ...) SYMM_GSEL(L, OP, a)(a, __VA_ARGS__)
+#define SYMM_GEN_2_3(L, OP, c, a, ...) SYMM_GSELC(L, OP, a)(c, a, __VA_ARGS__)
+#define SYMM_GEN_3_3 SYMM_GEN_2_2
+#define SYMM_GEN_3_4 SYMM_GEN_2_3
+#define SYMM_GEN_4_4 SYMM_GEN_2_2
+#define SYMM_GEN_4_5 SYMM_GEN_2_3
+#define SYMM_GEN_5_5 SYMM_GEN_2_2
+#define SYMM_GEN_5_6 SYMM_GEN_2_3
+#define SYMM_GEN_6_6 SYMM_GEN_2_2
+#define SYMM_GEN_6_7 SYMM_GEN_2_3
+#define SYMM_GEN_7_7 SYMM_GEN_2_2
+#define SYMM_GEN_7_8 SYMM_GEN_2_3
 
-#define SYMM_GEN_P3(d, v, pe) SYMM_GEN_RMA(p, d)(d, v, pe)
-#define SYMM_GEN_P4(c, d, v, pe) SYMM_GEN_RMA(ctx_p, d)(c, d, v, pe)
-#define shmem_p(...) SYMM_CAT(SYMM_GEN_P, SYMM_NARG(__VA_ARGS__))(__VA_ARGS__)
-#define SYMM_GEN_G2(s, pe) SYMM_GEN_RMA(g, s)(s, pe)
-#define SYMM_GEN_G3(c, s, pe) SYMM_GEN_RMA(ctx_g, s)(c, s, pe)
-#define shmem_g(...) SYMM_CAT(SYMM_GEN_G, SYMM_NARG(__VA_ARGS__))(__VA_ARGS__)
+#define shmem_atomic_fetch(...) SYMM_GEN(SYMM_GL_AMO_EXT, atomic_fetch, 2, __VA_ARGS__)
+#define shmem_atomic_set(...) SYMM_GEN(SYMM_GL_AMO_EXT, atomic_set, 3, __VA_ARGS__)
+#define shmem_atomic_swap(...) SYMM_GEN(SYMM_GL_AMO_EXT, atomic_swap, 3, __VA_ARGS__)
+#define shmem_atomic_fetch_nbi(...) SYMM_GEN(SYMM_GL_AMO_EXT, atomic_fetch_nbi, 3, __VA_ARGS__)
+#define shmem_atomic_swap_nbi(...) SYMM_GEN(SYMM_GL_AMO_EXT, atomic_swap_nbi, 4, __VA_ARGS__)
+#define shmem_atomic_compare_swap(...)                                         \
+    SYMM_GEN(SYMM_GL_AMO_STD, atomic_compare_swap, 4, __VA_ARGS__)
+#define shmem_atomic_compare_swap_nbi(...)                                     \
+    SYMM_GEN(SYMM_GL_AMO_STD, atomic_compare_swap_nbi, 5, __VA_ARGS__)
+#define shmem_atomic_fetch_inc(...) SYMM_GEN(SYMM_GL_AMO_STD, atomic_fetch_inc, 2, __VA_ARGS__)
+#define shmem_atomic_inc(...) SYMM_GEN(SYMM_GL_AMO_STD, atomic_inc, 2, __VA_ARGS__)
+#define shmem_atomic_fetch_inc_nbi(...)                                        \
+    SYMM_GEN(SYMM_GL_AMO_STD, atomic_fetch_inc_nbi, 3, __VA_ARGS__)
+#define shmem_atomic_fetch_add(...) SYMM_GEN(SYMM_GL_AMO_STD, atomic_fetch_add, 3, __VA_ARGS__)
+#define shmem_atomic_add(...) SYMM_GEN(SYMM_GL_AMO_STD, atomic_add, 3, __VA_ARGS__)
+#define shmem_atomic_fetch_add_nbi(...)                                        \
+    SYMM_GEN(SYMM_GL_AMO_STD, atomic_fetch_add_nbi, 4, __VA_ARGS__)
+#define shmem_atomic_fetch_and(...) SYMM_GEN(SYMM_GL_AMO_BIT, atomic_fetch_and, 3, __VA_ARGS__)
+#define shmem_atomic_and(...) SYMM_GEN(SYMM_GL_AMO_BIT, atomic_and, 3, __VA_ARGS__)
+#define shmem_atomic_fetch_and_nbi(...)                                        \
+    SYMM_GEN(SYMM_GL_AMO_BIT, atomic_fetch_and_nbi, 4, __VA_ARGS__)
+#define shmem_atomic_fetch_or(...) SYMM_GEN(SYMM_GL_AMO_BIT, atomic_fetch_or, 3, __VA_ARGS__)
+#define shmem_atomic_or(...) SYMM_GEN(SYMM_GL_AMO_BIT, atomic_or, 3, __VA_ARGS__)
+#define shmem_atomic_fetch_or_nbi(...)                                         \
+    SYMM_GEN(SYMM_GL_AMO_BIT, atomic_fetch_or_nbi, 4, __VA_ARGS__)
+#define shmem_atomic_fetch_xor(...) SYMM_GEN(SYMM_GL_AMO_BIT, atomic_fetch_xor, 3, __VA_ARGS__)
+#define shmem_atomic_xor(...) SYMM_GEN(SYMM_GL_AMO_BIT, atomic_xor, 3, __VA_ARGS__)
+#define shmem_atomic_fetch_xor_nbi(...)                                        \
+    SYMM_GEN(SYMM_GL_AMO_BIT, atomic_fetch_xor_nbi, 4, __VA_ARGS__)
 
-#define SYMM_GEN_STRIDED6(OP, d, s, ds, ss, n, pe) SYMM_GEN_RMA(OP, d)(d, s, ds, ss, n, pe)
-#define SYMM_GEN_STRIDED7(OP, c, d, s, ds, ss, n, pe)                          \
-    SYMM_GEN_RMA(ctx_##OP, d)(c, d, s, ds, ss, n, pe)
-#define shmem_iput(...) SYMM_CAT(SYMM_GEN_STRIDED, SYMM_NARG(__VA_ARGS__))(iput, __VA_ARGS__)
-#define shmem_iget(...) SYMM_CAT(SYMM_GEN_STRIDED, SYMM_NARG(__VA_ARGS__))(iget, __VA_ARGS__)
+#define shmem_put(...) SYMM_GEN(SYMM_GL_RMA, put, 4, __VA_ARGS__)
+#define shmem_get(...) SYMM_GEN(SYMM_GL_RMA, get, 4, __VA_ARGS__)
+#define shmem_put_nbi(...) SYMM_GEN(SYMM_GL_RMA, put_nbi, 4, __VA_ARGS__)
+#define shmem_get_nbi(...) SYMM_GEN(SYMM_GL_RMA, get_nbi, 4, __VA_ARGS__)
+#define shmem_p(...) SYMM_GEN(SYMM_GL_RMA, p, 3, __VA_ARGS__)
+#define shmem_g(...) SYMM_GEN(SYMM_GL_RMA, g, 2, __VA_ARGS__)
+#define shmem_iput(...) SYMM_GEN(SYMM_GL_RMA, iput, 6, __VA_ARGS__)
+#define shmem_iget(...) SYMM_GEN(SYMM_GL_RMA, iget, 6, __VA_ARGS__)
+#define shmem_put_signal(...) SYMM_GEN(SYMM_GL_RMA, put_signal, 7, __VA_ARGS__)
+#define shmem_put_signal_nbi(...) SYMM_GEN(SYMM_GL_RMA, put_signal_nbi, 7, __VA_ARGS__)
 
-#define shmem_wait_until(ivar, cmp, value) SYMM_GEN_P2P(wait_until, ivar)(ivar, cmp, value)
-#define shmem_test(ivar, cmp, value) SYMM_GEN_P2P(test, ivar)(ivar, cmp, value)
+#define shmem_wait_until(ivar, ...) SYMM_GSEL(SYMM_GL_P2P, wait_until, ivar)(ivar, __VA_ARGS__)
+#define shmem_test(ivar, ...) SYMM_GSEL(SYMM_GL_P2P, test, ivar)(ivar, __VA_ARGS__)
+#define shmem_wait_until_all(ivars, ...) SYMM_GSEL(SYMM_GL_P2P, wait_until_all, ivars)(ivars, __VA_ARGS__)
+#define shmem_wait_until_any(ivars, ...) SYMM_GSEL(SYMM_GL_P2P, wait_until_any, ivars)(ivars, __VA_ARGS__)
+#define shmem_wait_until_some(ivars, ...) SYMM_GSEL(SYMM_GL_P2P, wait_until_some, ivars)(ivars, __VA_ARGS__)
+#define shmem_wait_until_all_vector(ivars, ...)                                \
+    SYMM_GSEL(SYMM_GL_P2P, wait_until_all_vector, ivars)(ivars, __VA_ARGS__)
+#define shmem_wait_until_any_vector(ivars, ...)                                \
+    SYMM_GSEL(SYMM_GL_P2P, wait_until_any_vector, ivars)(ivars, __VA_ARGS__)
+#define shmem_wait_until_some_vector(ivars, ...)                               \
+    SYMM_GSEL(SYMM_GL_P2P, wait_until_some_vector, ivars)(ivars, __VA_ARGS__)
+#define shmem_test_all(ivars, ...) SYMM_GSEL(SYMM_GL_P2P, test_all, ivars)(ivars, __VA_ARGS__)
+#define shmem_test_any(ivars, ...) SYMM_GSEL(SYMM_GL_P2P, test_any, ivars)(ivars, __VA_ARGS__)
+#define shmem_test_some(ivars, ...) SYMM_GSEL(SYMM_GL_P2P, test_some, ivars)(ivars, __VA_ARGS__)
+#define shmem_test_all_vector(ivars, ...)                                      \
+    SYMM_GSEL(SYMM_GL_P2P, test_all_vector, ivars)(ivars, __VA_ARGS__)
+#define shmem_test_any_vector(ivars, ...)                                      \
+    SYMM_GSEL(SYMM_GL_P2P, test_any_vector, ivars)(ivars, __VA_ARGS__)
+#define shmem_test_some_vector(ivars, ...)                                     \
+    SYMM_GSEL(SYMM_GL_P2P, test_some_vector, ivars)(ivars, __VA_ARGS__)
 #endif /* C11 */
 
 #endif /* SHMEM_H */

@@ -22,6 +22,8 @@
 #include "shmemx.h"
 
 SYMM_API shmem_ctx_t SHMEM_CTX_DEFAULT;
+SYMM_API shmem_team_t SHMEM_TEAM_WORLD;
+SYMM_API shmem_team_t SHMEM_TEAM_SHARED;
 
 static int finalized_once;
 static int atexit_registered;
@@ -49,6 +51,8 @@ static int do_init(int requested, int *provided, const char *routine)
         symm_fatal(routine, "initialization failed: %s", symm_status_str((symm_status_t)rc));
     symm_cur = inst;
     SHMEM_CTX_DEFAULT = &inst->ctx_default;
+    SHMEM_TEAM_WORLD = (shmem_team_t)inst->team_world;
+    SHMEM_TEAM_SHARED = (shmem_team_t)inst->team_shared;
     if (!atexit_registered) {
         atexit(finalize_at_exit);
         atexit_registered = 1;
@@ -90,6 +94,7 @@ void shmem_finalize(void)
                    symm_status_str((symm_status_t)rc));
     symm_cur = NULL;
     SHMEM_CTX_DEFAULT = NULL;
+    SHMEM_TEAM_WORLD = SHMEM_TEAM_SHARED = SHMEM_TEAM_INVALID;
     finalized_once = 1;
     symm_instance_destroy(s);
 }
@@ -166,6 +171,10 @@ double shmemx_wtime(void)
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
+
+/* Profiling control: symm has no built-in profiling; the level is kept for
+ * tools that interpose on the pshmem_ names. */
+void shmem_pcontrol(int level, ...) { (void)level; }
 
 /* Deprecated cache routines: symm keeps no caches to manage. */
 void shmem_clear_cache_inv(void) {}

@@ -23,6 +23,7 @@
 #include "shmem.h"
 #include "runtime/log.h"
 #include "runtime/status.h"
+#include "team/team.h"
 #include "transport/shm.h"
 
 symm_instance_t *symm_cur;
@@ -238,6 +239,10 @@ int symm_instance_create(int thread_level, symm_instance_t **inst_p)
     rc = symm_alloc_init(&inst->alloc, inst->scratch_size, inst->heap_size);
     if (rc != SYMM_OK)
         goto err_shm;
+    rc = symm_team_init_predefined(inst);
+    if (rc != SYMM_OK)
+        goto err_alloc;
+    inst->ctx_default.team = inst->team_world;
     inst->barrier_flags = (uint64_t *)inst->heap_base;
     choose_spin(inst);
     if (cfg.prefault) {
@@ -262,6 +267,7 @@ int symm_instance_create(int thread_level, symm_instance_t **inst_p)
     return SYMM_OK;
 
 err_alloc:
+    symm_team_fini_predefined(inst);
     symm_alloc_fini(&inst->alloc);
 err_shm:
     symm_shm_fini(inst);
@@ -278,6 +284,7 @@ err_free:
 
 void symm_instance_destroy(symm_instance_t *inst)
 {
+    symm_team_fini_predefined(inst);
     symm_alloc_fini(&inst->alloc);
     symm_shm_fini(inst);
     symm_boot_destroy(inst->boot);

@@ -41,11 +41,15 @@ typedef struct symm_peer {
     int mapped;
 } symm_peer_t;
 
-/* The ordering/completion context; SHMEM_CTX_DEFAULT points at the
- * instance's default one. */
+/* An ordering/completion context. SHMEM_CTX_DEFAULT points at the
+ * instance's default one. Mapped peers need no per-context state (their
+ * operations complete in program order); a network transport keeps its
+ * per-context completion state (worker, outstanding operations) in net. */
 struct symm_ctx {
     struct symm_instance *inst;
+    struct symm_team *team;
     long options;
+    void *net;
 };
 
 typedef struct symm_instance {
@@ -84,6 +88,8 @@ typedef struct symm_instance {
     symm_boot_t *boot;
     symm_config_t cfg;
     struct symm_ctx ctx_default;
+    struct symm_team *team_world;
+    struct symm_team *team_shared;
     const struct symm_transport_ops *net;
 } symm_instance_t;
 

@@ -19,6 +19,19 @@
 struct symm_instance;
 struct symm_ctx;
 
+/* Atomic operations a transport performs on size-byte (4 or 8) integers or
+ * floats; inc is add of 1, fetch of a non-fetching op is NULL result. */
+typedef enum symm_amo_op {
+    SYMM_AMO_FETCH,
+    SYMM_AMO_SET,
+    SYMM_AMO_SWAP,
+    SYMM_AMO_CSWAP,
+    SYMM_AMO_ADD,
+    SYMM_AMO_AND,
+    SYMM_AMO_OR,
+    SYMM_AMO_XOR,
+} symm_amo_op_t;
+
 typedef struct symm_transport_ops {
     const char *name;
     /* Collective, after the node-local mappings exist. */
@@ -30,6 +43,10 @@ typedef struct symm_transport_ops {
     /* Non-blocking: complete at the next quiet of ctx. */
     int (*put_nbi)(struct symm_ctx *ctx, int seg, size_t off, const void *src, size_t n, int pe);
     int (*get_nbi)(struct symm_ctx *ctx, void *dst, int seg, size_t off, size_t n, int pe);
+    /* Atomic on pe's copy; result (old value) may be NULL for non-fetching
+     * ops. nbi: result is written by the next quiet of ctx. */
+    int (*amo)(struct symm_ctx *ctx, symm_amo_op_t op, size_t size, int seg, size_t off,
+               const void *operand, const void *compare, void *result, int nbi, int pe);
     int (*fence)(struct symm_ctx *ctx);
     int (*quiet)(struct symm_ctx *ctx);
     /* Make progress on everything outstanding (called from wait loops). */

@@ -1,0 +1,99 @@
+/*
+ * lock.c - shmem_set_lock / shmem_test_lock / shmem_clear_lock: an MCS
+ * queue lock built on 32-bit AMOs, FIFO fair, no lost wake-ups.
+ *
+ * The user's symmetric long (initially 0) holds two 32-bit words. Word 0 of
+ * PE 0's copy is the queue tail (PE+1 of the last waiter, 0 if free). Word 1
+ * of each PE's own copy is that PE's queue node: the successor (PE+1) in
+ * bits 0-30, set by the successor, and the hand-over bit 31, set by the
+ * predecessor. Both writers use fetch_or on zero bits, so they commute.
+ * A waiter spins on its own node in its own memory (local, backs off).
+ */
+#include <stdint.h>
+
+#include "ops/amo.h"
+#include "ops/sync.h"
+#include "runtime/log.h"
+#include "shmem.h"
+
+#define LOCK_GO 0x80000000u
+#define LOCK_NEXT_MASK 0x7fffffffu
+
+static uint32_t *tail_of(long *lock) { return (uint32_t *)(void *)lock; }
+static uint32_t *node_of(long *lock) { return (uint32_t *)(void *)lock + 1; }
+
+static uint32_t amo32(symm_instance_t *s, uint32_t *addr, symm_amo_op_t op, uint32_t operand,
+                      uint32_t compare, int pe, const char *routine)
+{
+    uint32_t res = 0;
+    uint32_t *r = symm_amo_target(&s->ctx_default, addr, sizeof(uint32_t), pe, routine);
+    if (symm_likely(r != NULL)) {
+        switch (op) {
+        case SYMM_AMO_SWAP: return __atomic_exchange_n(r, operand, SYMM_AMO_ORDER);
+        case SYMM_AMO_CSWAP:
+            res = compare;
+            __atomic_compare_exchange_n(r, &res, operand, 0, SYMM_AMO_ORDER, SYMM_AMO_ORDER);
+            return res;
+        case SYMM_AMO_OR: return __atomic_fetch_or(r, operand, SYMM_AMO_ORDER);
+        default: return __atomic_load_n(r, SYMM_AMO_ORDER);
+        }
+    }
+    symm_amo_slow(&s->ctx_default, addr, op, sizeof(uint32_t), &operand, &compare, &res, 0, pe,
+                  routine);
+    return res;
+}
+
+static void lock_check(symm_instance_t *s, long *lock, const char *routine)
+{
+    size_t off, room;
+    if (lock == NULL)
+        symm_fatal(routine, "lock is NULL");
+    if (symm_seg_translate(s, lock, &off, &room) == SYMM_SEG_NONE)
+        symm_fatal(routine, "lock %p is not a symmetric address", (void *)lock);
+}
+
+void shmem_set_lock(long *lock)
+{
+    symm_instance_t *s = symm_inst(__func__);
+    uint32_t me = (uint32_t)s->my_pe + 1;
+    lock_check(s, lock, __func__);
+    __atomic_store_n(node_of(lock), 0, __ATOMIC_RELAXED);
+    uint32_t prev = amo32(s, tail_of(lock), SYMM_AMO_SWAP, me, 0, 0, __func__);
+    if (prev != 0) {
+        /* Link behind the predecessor, then wait for its hand-over. */
+        amo32(s, node_of(lock), SYMM_AMO_OR, me, 0, (int)prev - 1, __func__);
+        unsigned polls = 0;
+        while (!(__atomic_load_n(node_of(lock), __ATOMIC_ACQUIRE) & LOCK_GO))
+            symm_wait_backoff(s, &polls);
+    }
+    __atomic_thread_fence(__ATOMIC_ACQUIRE);
+}
+
+int shmem_test_lock(long *lock)
+{
+    symm_instance_t *s = symm_inst(__func__);
+    uint32_t me = (uint32_t)s->my_pe + 1;
+    lock_check(s, lock, __func__);
+    __atomic_store_n(node_of(lock), 0, __ATOMIC_RELAXED);
+    uint32_t prev = amo32(s, tail_of(lock), SYMM_AMO_CSWAP, me, 0, 0, __func__);
+    return prev == 0 ? 0 : 1;
+}
+
+void shmem_clear_lock(long *lock)
+{
+    symm_instance_t *s = symm_inst(__func__);
+    uint32_t me = (uint32_t)s->my_pe + 1;
+    lock_check(s, lock, __func__);
+    /* Updates made under the lock complete before the next holder enters. */
+    symm_quiet(s, &s->ctx_default);
+    uint32_t next = __atomic_load_n(node_of(lock), __ATOMIC_ACQUIRE) & LOCK_NEXT_MASK;
+    if (next == 0) {
+        if (amo32(s, tail_of(lock), SYMM_AMO_CSWAP, 0, me, 0, __func__) == me)
+            return; /* nobody waiting */
+        /* A successor swapped itself in but has not linked yet. */
+        unsigned polls = 0;
+        while ((next = __atomic_load_n(node_of(lock), __ATOMIC_ACQUIRE) & LOCK_NEXT_MASK) == 0)
+            symm_wait_backoff(s, &polls);
+    }
+    amo32(s, node_of(lock), SYMM_AMO_OR, LOCK_GO, 0, (int)next - 1, __func__);
+}

@@ -1,0 +1,25 @@
+/*
+ * signal.c - general path of put-with-signal: zero length, unmapped peers.
+ */
+#include "ops/signal.h"
+
+#include "ops/sync.h"
+#include "runtime/log.h"
+
+void symm_bad_sig_op(const char *routine, int sig_op)
+{
+    symm_fatal(routine, "invalid signal operator %d (expected SHMEM_SIGNAL_SET or "
+                        "SHMEM_SIGNAL_ADD)", sig_op);
+}
+
+void symm_put_signal_slow(struct symm_ctx *ctx, void *dst, const void *src, size_t n,
+                          uint64_t *sig_addr, uint64_t signal, int sig_op, int nbi, int pe,
+                          const char *routine)
+{
+    symm_instance_t *s = symm_cur;
+    symm_rma_put_slow(ctx, dst, src, n, pe, nbi, routine);
+    /* The data must be delivered before the signal changes. */
+    if (n != 0 && symm_seg_peer_addr(s, dst, pe) == NULL)
+        symm_fence(s, ctx);
+    symm_signal_update(ctx, sig_addr, signal, sig_op, pe, routine);
+}

@@ -1,0 +1,56 @@
+/*
+ * signal.h - put-with-signal and signal updates.
+ *
+ * On a mapped peer: copy the data, then update the signal word with a
+ * release operation, so a PE that observes the signal with an acquire load
+ * (signal_wait_until, wait_until, signal_fetch) also observes the data, on
+ * every architecture. Other peers: put, fence, then the signal atomic
+ * through the transport, which orders them the same way.
+ */
+#ifndef SYMM_SIGNAL_H
+#define SYMM_SIGNAL_H
+
+#include <stdint.h>
+
+#include "ops/amo.h"
+
+void symm_bad_sig_op(const char *routine, int sig_op) __attribute__((noreturn, cold));
+void symm_put_signal_slow(struct symm_ctx *ctx, void *dst, const void *src, size_t n,
+                          uint64_t *sig_addr, uint64_t signal, int sig_op, int nbi, int pe,
+                          const char *routine);
+
+/* Update pe's copy of sig_addr (SHMEM_SIGNAL_SET or _ADD) with release order. */
+static inline void symm_signal_update(struct symm_ctx *ctx, uint64_t *sig_addr, uint64_t signal,
+                                      int sig_op, int pe, const char *routine)
+{
+    if (symm_unlikely((unsigned)sig_op > 1u))
+        symm_bad_sig_op(routine, sig_op);
+    SYMM_AMO_DO(ctx, uint64_t, sig_addr, pe, sig_op == 0 ? SYMM_AMO_SET : SYMM_AMO_ADD, &signal,
+                NULL, NULL, 0, routine, {
+                    if (sig_op == 0)
+                        __atomic_store_n(r_, signal, __ATOMIC_RELEASE);
+                    else
+                        __atomic_fetch_add(r_, signal, __ATOMIC_RELEASE);
+                });
+}
+
+static inline void symm_put_signal(struct symm_ctx *ctx, void *dst, const void *src, size_t n,
+                                   uint64_t *sig_addr, uint64_t signal, int sig_op, int nbi,
+                                   int pe, const char *routine)
+{
+    symm_instance_t *s = symm_ctx_inst(ctx, routine);
+    symm_check_pe(s, pe, routine);
+    if (symm_unlikely(s->debug)) {
+        symm_check_sym(s, routine, dst, n, "dest");
+        symm_check_local(routine, src, n, "source");
+    }
+    void *r = symm_seg_peer_addr(s, dst, pe);
+    if (symm_likely(r != NULL && n != 0)) {
+        memcpy(r, src, n);
+        symm_signal_update(ctx, sig_addr, signal, sig_op, pe, routine);
+        return;
+    }
+    symm_put_signal_slow(ctx, dst, src, n, sig_addr, signal, sig_op, nbi, pe, routine);
+}
+
+#endif
