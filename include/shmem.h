@@ -50,17 +50,25 @@ extern "C" {
 #define SHMEM_MALLOC_ATOMICS_REMOTE (1L << 0)
 #define SHMEM_MALLOC_SIGNAL_REMOTE (1L << 1)
 
-#if defined(__GNUC__)
+#if defined(__GNUC__) && defined(SYMM_BUILDING)
+/* Building symm: public routines are weak so profilers can interpose
+ * (their pshmem_ aliases stay strong); variables are not. */
+#define SYMM_API __attribute__((visibility("default"), weak))
+#define SYMM_API_VAR __attribute__((visibility("default")))
+#define SYMM_DEPRECATED
+#elif defined(__GNUC__)
 #define SYMM_API __attribute__((visibility("default")))
+#define SYMM_API_VAR SYMM_API
 #define SYMM_DEPRECATED __attribute__((deprecated))
 #else
 #define SYMM_API
+#define SYMM_API_VAR
 #define SYMM_DEPRECATED
 #endif
 
 /* ---- contexts --------------------------------------------------------- */
 typedef struct symm_ctx *shmem_ctx_t;
-SYMM_API extern shmem_ctx_t SHMEM_CTX_DEFAULT;
+SYMM_API_VAR extern shmem_ctx_t SHMEM_CTX_DEFAULT;
 #define SHMEM_CTX_INVALID ((shmem_ctx_t)0)
 
 /* ---- the type table ---------------------------------------------------
@@ -245,8 +253,8 @@ SYMM_API void shmem_ctx_getmem_nbi(shmem_ctx_t ctx, void *dest, const void *sour
 
 /* ---- teams (the full team API arrives with the collectives) ------------ */
 typedef struct symm_team *shmem_team_t;
-SYMM_API extern shmem_team_t SHMEM_TEAM_WORLD;
-SYMM_API extern shmem_team_t SHMEM_TEAM_SHARED;
+SYMM_API_VAR extern shmem_team_t SHMEM_TEAM_WORLD;
+SYMM_API_VAR extern shmem_team_t SHMEM_TEAM_SHARED;
 #define SHMEM_TEAM_INVALID ((shmem_team_t)0)
 
 /* ---- contexts --------------------------------------------------------- */

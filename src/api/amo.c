@@ -8,6 +8,7 @@
  */
 #include "ops/amo.h"
 #include "shmem.h"
+#include "api/profile.h"
 
 #define CTX_OF(ctx) ((struct symm_ctx *)(ctx))
 #define DEFAULT_CTX ((struct symm_ctx *)SHMEM_CTX_DEFAULT)
@@ -20,13 +21,15 @@
     {                                                                                   \
         return amo_##NAME(CTX_OF(ctx), __func__, UNP ARGS);                             \
     }                                                                                   \
-    RET shmem_##NAME(UNP PARAMS) { return amo_##NAME(DEFAULT_CTX, __func__, UNP ARGS); }
+    RET shmem_##NAME(UNP PARAMS) { return amo_##NAME(DEFAULT_CTX, __func__, UNP ARGS); } \
+    SYMM_PALIAS(shmem_ctx_##NAME) SYMM_PALIAS(shmem_##NAME)
 #define PAIR_VOID(NAME, PARAMS, ARGS)                                                   \
     void shmem_ctx_##NAME(shmem_ctx_t ctx, UNP PARAMS)                                  \
     {                                                                                   \
         amo_##NAME(CTX_OF(ctx), __func__, UNP ARGS);                                    \
     }                                                                                   \
-    void shmem_##NAME(UNP PARAMS) { amo_##NAME(DEFAULT_CTX, __func__, UNP ARGS); }
+    void shmem_##NAME(UNP PARAMS) { amo_##NAME(DEFAULT_CTX, __func__, UNP ARGS); }   \
+    SYMM_PALIAS(shmem_ctx_##NAME) SYMM_PALIAS(shmem_##NAME)
 
 #define CORE_ARGS struct symm_ctx *ctx, const char *routine
 
@@ -181,7 +184,9 @@ SHMEM_AMO_BIT_TYPES(DEF_AMO_BIT)
     void shmem_##N##_add(T *dest, T value, int pe)                                          \
     {                                                                                       \
         amo_##N##_atomic_add(DEFAULT_CTX, __func__, dest, value, pe);                       \
-    }
+    }                                                                                       \
+    SYMM_PALIAS(shmem_##N##_cswap) SYMM_PALIAS(shmem_##N##_finc)                            \
+    SYMM_PALIAS(shmem_##N##_inc) SYMM_PALIAS(shmem_##N##_fadd) SYMM_PALIAS(shmem_##N##_add)
 SHMEM_AMO_DEPR_STD_TYPES(DEF_AMO_DEPR_STD)
 
 #define DEF_AMO_DEPR_EXT(T, N)                                                              \
@@ -196,10 +201,12 @@ SHMEM_AMO_DEPR_STD_TYPES(DEF_AMO_DEPR_STD)
     void shmem_##N##_set(T *dest, T value, int pe)                                          \
     {                                                                                       \
         amo_##N##_atomic_set(DEFAULT_CTX, __func__, dest, value, pe);                       \
-    }
+    }                                                                                       \
+    SYMM_PALIAS(shmem_##N##_swap) SYMM_PALIAS(shmem_##N##_fetch) SYMM_PALIAS(shmem_##N##_set)
 SHMEM_AMO_DEPR_EXT_TYPES(DEF_AMO_DEPR_EXT)
 
 long shmem_swap(long *dest, long value, int pe)
 {
     return amo_long_atomic_swap(DEFAULT_CTX, __func__, dest, value, pe);
 }
+SYMM_PALIAS(shmem_swap)

@@ -11,6 +11,7 @@
 #include "ops/sync.h"
 #include "runtime/log.h"
 #include "shmem.h"
+#include "api/profile.h"
 #include "team/team.h"
 
 int shmem_ctx_create(long options, shmem_ctx_t *ctx)
@@ -59,3 +60,7 @@ int shmem_ctx_get_team(shmem_ctx_t ctx, shmem_team_t *team)
     *team = (shmem_team_t)((struct symm_ctx *)ctx)->team;
     return 0;
 }
+
+SYMM_PALIAS(shmem_ctx_create)
+SYMM_PALIAS(shmem_ctx_destroy)
+SYMM_PALIAS(shmem_ctx_get_team)

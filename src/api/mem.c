@@ -7,6 +7,7 @@
 #include "mem/heap.h"
 #include "runtime/log.h"
 #include "shmem.h"
+#include "api/profile.h"
 #include "shmemx.h"
 
 void *shmem_malloc(size_t size)
@@ -65,3 +66,14 @@ size_t shmemx_heap_free(void)
     symm_instance_t *s = symm_inst("shmemx_heap_free");
     return s->heap_size - s->scratch_size - s->alloc.used;
 }
+
+SYMM_PALIAS(shmem_malloc)
+SYMM_PALIAS(shmem_malloc_with_hints)
+SYMM_PALIAS(shmem_calloc)
+SYMM_PALIAS(shmem_align)
+SYMM_PALIAS(shmem_realloc)
+SYMM_PALIAS(shmem_free)
+SYMM_PALIAS(shmalloc)
+SYMM_PALIAS(shfree)
+SYMM_PALIAS(shrealloc)
+SYMM_PALIAS(shmemalign)

@@ -13,6 +13,7 @@
 #include "ops/sync.h"
 #include "runtime/log.h"
 #include "shmem.h"
+#include "api/profile.h"
 
 /* The C11 generic selections of shmem.h share these names. */
 #undef shmem_wait_until
@@ -189,7 +190,16 @@ enum { SCAN_ALL, SCAN_ANY, SCAN_SOME };
     void shmem_##N##_wait(T *ivar, T cmp_value)                                              \
     {                                                                                        \
         shmem_##N##_wait_until(ivar, SHMEM_CMP_NE, cmp_value);                               \
-    }
+    }                                                                                        \
+    SYMM_PALIAS(shmem_##N##_wait_until) SYMM_PALIAS(shmem_##N##_wait_until_all)              \
+    SYMM_PALIAS(shmem_##N##_wait_until_any) SYMM_PALIAS(shmem_##N##_wait_until_some)         \
+    SYMM_PALIAS(shmem_##N##_wait_until_all_vector)                                           \
+    SYMM_PALIAS(shmem_##N##_wait_until_any_vector)                                           \
+    SYMM_PALIAS(shmem_##N##_wait_until_some_vector) SYMM_PALIAS(shmem_##N##_test)            \
+    SYMM_PALIAS(shmem_##N##_test_all) SYMM_PALIAS(shmem_##N##_test_any)                      \
+    SYMM_PALIAS(shmem_##N##_test_some) SYMM_PALIAS(shmem_##N##_test_all_vector)              \
+    SYMM_PALIAS(shmem_##N##_test_any_vector) SYMM_PALIAS(shmem_##N##_test_some_vector)       \
+    SYMM_PALIAS(shmem_##N##_wait)
 SHMEM_P2P_TYPES(DEF_P2P_SCAN)
 
 void shmem_wait_until(long *ivar, int cmp, long cmp_value)
@@ -198,3 +208,4 @@ void shmem_wait_until(long *ivar, int cmp, long cmp_value)
 }
 
 void shmem_wait(long *ivar, long cmp_value) { shmem_long_wait_until(ivar, SHMEM_CMP_NE, cmp_value); }
+SYMM_PALIAS(shmem_wait_until) SYMM_PALIAS(shmem_wait)

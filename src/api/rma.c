@@ -6,6 +6,7 @@
  */
 #include "ops/rma.h"
 #include "shmem.h"
+#include "api/profile.h"
 
 #define CTX_OF(ctx) ((struct symm_ctx *)(ctx))
 #define DEFAULT_CTX ((struct symm_ctx *)SHMEM_CTX_DEFAULT)
@@ -84,7 +85,15 @@
                           size_t nelems, int pe)                                             \
     {                                                                                        \
         symm_rma_iget(DEFAULT_CTX, dest, source, dst, sst, nelems, sizeof(T), pe, __func__); \
-    }
+    }                                                                                        \
+    SYMM_PALIAS(shmem_##N##_put) SYMM_PALIAS(shmem_ctx_##N##_put)                            \
+    SYMM_PALIAS(shmem_##N##_get) SYMM_PALIAS(shmem_ctx_##N##_get)                            \
+    SYMM_PALIAS(shmem_##N##_put_nbi) SYMM_PALIAS(shmem_ctx_##N##_put_nbi)                    \
+    SYMM_PALIAS(shmem_##N##_get_nbi) SYMM_PALIAS(shmem_ctx_##N##_get_nbi)                    \
+    SYMM_PALIAS(shmem_##N##_p) SYMM_PALIAS(shmem_ctx_##N##_p)                                \
+    SYMM_PALIAS(shmem_##N##_g) SYMM_PALIAS(shmem_ctx_##N##_g)                                \
+    SYMM_PALIAS(shmem_##N##_iput) SYMM_PALIAS(shmem_ctx_##N##_iput)                          \
+    SYMM_PALIAS(shmem_##N##_iget) SYMM_PALIAS(shmem_ctx_##N##_iget)
 SHMEM_RMA_TYPES(SYMM_DEF_RMA)
 
 #define SYMM_DEF_RMA_SIZED(BITS)                                                             \
@@ -143,7 +152,13 @@ SHMEM_RMA_TYPES(SYMM_DEF_RMA)
                           size_t nelems, int pe)                                             \
     {                                                                                        \
         symm_rma_iget(DEFAULT_CTX, dest, source, dst, sst, nelems, BITS / 8, pe, __func__);  \
-    }
+    }                                                                                        \
+    SYMM_PALIAS(shmem_put##BITS) SYMM_PALIAS(shmem_ctx_put##BITS)                            \
+    SYMM_PALIAS(shmem_get##BITS) SYMM_PALIAS(shmem_ctx_get##BITS)                            \
+    SYMM_PALIAS(shmem_put##BITS##_nbi) SYMM_PALIAS(shmem_ctx_put##BITS##_nbi)                \
+    SYMM_PALIAS(shmem_get##BITS##_nbi) SYMM_PALIAS(shmem_ctx_get##BITS##_nbi)                \
+    SYMM_PALIAS(shmem_iput##BITS) SYMM_PALIAS(shmem_ctx_iput##BITS)                          \
+    SYMM_PALIAS(shmem_iget##BITS) SYMM_PALIAS(shmem_ctx_iget##BITS)
 SHMEM_SIZES(SYMM_DEF_RMA_SIZED)
 
 void shmem_ctx_putmem(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe)
@@ -178,3 +193,7 @@ void shmem_getmem_nbi(void *dest, const void *source, size_t nelems, int pe)
 {
     symm_rma_get(DEFAULT_CTX, dest, source, nelems, pe, 1, __func__);
 }
+SYMM_PALIAS(shmem_putmem) SYMM_PALIAS(shmem_ctx_putmem)
+SYMM_PALIAS(shmem_getmem) SYMM_PALIAS(shmem_ctx_getmem)
+SYMM_PALIAS(shmem_putmem_nbi) SYMM_PALIAS(shmem_ctx_putmem_nbi)
+SYMM_PALIAS(shmem_getmem_nbi) SYMM_PALIAS(shmem_ctx_getmem_nbi)

@@ -19,11 +19,12 @@
 #include "runtime/status.h"
 #include "runtime/state.h"
 #include "shmem.h"
+#include "api/profile.h"
 #include "shmemx.h"
 
-SYMM_API shmem_ctx_t SHMEM_CTX_DEFAULT;
-SYMM_API shmem_team_t SHMEM_TEAM_WORLD;
-SYMM_API shmem_team_t SHMEM_TEAM_SHARED;
+SYMM_API_VAR shmem_ctx_t SHMEM_CTX_DEFAULT;
+SYMM_API_VAR shmem_team_t SHMEM_TEAM_WORLD;
+SYMM_API_VAR shmem_team_t SHMEM_TEAM_SHARED;
 
 static int finalized_once;
 static int atexit_registered;
@@ -183,3 +184,29 @@ void shmem_clear_cache_line_inv(void *dest) { (void)dest; }
 void shmem_set_cache_line_inv(void *dest) { (void)dest; }
 void shmem_udcflush(void) {}
 void shmem_udcflush_line(void *dest) { (void)dest; }
+
+SYMM_PALIAS(shmem_init)
+SYMM_PALIAS(shmem_init_thread)
+SYMM_PALIAS(start_pes)
+SYMM_PALIAS(shmem_query_thread)
+SYMM_PALIAS(shmem_finalize)
+SYMM_PALIAS(shmem_query_initialized)
+SYMM_PALIAS(shmem_query_finalized)
+SYMM_PALIAS(shmem_my_pe)
+SYMM_PALIAS(shmem_n_pes)
+SYMM_PALIAS(_my_pe)
+SYMM_PALIAS(_num_pes)
+SYMM_PALIAS(shmem_pe_accessible)
+SYMM_PALIAS(shmem_addr_accessible)
+SYMM_PALIAS(shmem_ptr)
+extern __typeof__(shmem_global_exit) pshmem_global_exit
+    __attribute__((alias("shmem_global_exit"), visibility("default"), noreturn));
+SYMM_PALIAS(shmem_info_get_version)
+SYMM_PALIAS(shmem_info_get_name)
+SYMM_PALIAS(shmem_pcontrol)
+SYMM_PALIAS(shmem_clear_cache_inv)
+SYMM_PALIAS(shmem_set_cache_inv)
+SYMM_PALIAS(shmem_clear_cache_line_inv)
+SYMM_PALIAS(shmem_set_cache_line_inv)
+SYMM_PALIAS(shmem_udcflush)
+SYMM_PALIAS(shmem_udcflush_line)

@@ -5,6 +5,7 @@
 #include "ops/signal.h"
 #include "ops/sync.h"
 #include "shmem.h"
+#include "api/profile.h"
 
 #define CTX_OF(ctx) ((struct symm_ctx *)(ctx))
 #define DEFAULT_CTX ((struct symm_ctx *)SHMEM_CTX_DEFAULT)
@@ -33,7 +34,9 @@
     {                                                                                       \
         symm_put_signal(DEFAULT_CTX, dest, source, nelems * (SIZE), SIG_ARGS, 1, pe,        \
                         __func__);                                                          \
-    }
+    }                                                                                       \
+    SYMM_PALIAS(shmem_ctx_##PFX##_signal) SYMM_PALIAS(shmem_##PFX##_signal)                 \
+    SYMM_PALIAS(shmem_ctx_##PFX##_signal_nbi) SYMM_PALIAS(shmem_##PFX##_signal_nbi)
 
 #define DEF_PUT_SIGNAL(T, N) DEF_PUT_SIGNAL_FORMS(N##_put, T, sizeof(T))
 SHMEM_RMA_TYPES(DEF_PUT_SIGNAL)
@@ -74,3 +77,6 @@ void shmem_signal_set(uint64_t *sig_addr, uint64_t signal, int pe)
 {
     symm_signal_update(DEFAULT_CTX, sig_addr, signal, SHMEM_SIGNAL_SET, pe, __func__);
 }
+SYMM_PALIAS(shmem_signal_fetch) SYMM_PALIAS(shmem_signal_wait_until)
+SYMM_PALIAS(shmem_signal_add) SYMM_PALIAS(shmem_ctx_signal_add)
+SYMM_PALIAS(shmem_signal_set) SYMM_PALIAS(shmem_ctx_signal_set)

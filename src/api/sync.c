@@ -4,6 +4,7 @@
 #include "ops/sync.h"
 #include "runtime/log.h"
 #include "shmem.h"
+#include "api/profile.h"
 
 
 void shmem_fence(void)
@@ -34,3 +35,10 @@ void shmem_ctx_quiet(shmem_ctx_t ctx)
 
 void shmem_barrier_all(void) { symm_barrier_world(symm_inst("shmem_barrier_all"), 1); }
 void shmem_sync_all(void) { symm_barrier_world(symm_inst("shmem_sync_all"), 0); }
+
+SYMM_PALIAS(shmem_fence)
+SYMM_PALIAS(shmem_quiet)
+SYMM_PALIAS(shmem_ctx_fence)
+SYMM_PALIAS(shmem_ctx_quiet)
+SYMM_PALIAS(shmem_barrier_all)
+SYMM_PALIAS(shmem_sync_all)

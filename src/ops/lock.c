@@ -15,6 +15,7 @@
 #include "ops/sync.h"
 #include "runtime/log.h"
 #include "shmem.h"
+#include "api/profile.h"
 
 #define LOCK_GO 0x80000000u
 #define LOCK_NEXT_MASK 0x7fffffffu
@@ -97,3 +98,7 @@ void shmem_clear_lock(long *lock)
     }
     amo32(s, node_of(lock), SYMM_AMO_OR, LOCK_GO, 0, (int)next - 1, __func__);
 }
+
+SYMM_PALIAS(shmem_set_lock)
+SYMM_PALIAS(shmem_test_lock)
+SYMM_PALIAS(shmem_clear_lock)
