@@ -20,9 +20,28 @@
  *  *_global    the same, but source and target are static (data-segment)
  *              arrays of 4 MiB instead of shmem_malloc'ed heap memory.
  *  p_lat       loop of { shmem_long_p; shmem_quiet };  g_lat: shmem_long_g.
- *  atomic_lat  long atomics (1.4 names).  Fetching ops: per call.  Non-
- *              fetching ops (add, inc, set) are each followed by shmem_quiet,
- *              like put_lat, so every number is a completed round trip.
+ *  atomic_lat  1.4 atomics on a long (bitwise ones on an unsigned long):
+ *              fetch set compare_swap swap fetch_inc inc fetch_add add
+ *              fetch_and and fetch_or or fetch_xor xor.  Fetching ops: per
+ *              call.  Non-fetching ops are each followed by shmem_quiet, like
+ *              put_lat, so every number is a completed round trip; their
+ *              second column ("issue", CSV row OP_issue) is the same op without
+ *              the per-op quiet: N ops then one quiet, divided by N.  Every
+ *              compare_swap matches (it stores old + 1).  Checked: the exact
+ *              final value after each op (bitwise: replayed locally), and an
+ *              untimed pass checking each fetched value against a local model.
+ *  atomic_rate ops/s of fetch_add, add, compare_swap, inc: loops of { W ops;
+ *              shmem_quiet } (W = --window), ~10N ops (as OSU osu_oshm_atomics,
+ *              PE 0 -> PE 1 only); the final counter is checked.
+ *  lock        shmem_set_lock + shmem_clear_lock on a symmetric heap long, PE 0
+ *              alone (the others wait in a barrier); shmem_test_lock (success)
+ *              + clear likewise.  "contended": all PEs loop N/10 times
+ *              { set_lock; shmem_long_g + shmem_long_p of a counter on PE 0;
+ *              clear_lock }: the average over PEs of each PE's mean time per
+ *              acquire+release; the counter must end at exactly npes * N/10.
+ *  pingpong    1.4 reference for signal: PE 0 shmem_long_p(flag, i, PE 1),
+ *              then shmem_long_wait_until(flag == i) on its own flag, which
+ *              PE 1 puts back after its own wait; half the round trip.
  *  barrier     loop of shmem_barrier_all, and of shmem_sync_all, on all PEs.
  *  bcast collect fcollect alltoall reduce (OpenSHMEM 1.5 team forms on
  *              SHMEM_TEAM_WORLD; size = bytes per PE; reduce = int sum):
@@ -30,7 +49,8 @@
  *              (as OSU does); the table shows the average over PEs of each
  *              PE's mean, and the min/max of those per-PE means.
  *  signal      shmem_putmem_signal + shmem_signal_wait_until ping-pong
- *              between PE 0 and PE 1; half the round trip is reported.
+ *              between PE 0 and PE 1, sizes from 8 B; half the round trip is
+ *              reported (as pingpong, its 1.4 reference).
  * Results are checked cheaply after each size (a few bytes of each target);
  * a wrong value is reported on stderr and makes the exit status non-zero.
  *
@@ -56,15 +76,31 @@
 #define HAVE_SHMEM_15 0
 #endif
 
-/* symm gains routine families issue by issue and announces each with a
- * SYMM_HAVE_* macro; any other library has what its version promises. */
+/* What each test needs: 1.4 has the atomics and locks, 1.5 the team
+ * collectives and signals.  symm gains routine families issue by issue and
+ * announces each with a SYMM_HAVE_* macro (locks come with SYMM_HAVE_AMO
+ * unless it says SYMM_HAVE_LOCK); any other library has what its version
+ * promises.  A test whose routines are missing prints "skipped". */
+#define HAVE_AMO 1
+#define HAVE_LOCK 1
+#define HAVE_COLL HAVE_SHMEM_15
+#define HAVE_SIGNAL HAVE_SHMEM_15
 #if defined(SYMM_VERSION_STRING)
 #if !defined(SYMM_HAVE_AMO)
-#define NO_AMO 1
+#undef HAVE_AMO
+#define HAVE_AMO 0
 #endif
-#if !defined(SYMM_HAVE_COLL) || !defined(SYMM_HAVE_SIGNAL)
-#undef HAVE_SHMEM_15
-#define HAVE_SHMEM_15 0
+#if !defined(SYMM_HAVE_LOCK) && !defined(SYMM_HAVE_AMO)
+#undef HAVE_LOCK
+#define HAVE_LOCK 0
+#endif
+#if !defined(SYMM_HAVE_COLL)
+#undef HAVE_COLL
+#define HAVE_COLL 0
+#endif
+#if !defined(SYMM_HAVE_SIGNAL)
+#undef HAVE_SIGNAL
+#define HAVE_SIGNAL 0
 #endif
 #endif
 
@@ -163,13 +199,21 @@ static void row_named(const char *test, const char *name, size_t s, double us)
     }
 }
 
-static void skipped(const char *test)
+/* "skipped:" is what bench/compare.sh greps for; printed even with --quiet. */
+static void skipped(const char *test, const char *why)
 {
     if (me == 0) {
-        printf("\n# symm-bench %s  skipped: needs OpenSHMEM 1.5\n", test);
+        printf("\n# symm-bench %s  skipped: %s\n", test, why);
         fflush(stdout);
     }
 }
+
+/* Why a test is missing: symm announces families one by one, others by version. */
+#if defined(SYMM_VERSION_STRING)
+#define MISSING(what) "this symm has no " what " yet"
+#else
+#define MISSING(what) "needs OpenSHMEM 1.5 (" what ")"
+#endif
 
 static void fail(const char *test, size_t s, const char *what, long got, long want)
 {
@@ -390,39 +434,396 @@ static void pg_lat(const char *test, int op)
     shmem_free(x);
 }
 
-#ifdef NO_AMO
-static void atomic_lat(void)
+/* ------------------------------------------------------------- atomics */
+
+#if HAVE_AMO
+/* Per-op time on PE 0 of a fetching op, or of a non-fetching op followed by
+ * shmem_quiet (a completed round trip): microseconds -> T. */
+#define AMO_LAT(T, ...)                                                  \
+    do {                                                                 \
+        (T) = 0;                                                         \
+        if (me == 0) {                                                   \
+            TIME_LOOP(T, w, n, __VA_ARGS__);                             \
+            (T) /= (double)n;                                            \
+        }                                                                \
+    } while (0)
+
+/* Per-op issue time of a non-fetching op without the per-op quiet: n ops,
+ * then one shmem_quiet, all timed (the warm-up is quieted before t0). */
+#define AMO_ISSUE(T, ...)                                                \
+    do {                                                                 \
+        (T) = 0;                                                         \
+        if (me == 0) {                                                   \
+            long i_;                                                     \
+            for (i_ = 0; i_ < w; i_++) { __VA_ARGS__; }                  \
+            shmem_quiet();                                               \
+            double t0_ = now_us();                                       \
+            for (i_ = 0; i_ < n; i_++) { __VA_ARGS__; }                  \
+            shmem_quiet();                                               \
+            (T) = (now_us() - t0_) / (double)n;                          \
+        }                                                                \
+    } while (0)
+
+/* One atomic_lat row; issue < 0: a fetching op (no issue column). */
+static void amo_row(const char *name, double lat, double issue)
 {
-    if (me == 0 && !opt.quiet)
-        printf("# symm-bench atomic_lat: skipped: this library has no atomics yet\n");
+    char r[32];
+    record("atomic_lat", name, sizeof(long), lat, "us");
+    if (issue >= 0) {
+        snprintf(r, sizeof r, "%s_issue", name);
+        record("atomic_lat", r, sizeof(long), issue, "us");
+    }
+    if (me == 0) {
+        if (issue >= 0)
+            printf("%-16s%12.3f%16.3f\n", name, lat, issue);
+        else
+            printf("%-16s%12.3f%16s\n", name, lat, "-");
+        fflush(stdout);
+    }
 }
-#else
+
+/* After a barrier, PE 1 checks the target word against the value every PE
+ * computed for it (the op sequence is deterministic). */
+static void amo_check(const char *test, const char *what, const long *x, long want)
+{
+    shmem_barrier_all();
+    if (me == 1 && *x != want)
+        fail(test, sizeof(long), what, *x, want);
+    shmem_barrier_all(); /* PE 0 must not start the next op before PE 1 read */
+}
+
+static void amo_ucheck(const char *test, const char *what, const unsigned long *x,
+                       unsigned long want)
+{
+    shmem_barrier_all();
+    if (me == 1 && *x != want)
+        fail(test, sizeof(long), what, (long)*x, (long)want);
+    shmem_barrier_all();
+}
+
+/* Operands of the timed bitwise loops (k counts the ops of one family). */
+static inline unsigned long and_opnd(unsigned long k) { return ~(1UL << (k & 63)); }
+static inline unsigned long or_opnd(unsigned long k) { return 1UL << ((k * 7) & 63); }
+static inline unsigned long xor_opnd(unsigned long k) { return (k + 1) * 0x9E3779B1UL; }
+
+enum { AND, OR, XOR };
+
+static unsigned long bit_model(int op, unsigned long u, unsigned long count)
+{
+    for (unsigned long k = 0; k < count; k++)
+        u = op == AND ? u & and_opnd(k) : op == OR ? u | or_opnd(k) : u ^ xor_opnd(k);
+    return u;
+}
+
+/* Untimed semantic check on PE 0 against a local model: the value each
+ * fetching op returns, and the target after each non-fetching op (fetched
+ * after a quiet).  Stops at the first mismatch of each part. */
+#define VCHK(what, got, want)                                                    \
+    do {                                                                         \
+        long g_ = (long)(got), w_ = (long)(want);                                \
+        if (g_ != w_) {                                                          \
+            fail(test, sizeof(long), "validate " what, g_, w_);                  \
+            return;                                                              \
+        }                                                                        \
+    } while (0)
+
+static void amo_validate_long(const char *test, long *x)
+{
+    shmem_long_atomic_set(x, 5, 1);
+    shmem_quiet();
+    VCHK("set/fetch", shmem_long_atomic_fetch(x, 1), 5);
+    VCHK("compare_swap (no match)", shmem_long_atomic_compare_swap(x, 4, 9, 1), 5);
+    VCHK("compare_swap (match)", shmem_long_atomic_compare_swap(x, 5, 9, 1), 5);
+    VCHK("swap", shmem_long_atomic_swap(x, 3, 1), 9);
+    VCHK("fetch_inc", shmem_long_atomic_fetch_inc(x, 1), 3);
+    VCHK("fetch_add", shmem_long_atomic_fetch_add(x, -10, 1), 4);
+    shmem_long_atomic_inc(x, 1);
+    shmem_long_atomic_add(x, -2, 1);
+    shmem_quiet();
+    VCHK("inc/add", shmem_long_atomic_fetch(x, 1), -7);
+}
+
+static void amo_validate_bits(const char *test, unsigned long *ux)
+{
+    static const char *const after[] = {
+        "validate target after fetch_and", "validate target after fetch_or",
+        "validate target after fetch_xor", "validate target after and",
+        "validate target after or", "validate target after xor" };
+    unsigned long u = 0x0123456789abcdefUL, m = 0x2545F4914F6CDD1DUL, o, r;
+    shmem_ulong_atomic_set(ux, u, 1);
+    shmem_quiet();
+    for (int k = 0; k < 96; k++) {
+        m = m * 6364136223846793005UL + 1442695040888963407UL; /* LCG */
+        o = k % 4 == 0 ? m >> 3 : m;                            /* vary density */
+        switch (k % 6) {
+        case 0:
+            VCHK("fetch_and returned", shmem_ulong_atomic_fetch_and(ux, o, 1), u);
+            u &= o;
+            break;
+        case 1:
+            VCHK("fetch_or returned", shmem_ulong_atomic_fetch_or(ux, o, 1), u);
+            u |= o;
+            break;
+        case 2:
+            VCHK("fetch_xor returned", shmem_ulong_atomic_fetch_xor(ux, o, 1), u);
+            u ^= o;
+            break;
+        case 3: shmem_ulong_atomic_and(ux, o, 1); u &= o; break;
+        case 4: shmem_ulong_atomic_or(ux, o, 1); u |= o; break;
+        default: shmem_ulong_atomic_xor(ux, o, 1); u ^= o; break;
+        }
+        shmem_quiet();
+        if ((r = shmem_ulong_atomic_fetch(ux, 1)) != u) {
+            fail(test, sizeof(long), after[k % 6], (long)r, (long)u);
+            return;
+        }
+    }
+}
+#undef VCHK
+
 static void atomic_lat(void)
 {
     const char *test = "atomic_lat";
     long *x = sym_alloc(sizeof(long));
-    long n = opt.iters, w = warm_of(n);
-    const long total = 4 * (n + w);
+    unsigned long *ux = sym_alloc(sizeof(unsigned long));
+    const long n = opt.iters, w = warm_of(n), c = n + w, S = 1000;
+    long v = 0;
+    unsigned long k = 0, u;
     volatile long sink = 0;
-    header(test, "long", "# Op            Latency (us)");
+    volatile unsigned long usink = 0;
+    double t, ti;
+    header(test, "long; bitwise: unsigned long",
+           "# Op            Latency (us)  Issue, no quiet (us)");
     shmem_barrier_all();
-    TIMED("fetch_add", sink += shmem_long_atomic_fetch_add(x, 1, 1));
-    TIMED("fetch_inc", sink += shmem_long_atomic_fetch_inc(x, 1));
-    TIMED("add", shmem_long_atomic_add(x, 1, 1); shmem_quiet());
-    TIMED("inc", shmem_long_atomic_inc(x, 1); shmem_quiet());
-    if (me == 1 && *x != total)
-        fail(test, sizeof(long), "counter after add/inc", *x, total);
-    TIMED("compare_swap", sink += shmem_long_atomic_compare_swap(x, total, total, 1));
-    TIMED("swap", sink += shmem_long_atomic_swap(x, total, 1));
-    TIMED("fetch", sink += shmem_long_atomic_fetch(x, 1));
-    TIMED("set", shmem_long_atomic_set(x, total, 1); shmem_quiet());
-    if (me == 1 && *x != total)
-        fail(test, sizeof(long), "value after cswap/swap/set", *x, total);
+
+    AMO_LAT(t, sink += shmem_long_atomic_fetch(x, 1));
+    amo_row("fetch", t, -1);
+    amo_check(test, "value after fetch", x, 0);
+
+    AMO_LAT(t, shmem_long_atomic_set(x, S, 1); shmem_quiet());
+    AMO_ISSUE(ti, shmem_long_atomic_set(x, S, 1));
+    amo_row("set", t, ti);
+    amo_check(test, "value after set", x, S);
+
+    v = S; /* every compare_swap matches and stores v + 1 */
+    AMO_LAT(t, sink += shmem_long_atomic_compare_swap(x, v, v + 1, 1); v++);
+    amo_row("compare_swap", t, -1);
+    amo_check(test, "value after compare_swap", x, S + c);
+
+    v = S + c;
+    AMO_LAT(t, sink += shmem_long_atomic_swap(x, ++v, 1));
+    amo_row("swap", t, -1);
+    v = S + 2 * c;
+    amo_check(test, "value after swap", x, v);
+
+    AMO_LAT(t, sink += shmem_long_atomic_fetch_inc(x, 1));
+    amo_row("fetch_inc", t, -1);
+    amo_check(test, "counter after fetch_inc", x, v += c);
+
+    AMO_LAT(t, shmem_long_atomic_inc(x, 1); shmem_quiet());
+    AMO_ISSUE(ti, shmem_long_atomic_inc(x, 1));
+    amo_row("inc", t, ti);
+    amo_check(test, "counter after inc", x, v += 2 * c);
+
+    AMO_LAT(t, sink += shmem_long_atomic_fetch_add(x, 1, 1));
+    amo_row("fetch_add", t, -1);
+    amo_check(test, "counter after fetch_add", x, v += c);
+
+    AMO_LAT(t, shmem_long_atomic_add(x, 1, 1); shmem_quiet());
+    AMO_ISSUE(ti, shmem_long_atomic_add(x, 1, 1));
+    amo_row("add", t, ti);
+    amo_check(test, "counter after add", x, v += 2 * c);
+
+    /* Bitwise: k counts the ops of one family across its loops; PE 1 checks
+     * the target against bit_model replaying the same operands. */
+    u = ~0UL;
+    *ux = u;
+    shmem_barrier_all();
+    k = 0;
+    AMO_LAT(t, usink += shmem_ulong_atomic_fetch_and(ux, and_opnd(k), 1); k++);
+    amo_row("fetch_and", t, -1);
+    AMO_LAT(t, shmem_ulong_atomic_and(ux, and_opnd(k), 1); k++; shmem_quiet());
+    AMO_ISSUE(ti, shmem_ulong_atomic_and(ux, and_opnd(k), 1); k++);
+    amo_row("and", t, ti);
+    amo_ucheck(test, "value after fetch_and/and", ux, u = bit_model(AND, u, 3 * (unsigned long)c));
+
+    k = 0;
+    AMO_LAT(t, usink += shmem_ulong_atomic_fetch_or(ux, or_opnd(k), 1); k++);
+    amo_row("fetch_or", t, -1);
+    AMO_LAT(t, shmem_ulong_atomic_or(ux, or_opnd(k), 1); k++; shmem_quiet());
+    AMO_ISSUE(ti, shmem_ulong_atomic_or(ux, or_opnd(k), 1); k++);
+    amo_row("or", t, ti);
+    amo_ucheck(test, "value after fetch_or/or", ux, u = bit_model(OR, u, 3 * (unsigned long)c));
+
+    k = 0;
+    AMO_LAT(t, usink += shmem_ulong_atomic_fetch_xor(ux, xor_opnd(k), 1); k++);
+    amo_row("fetch_xor", t, -1);
+    AMO_LAT(t, shmem_ulong_atomic_xor(ux, xor_opnd(k), 1); k++; shmem_quiet());
+    AMO_ISSUE(ti, shmem_ulong_atomic_xor(ux, xor_opnd(k), 1); k++);
+    amo_row("xor", t, ti);
+    amo_ucheck(test, "value after fetch_xor/xor", ux, u = bit_model(XOR, u, 3 * (unsigned long)c));
+
+    if (me == 0) {
+        amo_validate_long(test, x);
+        amo_validate_bits(test, ux);
+    }
+    shmem_barrier_all();
+    (void)sink;
+    (void)usink;
+    shmem_free(ux);
+    shmem_free(x);
+}
+
+/* Message rate, as OSU osu_oshm_atomics but PE 0 -> PE 1 with a window:
+ * loops of { W ops; shmem_quiet }, ~10N ops in all. */
+static void atomic_rate(void)
+{
+    const char *test = "atomic_rate";
+    long *x = sym_alloc(sizeof(long));
+    const long win = opt.window;
+    long nw = opt.iters * 10 / win, j, v = 0, want = 0;
+    if (nw < 2)
+        nw = 2;
+    const long w = warm_of(nw), c = (w + nw) * win;
+    volatile long sink = 0;
+    char what[32];
+    snprintf(what, sizeof what, "long, %ld ops per quiet", win);
+    header(test, what, "# Op                   Ops/s     Time/op (us)");
+    shmem_barrier_all();
+    for (int op = 0; op < 4; op++) {
+        static const char *const names[] = { "fetch_add", "add", "compare_swap", "inc" };
+        double t = 0;
+        v = want; /* compare_swap: every one matches and stores v + 1 */
+        if (me == 0 && op == 0)
+            TIME_LOOP(t, w, nw, for (j = 0; j < win; j++)
+                          sink += shmem_long_atomic_fetch_add(x, 1, 1);
+                      shmem_quiet());
+        else if (me == 0 && op == 1)
+            TIME_LOOP(t, w, nw, for (j = 0; j < win; j++) shmem_long_atomic_add(x, 1, 1);
+                      shmem_quiet());
+        else if (me == 0 && op == 2)
+            TIME_LOOP(t, w, nw, for (j = 0; j < win; j++) {
+                sink += shmem_long_atomic_compare_swap(x, v, v + 1, 1);
+                v++;
+            } shmem_quiet());
+        else if (me == 0)
+            TIME_LOOP(t, w, nw, for (j = 0; j < win; j++) shmem_long_atomic_inc(x, 1);
+                      shmem_quiet());
+        want += c;
+        snprintf(what, sizeof what, "counter after %s", names[op]);
+        amo_check(test, what, x, want);
+        double ops = (double)nw * (double)win, rate = ops / t * 1e6;
+        record(test, names[op], sizeof(long), rate, "ops/s");
+        if (me == 0) {
+            printf("%-16s%14.0f%17.4f\n", names[op], rate, t / ops);
+            fflush(stdout);
+        }
+    }
     (void)sink;
     shmem_barrier_all();
     shmem_free(x);
 }
-#endif
+#endif /* HAVE_AMO */
+
+#if HAVE_LOCK
+/* Uncontended: PE 0 alone loops on the lock, the others wait in a barrier.
+ * Contended: every PE loops { set_lock; g + p of a counter on PE 0;
+ * clear_lock } (clear_lock quiets the p); per-PE mean gathered on PE 0. */
+static void lock_lat(void)
+{
+    const char *test = "lock";
+    long *lk = sym_alloc(sizeof(long)), *cnt = sym_alloc(sizeof(long));
+    double *times = sym_alloc((size_t)npes * sizeof(double));
+    const long n = opt.iters, w = warm_of(n);
+    const long nc = n / 10 > 10 ? n / 10 : 10, wc = warm_of(nc);
+    long bad = 0, i;
+    double t = 0;
+    header(test, "symmetric long lock word", "# Op            Latency (us)");
+    shmem_barrier_all();
+
+    if (me == 0)
+        TIME_LOOP(t, w, n, shmem_set_lock(lk); shmem_clear_lock(lk));
+    shmem_barrier_all();
+    row_named(test, "set+clear", sizeof(long), t / (double)n);
+
+    if (me == 0)
+        TIME_LOOP(t, w, n, if (shmem_test_lock(lk)) bad++; else shmem_clear_lock(lk));
+    shmem_barrier_all();
+    if (bad)
+        fail(test, sizeof(long), "uncontended test_lock failures", bad, 0);
+    row_named(test, "test+clear", sizeof(long), t / (double)n);
+
+    for (i = 0; i < wc; i++) {
+        shmem_set_lock(lk);
+        shmem_long_p(cnt, shmem_long_g(cnt, 0) + 1, 0);
+        shmem_clear_lock(lk);
+    }
+    shmem_barrier_all();
+    if (me == 0)
+        *cnt = 0;
+    shmem_barrier_all();
+    double t0 = now_us();
+    for (i = 0; i < nc; i++) {
+        shmem_set_lock(lk);
+        shmem_long_p(cnt, shmem_long_g(cnt, 0) + 1, 0);
+        shmem_clear_lock(lk);
+    }
+    t = now_us() - t0;
+    shmem_double_p(&times[me], t / (double)nc, 0);
+    shmem_barrier_all();
+    if (me == 0) {
+        double sum = 0, mn = times[0], mx = times[0];
+        for (int p = 0; p < npes; p++) {
+            sum += times[p];
+            mn = times[p] < mn ? times[p] : mn;
+            mx = times[p] > mx ? times[p] : mx;
+        }
+        if (*cnt != (long)npes * nc)
+            fail(test, sizeof(long), "contended counter", *cnt, (long)npes * nc);
+        record(test, "contended", sizeof(long), sum / npes, "us");
+        printf("%-16s%12.3f   (per PE: min %.3f, max %.3f; %d PEs x %ld)\n", "contended",
+               sum / npes, mn, mx, npes, nc);
+        fflush(stdout);
+    }
+    shmem_barrier_all();
+    shmem_free(times);
+    shmem_free(cnt);
+    shmem_free(lk);
+}
+#endif /* HAVE_LOCK */
+
+/* 1.4 ping-pong of one long: PE 0 shmem_long_p's i into PE 1's flag and
+ * waits until its own flag is i, which PE 1 puts back after seeing i. */
+static void pingpong(void)
+{
+    const char *test = "pingpong";
+    long *flag = sym_alloc(sizeof(long));
+    const long n = opt.iters, w = warm_of(n);
+    long i;
+    double t0 = 0, t = 0;
+    header(test, "long p + wait_until ping-pong, half round trip",
+           "# Size        Latency (us)");
+    shmem_barrier_all();
+    if (me == 0) {
+        for (i = 1; i <= w + n; i++) {
+            if (i == w + 1)
+                t0 = now_us();
+            shmem_long_p(flag, i, 1);
+            shmem_long_wait_until(flag, SHMEM_CMP_EQ, i);
+        }
+        t = now_us() - t0;
+    } else if (me == 1) {
+        for (i = 1; i <= w + n; i++) {
+            shmem_long_wait_until(flag, SHMEM_CMP_EQ, i);
+            shmem_long_p(flag, i, 0);
+        }
+    }
+    shmem_barrier_all();
+    if (me <= 1 && *flag != w + n)
+        fail(test, sizeof(long), "flag", *flag, w + n);
+    row_lat(test, sizeof(long), t / (2.0 * (double)n));
+    shmem_free(flag);
+}
 
 static void barrier_lat(void)
 {
@@ -441,7 +842,7 @@ static void barrier_lat(void)
 
 /* ------------------------------------------------------- OpenSHMEM 1.5 */
 
-#if HAVE_SHMEM_15
+#if HAVE_COLL
 enum { BCAST, COLLECT, FCOLLECT, ALLTOALL, REDUCE };
 
 static long coll_iters(size_t s) { long n = lat_iters(s) / 10; return n < 5 ? 5 : n; }
@@ -549,6 +950,9 @@ static void collective(const char *test, int kind)
     shmem_free(src);
 }
 
+#endif /* HAVE_COLL */
+
+#if HAVE_SIGNAL
 static void signal_lat(void)
 {
     const char *test = "signal";
@@ -589,18 +993,19 @@ static void signal_lat(void)
     shmem_free(dst);
     shmem_free(src);
 }
-#endif /* HAVE_SHMEM_15 */
+#endif /* HAVE_SIGNAL */
 
 /* ----------------------------------------------------------------- main */
 
 static const char *const tests[] = {
     "put_lat", "get_lat", "put_bw", "get_bw", "put_lat_global", "get_lat_global",
-    "put_bw_global", "get_bw_global", "memcpy_bw", "p_lat", "g_lat", "atomic_lat", "barrier",
-    "bcast", "collect", "fcollect", "alltoall", "reduce", "signal", NULL
+    "put_bw_global", "get_bw_global", "memcpy_bw", "p_lat", "g_lat", "atomic_lat",
+    "atomic_rate", "lock", "pingpong", "barrier", "bcast", "collect", "fcollect", "alltoall",
+    "reduce", "signal", NULL
 };
 static const char *const default_set[] = {
     "put_lat", "get_lat", "put_bw", "get_bw", "put_lat_global", "get_lat_global",
-    "p_lat", "g_lat", "atomic_lat", "barrier", NULL
+    "p_lat", "g_lat", "atomic_lat", "atomic_rate", "lock", "pingpong", "barrier", NULL
 };
 
 static void run_test(const char *t)
@@ -616,17 +1021,29 @@ static void run_test(const char *t)
     else if (!strcmp(t, "memcpy_bw")) private_pt2pt(t, MEMCPY, pt2pt_bw);
     else if (!strcmp(t, "p_lat")) pg_lat(t, PUT);
     else if (!strcmp(t, "g_lat")) pg_lat(t, GET);
-    else if (!strcmp(t, "atomic_lat")) atomic_lat();
+    else if (!strcmp(t, "pingpong")) pingpong();
     else if (!strcmp(t, "barrier")) barrier_lat();
-#if HAVE_SHMEM_15
+#if HAVE_AMO
+    else if (!strcmp(t, "atomic_lat")) atomic_lat();
+    else if (!strcmp(t, "atomic_rate")) atomic_rate();
+#endif
+#if HAVE_LOCK
+    else if (!strcmp(t, "lock")) lock_lat();
+#endif
+#if HAVE_COLL
     else if (!strcmp(t, "bcast")) collective(t, BCAST);
     else if (!strcmp(t, "collect")) collective(t, COLLECT);
     else if (!strcmp(t, "fcollect")) collective(t, FCOLLECT);
     else if (!strcmp(t, "alltoall")) collective(t, ALLTOALL);
     else if (!strcmp(t, "reduce")) collective(t, REDUCE);
+#endif
+#if HAVE_SIGNAL
     else if (!strcmp(t, "signal")) signal_lat();
 #endif
-    else skipped(t);
+    else if (!strncmp(t, "atomic_", 7)) skipped(t, MISSING("atomics"));
+    else if (!strcmp(t, "lock")) skipped(t, MISSING("locks"));
+    else if (!strcmp(t, "signal")) skipped(t, MISSING("signals"));
+    else skipped(t, MISSING("team collectives"));
 }
 
 static void usage(FILE *f)
@@ -634,18 +1051,21 @@ static void usage(FILE *f)
     fprintf(f,
         "usage: symm-bench [options] [test ...]   (under a launcher, >= 2 PEs)\n"
         "tests: put_lat get_lat put_bw get_bw put_lat_global get_lat_global\n"
-        "       put_bw_global get_bw_global p_lat g_lat atomic_lat barrier\n"
-        "       memcpy_bw (reference: single-core memcpy on PE 0, no communication)\n"
+        "       put_bw_global get_bw_global p_lat g_lat barrier\n"
+        "       atomic_lat atomic_rate lock   (1.4 atomics and locks)\n"
+        "       pingpong   (long p + wait_until ping-pong: the reference for signal)\n"
+        "       memcpy_bw  (reference: single-core memcpy on PE 0, no communication)\n"
         "       bcast collect fcollect alltoall reduce signal   (1.5 only)\n"
         "       all  = put_lat get_lat put_bw get_bw put_lat_global get_lat_global\n"
-        "              p_lat g_lat atomic_lat barrier   (the default)\n"
+        "              p_lat g_lat atomic_lat atomic_rate lock pingpong barrier\n"
+        "              (the default)\n"
         "       coll = bcast collect fcollect alltoall reduce\n"
         "options:\n"
         "  --min-size B   smallest message (default 1; K/M/G suffixes)\n"
         "  --max-size B   largest message (default 4M); sizes double from min\n"
         "                 (collectives: 8..1M per PE, signal: 8..64K, clipped)\n"
         "  --iters N      iterations for sizes <= 64K (default 10000)\n"
-        "  --window W     nbi operations per quiet in *_bw tests (default 64)\n"
+        "  --window W     operations per quiet in *_bw and atomic_rate (default 64)\n"
         "  --csv FILE     write impl,npes,test,row,size,value,unit rows\n"
         "  --json FILE    write the same results as JSON\n"
         "  --quiet        print table rows only, no '#' header lines\n"

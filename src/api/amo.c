@@ -11,7 +11,8 @@
 #include "api/profile.h"
 
 #define CTX_OF(ctx) ((struct symm_ctx *)(ctx))
-#define DEFAULT_CTX ((struct symm_ctx *)SHMEM_CTX_DEFAULT)
+/* The non-ctx entry points pass NULL: the default context, no load. */
+#define DEFAULT_CTX ((struct symm_ctx *)0)
 #define O SYMM_AMO_ORDER
 #define UNP(...) __VA_ARGS__
 

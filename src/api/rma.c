@@ -9,7 +9,8 @@
 #include "api/profile.h"
 
 #define CTX_OF(ctx) ((struct symm_ctx *)(ctx))
-#define DEFAULT_CTX ((struct symm_ctx *)SHMEM_CTX_DEFAULT)
+/* The non-ctx entry points pass NULL: the default context, no load. */
+#define DEFAULT_CTX ((struct symm_ctx *)0)
 
 #define SYMM_DEF_RMA(T, N)                                                                   \
     void shmem_ctx_##N##_put(shmem_ctx_t ctx, T *dest, const T *source, size_t nelems, int pe) \

@@ -8,7 +8,8 @@
 #include "api/profile.h"
 
 #define CTX_OF(ctx) ((struct symm_ctx *)(ctx))
-#define DEFAULT_CTX ((struct symm_ctx *)SHMEM_CTX_DEFAULT)
+/* The non-ctx entry points pass NULL: the default context, no load. */
+#define DEFAULT_CTX ((struct symm_ctx *)0)
 #define SIG_PARAMS uint64_t *sig_addr, uint64_t signal, int sig_op, int pe
 #define SIG_ARGS sig_addr, signal, sig_op
 

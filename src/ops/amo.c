@@ -21,6 +21,8 @@ void symm_amo_slow(struct symm_ctx *ctx, const void *dst, symm_amo_op_t op, size
 {
     symm_instance_t *s = symm_cur;
     size_t off, room;
+    if (ctx == NULL)
+        ctx = &s->ctx_default;
     if (dst == NULL)
         symm_fatal(routine, "dest is NULL");
     int seg = symm_seg_translate(s, dst, &off, &room);

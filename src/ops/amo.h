@@ -21,14 +21,15 @@ void symm_amo_slow(struct symm_ctx *ctx, const void *dst, symm_amo_op_t op, size
                    const char *routine);
 
 /* The mapped address of dst on pe, or NULL for the general path. */
-static inline void *symm_amo_target(struct symm_ctx *ctx, const void *dst, size_t size, int pe,
+/* *pe_p is turned into a world PE (see symm_ctx_pe). */
+static inline void *symm_amo_target(struct symm_ctx *ctx, const void *dst, size_t size, int *pe_p,
                                     const char *routine)
 {
     symm_instance_t *s = symm_ctx_inst(ctx, routine);
-    symm_check_pe(s, pe, routine);
+    *pe_p = symm_ctx_pe(s, ctx, *pe_p, routine);
     if (symm_unlikely(s->debug))
         symm_check_amo(s, routine, dst, size);
-    return symm_seg_peer_addr(s, dst, pe);
+    return symm_seg_peer_addr(s, dst, *pe_p);
 }
 
 #define SYMM_AMO_ORDER __ATOMIC_SEQ_CST
@@ -36,12 +37,13 @@ static inline void *symm_amo_target(struct symm_ctx *ctx, const void *dst, size_
 /* Run MAPPED (which sees the peer address as r_) or the general path. */
 #define SYMM_AMO_DO(ctx, T, dst, pe, op, operand_p, compare_p, result_p, nbi, routine, MAPPED) \
     do {                                                                                 \
-        T *r_ = (T *)symm_amo_target(ctx, dst, sizeof(T), pe, routine);                 \
+        int pe_ = (pe);                                                                  \
+        T *r_ = (T *)symm_amo_target(ctx, dst, sizeof(T), &pe_, routine);               \
         if (symm_likely(r_ != NULL)) {                                                   \
             MAPPED;                                                                      \
         } else {                                                                         \
             symm_amo_slow(ctx, dst, op, sizeof(T), operand_p, compare_p, result_p, nbi,  \
-                          pe, routine);                                                  \
+                          pe_, routine);                                                 \
         }                                                                                \
     } while (0)
 

@@ -27,7 +27,7 @@ static uint32_t amo32(symm_instance_t *s, uint32_t *addr, symm_amo_op_t op, uint
                       uint32_t compare, int pe, const char *routine)
 {
     uint32_t res = 0;
-    uint32_t *r = symm_amo_target(&s->ctx_default, addr, sizeof(uint32_t), pe, routine);
+    uint32_t *r = symm_amo_target(NULL, addr, sizeof(uint32_t), &pe, routine);
     if (symm_likely(r != NULL)) {
         switch (op) {
         case SYMM_AMO_SWAP: return __atomic_exchange_n(r, operand, SYMM_AMO_ORDER);

@@ -18,6 +18,11 @@ void symm_bad_pe(const symm_instance_t *s, const char *routine, int pe)
     symm_fatal(routine, "target PE %d outside [0,%d)", pe, s->n_pes);
 }
 
+void symm_bad_team_pe(const struct symm_ctx *ctx, const char *routine, int pe)
+{
+    symm_fatal(routine, "target PE %d outside [0,%d) of the context's team", pe, ctx->team_size);
+}
+
 void symm_check_sym(const symm_instance_t *s, const char *routine, const void *addr, size_t n,
                     const char *what)
 {
@@ -62,6 +67,8 @@ void symm_rma_put_slow(struct symm_ctx *ctx, void *dst, const void *src, size_t 
     size_t off, room;
     if (n == 0)
         return;
+    if (ctx == NULL)
+        ctx = &s->ctx_default;
     if (src == NULL)
         symm_fatal(routine, "source is NULL with length %zu", n);
     int seg = symm_seg_translate(s, dst, &off, &room);
@@ -80,6 +87,8 @@ void symm_rma_get_slow(struct symm_ctx *ctx, void *dst, const void *src, size_t 
     size_t off, room;
     if (n == 0)
         return;
+    if (ctx == NULL)
+        ctx = &s->ctx_default;
     if (dst == NULL)
         symm_fatal(routine, "dest is NULL with length %zu", n);
     int seg = symm_seg_translate(s, src, &off, &room);
@@ -133,7 +142,7 @@ void symm_rma_iput(struct symm_ctx *ctx, void *dst, const void *src, ptrdiff_t d
                    ptrdiff_t src_stride, size_t nelems, size_t elem, int pe, const char *routine)
 {
     symm_instance_t *s = symm_ctx_inst(ctx, routine);
-    symm_check_pe(s, pe, routine);
+    pe = symm_ctx_pe(s, ctx, pe, routine);
     if (nelems == 0)
         return;
     if (s->debug) {
@@ -152,14 +161,14 @@ void symm_rma_iput(struct symm_ctx *ctx, void *dst, const void *src, ptrdiff_t d
                           (const char *)src + (ptrdiff_t)i * src_stride * (ptrdiff_t)elem, elem,
                           pe, 1, routine);
     if (s->net)
-        s->net->quiet(ctx);
+        s->net->quiet(ctx ? ctx : &s->ctx_default);
 }
 
 void symm_rma_iget(struct symm_ctx *ctx, void *dst, const void *src, ptrdiff_t dst_stride,
                    ptrdiff_t src_stride, size_t nelems, size_t elem, int pe, const char *routine)
 {
     symm_instance_t *s = symm_ctx_inst(ctx, routine);
-    symm_check_pe(s, pe, routine);
+    pe = symm_ctx_pe(s, ctx, pe, routine);
     if (nelems == 0)
         return;
     if (s->debug) {
@@ -178,5 +187,5 @@ void symm_rma_iget(struct symm_ctx *ctx, void *dst, const void *src, ptrdiff_t d
                           (const char *)src + (ptrdiff_t)i * src_stride * (ptrdiff_t)elem, elem,
                           pe, 1, routine);
     if (s->net)
-        s->net->quiet(ctx);
+        s->net->quiet(ctx ? ctx : &s->ctx_default);
 }

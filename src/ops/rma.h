@@ -48,17 +48,29 @@ static inline symm_instance_t *symm_ctx_inst(struct symm_ctx *ctx, const char *r
     return s;
 }
 
-static inline void symm_check_pe(const symm_instance_t *s, int pe, const char *routine)
+/* Check pe and turn it into a world PE: operations on a team's context
+ * number PEs within that team. ctx NULL is the default context (what the
+ * non-ctx entry points pass: no load on their fast path). */
+void symm_bad_team_pe(const struct symm_ctx *ctx, const char *routine, int pe)
+    __attribute__((noreturn, cold));
+static inline int symm_ctx_pe(const symm_instance_t *s, const struct symm_ctx *ctx, int pe,
+                              const char *routine)
 {
-    if (symm_unlikely((unsigned)pe >= (unsigned)s->n_pes))
-        symm_bad_pe(s, routine, pe);
+    if (symm_likely(ctx == NULL || ctx->pe_map == NULL)) {
+        if (symm_unlikely((unsigned)pe >= (unsigned)s->n_pes))
+            symm_bad_pe(s, routine, pe);
+        return pe;
+    }
+    if (symm_unlikely((unsigned)pe >= (unsigned)ctx->team_size))
+        symm_bad_team_pe(ctx, routine, pe);
+    return ctx->pe_map[pe];
 }
 
 static inline void symm_rma_put(struct symm_ctx *ctx, void *dst, const void *src, size_t n, int pe,
                                 int nbi, const char *routine)
 {
     symm_instance_t *s = symm_ctx_inst(ctx, routine);
-    symm_check_pe(s, pe, routine);
+    pe = symm_ctx_pe(s, ctx, pe, routine);
     if (symm_unlikely(s->debug)) {
         symm_check_sym(s, routine, dst, n, "dest");
         symm_check_local(routine, src, n, "source");
@@ -75,7 +87,7 @@ static inline void symm_rma_get(struct symm_ctx *ctx, void *dst, const void *src
                                 int nbi, const char *routine)
 {
     symm_instance_t *s = symm_ctx_inst(ctx, routine);
-    symm_check_pe(s, pe, routine);
+    pe = symm_ctx_pe(s, ctx, pe, routine);
     if (symm_unlikely(s->debug)) {
         symm_check_sym(s, routine, src, n, "source");
         symm_check_local(routine, dst, n, "dest");
@@ -94,23 +106,23 @@ static inline void symm_rma_get(struct symm_ctx *ctx, void *dst, const void *src
     do {                                                                                    \
         symm_instance_t *s_ = symm_ctx_inst(ctx, routine);                                 \
         T v_ = (value);                                                                     \
-        symm_check_pe(s_, pe, routine);                                                     \
-        T *r_ = (T *)symm_seg_peer_addr(s_, dst, pe);                                      \
+        int pe_ = symm_ctx_pe(s_, ctx, pe, routine);                                        \
+        T *r_ = (T *)symm_seg_peer_addr(s_, dst, pe_);                                     \
         if (symm_likely(r_ != NULL))                                                        \
             symm_store_elem(r_, &v_, sizeof(T));                                            \
         else                                                                                \
-            symm_rma_put_slow(ctx, dst, &v_, sizeof(T), pe, 0, routine);                    \
+            symm_rma_put_slow(ctx, dst, &v_, sizeof(T), pe_, 0, routine);                   \
     } while (0)
 
 #define SYMM_RMA_G(ctx, T, src, pe, routine, out)                                           \
     do {                                                                                    \
         symm_instance_t *s_ = symm_ctx_inst(ctx, routine);                                 \
-        symm_check_pe(s_, pe, routine);                                                     \
-        const T *r_ = (const T *)symm_seg_peer_addr(s_, src, pe);                          \
+        int pe_ = symm_ctx_pe(s_, ctx, pe, routine);                                        \
+        const T *r_ = (const T *)symm_seg_peer_addr(s_, src, pe_);                         \
         if (symm_likely(r_ != NULL))                                                        \
             symm_load_elem(&(out), r_, sizeof(T));                                          \
         else                                                                                \
-            symm_rma_get_slow(ctx, &(out), src, sizeof(T), pe, 0, routine);                 \
+            symm_rma_get_slow(ctx, &(out), src, sizeof(T), pe_, 0, routine);                \
     } while (0)
 
 static inline __attribute__((always_inline)) void symm_store_elem(void *dst, const void *src,

@@ -20,6 +20,6 @@ void symm_put_signal_slow(struct symm_ctx *ctx, void *dst, const void *src, size
     symm_rma_put_slow(ctx, dst, src, n, pe, nbi, routine);
     /* The data must be delivered before the signal changes. */
     if (n != 0 && symm_seg_peer_addr(s, dst, pe) == NULL)
-        symm_fence(s, ctx);
-    symm_signal_update(ctx, sig_addr, signal, sig_op, pe, routine);
+        symm_fence(s, ctx ? ctx : &s->ctx_default);
+    symm_signal_update_world(s, ctx, sig_addr, signal, sig_op, pe, routine);
 }

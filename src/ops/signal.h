@@ -19,19 +19,35 @@ void symm_put_signal_slow(struct symm_ctx *ctx, void *dst, const void *src, size
                           uint64_t *sig_addr, uint64_t signal, int sig_op, int nbi, int pe,
                           const char *routine);
 
-/* Update pe's copy of sig_addr (SHMEM_SIGNAL_SET or _ADD) with release order. */
-static inline void symm_signal_update(struct symm_ctx *ctx, uint64_t *sig_addr, uint64_t signal,
-                                      int sig_op, int pe, const char *routine)
+/* Update world PE pe's copy of sig_addr (SHMEM_SIGNAL_SET or _ADD) with
+ * release order. */
+static inline void symm_signal_update_world(symm_instance_t *s, struct symm_ctx *ctx,
+                                            uint64_t *sig_addr, uint64_t signal, int sig_op,
+                                            int pe, const char *routine)
 {
     if (symm_unlikely((unsigned)sig_op > 1u))
         symm_bad_sig_op(routine, sig_op);
-    SYMM_AMO_DO(ctx, uint64_t, sig_addr, pe, sig_op == 0 ? SYMM_AMO_SET : SYMM_AMO_ADD, &signal,
-                NULL, NULL, 0, routine, {
-                    if (sig_op == 0)
-                        __atomic_store_n(r_, signal, __ATOMIC_RELEASE);
-                    else
-                        __atomic_fetch_add(r_, signal, __ATOMIC_RELEASE);
-                });
+    if (symm_unlikely(s->debug))
+        symm_check_amo(s, routine, sig_addr, sizeof(uint64_t));
+    uint64_t *r = symm_seg_peer_addr(s, sig_addr, pe);
+    if (symm_likely(r != NULL)) {
+        if (sig_op == 0)
+            __atomic_store_n(r, signal, __ATOMIC_RELEASE);
+        else
+            __atomic_fetch_add(r, signal, __ATOMIC_RELEASE);
+        return;
+    }
+    symm_amo_slow(ctx, sig_addr, sig_op == 0 ? SYMM_AMO_SET : SYMM_AMO_ADD, sizeof(uint64_t),
+                  &signal, NULL, NULL, 0, pe, routine);
+}
+
+/* The same with pe numbered in ctx's team. */
+static inline void symm_signal_update(struct symm_ctx *ctx, uint64_t *sig_addr, uint64_t signal,
+                                      int sig_op, int pe, const char *routine)
+{
+    symm_instance_t *s = symm_ctx_inst(ctx, routine);
+    pe = symm_ctx_pe(s, ctx, pe, routine);
+    symm_signal_update_world(s, ctx, sig_addr, signal, sig_op, pe, routine);
 }
 
 static inline void symm_put_signal(struct symm_ctx *ctx, void *dst, const void *src, size_t n,
@@ -39,7 +55,7 @@ static inline void symm_put_signal(struct symm_ctx *ctx, void *dst, const void *
                                    int pe, const char *routine)
 {
     symm_instance_t *s = symm_ctx_inst(ctx, routine);
-    symm_check_pe(s, pe, routine);
+    pe = symm_ctx_pe(s, ctx, pe, routine);
     if (symm_unlikely(s->debug)) {
         symm_check_sym(s, routine, dst, n, "dest");
         symm_check_local(routine, src, n, "source");
@@ -47,7 +63,7 @@ static inline void symm_put_signal(struct symm_ctx *ctx, void *dst, const void *
     void *r = symm_seg_peer_addr(s, dst, pe);
     if (symm_likely(r != NULL && n != 0)) {
         memcpy(r, src, n);
-        symm_signal_update(ctx, sig_addr, signal, sig_op, pe, routine);
+        symm_signal_update_world(s, ctx, sig_addr, signal, sig_op, pe, routine);
         return;
     }
     symm_put_signal_slow(ctx, dst, src, n, sig_addr, signal, sig_op, nbi, pe, routine);

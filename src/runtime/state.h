@@ -48,6 +48,8 @@ typedef struct symm_peer {
 struct symm_ctx {
     struct symm_instance *inst;
     struct symm_team *team;
+    const int *pe_map;       /* team context: world PE of each team PE; NULL for world */
+    int team_size;
     long options;
     void *net;
 };
