@@ -251,11 +251,31 @@ SYMM_API void shmem_ctx_putmem_nbi(shmem_ctx_t ctx, void *dest, const void *sour
 SYMM_API void shmem_ctx_getmem_nbi(shmem_ctx_t ctx, void *dest, const void *source,
                                    size_t nelems, int pe);
 
-/* ---- teams (the full team API arrives with the collectives) ------------ */
+/* ---- teams ------------------------------------------------------------ */
 typedef struct symm_team *shmem_team_t;
 SYMM_API_VAR extern shmem_team_t SHMEM_TEAM_WORLD;
 SYMM_API_VAR extern shmem_team_t SHMEM_TEAM_SHARED;
 #define SHMEM_TEAM_INVALID ((shmem_team_t)0)
+typedef struct {
+    int num_contexts;
+} shmem_team_config_t;
+#define SHMEM_TEAM_NUM_CONTEXTS (1L << 0)
+SYMM_API int shmem_team_my_pe(shmem_team_t team);
+SYMM_API int shmem_team_n_pes(shmem_team_t team);
+SYMM_API int shmem_team_get_config(shmem_team_t team, long config_mask,
+                                   shmem_team_config_t *config);
+SYMM_API int shmem_team_translate_pe(shmem_team_t src_team, int src_pe, shmem_team_t dest_team);
+SYMM_API int shmem_team_split_strided(shmem_team_t parent_team, int start, int stride, int size,
+                                      const shmem_team_config_t *config, long config_mask,
+                                      shmem_team_t *new_team);
+SYMM_API int shmem_team_split_2d(shmem_team_t parent_team, int xrange,
+                                 const shmem_team_config_t *xaxis_config, long xaxis_mask,
+                                 shmem_team_t *xaxis_team,
+                                 const shmem_team_config_t *yaxis_config, long yaxis_mask,
+                                 shmem_team_t *yaxis_team);
+SYMM_API void shmem_team_destroy(shmem_team_t team);
+SYMM_API int shmem_team_sync(shmem_team_t team);
+SYMM_API void *shmem_team_ptr(shmem_team_t team, const void *dest, int pe);
 
 /* ---- contexts --------------------------------------------------------- */
 #define SHMEM_CTX_SERIALIZED (1L << 0)
@@ -264,6 +284,7 @@ SYMM_API_VAR extern shmem_team_t SHMEM_TEAM_SHARED;
 SYMM_API int shmem_ctx_create(long options, shmem_ctx_t *ctx);
 SYMM_API void shmem_ctx_destroy(shmem_ctx_t ctx);
 SYMM_API int shmem_ctx_get_team(shmem_ctx_t ctx, shmem_team_t *team);
+SYMM_API int shmem_team_create_ctx(shmem_team_t team, long options, shmem_ctx_t *ctx);
 
 /* ---- atomic memory operations ------------------------------------------ */
 #define SYMM_HAVE_AMO 1
@@ -382,6 +403,123 @@ SYMM_API void shmem_signal_add(uint64_t *sig_addr, uint64_t signal, int pe);
 SYMM_API void shmem_ctx_signal_add(shmem_ctx_t ctx, uint64_t *sig_addr, uint64_t signal, int pe);
 SYMM_API void shmem_signal_set(uint64_t *sig_addr, uint64_t signal, int pe);
 SYMM_API void shmem_ctx_signal_set(shmem_ctx_t ctx, uint64_t *sig_addr, uint64_t signal, int pe);
+
+/* ---- collectives -------------------------------------------------------- */
+#define SYMM_HAVE_COLL 1
+/* pSync/pWrk sizes of the deprecated active-set collectives (in longs /
+ * elements). symm uses pSync for a counting barrier (one word per round)
+ * and one word of collect's count. */
+#define SHMEM_SYNC_VALUE 0L
+#define SHMEM_BARRIER_SYNC_SIZE 40
+#define SHMEM_BCAST_SYNC_SIZE 40
+#define SHMEM_REDUCE_SYNC_SIZE 40
+#define SHMEM_COLLECT_SYNC_SIZE 40
+#define SHMEM_ALLTOALL_SYNC_SIZE 40
+#define SHMEM_ALLTOALLS_SYNC_SIZE 40
+#define SHMEM_SYNC_SIZE 40
+#define SHMEM_REDUCE_MIN_WRKDATA_SIZE 1
+#define _SHMEM_SYNC_VALUE SHMEM_SYNC_VALUE
+#define _SHMEM_BARRIER_SYNC_SIZE SHMEM_BARRIER_SYNC_SIZE
+#define _SHMEM_BCAST_SYNC_SIZE SHMEM_BCAST_SYNC_SIZE
+#define _SHMEM_REDUCE_SYNC_SIZE SHMEM_REDUCE_SYNC_SIZE
+#define _SHMEM_COLLECT_SYNC_SIZE SHMEM_COLLECT_SYNC_SIZE
+#define _SHMEM_ALLTOALL_SYNC_SIZE SHMEM_ALLTOALL_SYNC_SIZE
+#define _SHMEM_ALLTOALLS_SYNC_SIZE SHMEM_ALLTOALLS_SYNC_SIZE
+#define _SHMEM_SYNC_SIZE SHMEM_SYNC_SIZE
+#define _SHMEM_REDUCE_MIN_WRKDATA_SIZE SHMEM_REDUCE_MIN_WRKDATA_SIZE
+
+#define SYMM_DECL_COLL(T, N)                                                                    \
+    SYMM_API int shmem_##N##_broadcast(shmem_team_t team, T *dest, const T *source,           \
+                                       size_t nelems, int PE_root);                           \
+    SYMM_API int shmem_##N##_collect(shmem_team_t team, T *dest, const T *source,             \
+                                     size_t nelems);                                          \
+    SYMM_API int shmem_##N##_fcollect(shmem_team_t team, T *dest, const T *source,            \
+                                      size_t nelems);                                         \
+    SYMM_API int shmem_##N##_alltoall(shmem_team_t team, T *dest, const T *source,            \
+                                      size_t nelems);                                         \
+    SYMM_API int shmem_##N##_alltoalls(shmem_team_t team, T *dest, const T *source,           \
+                                       ptrdiff_t dst, ptrdiff_t sst, size_t nelems);
+SHMEM_RMA_TYPES(SYMM_DECL_COLL)
+SYMM_API int shmem_broadcastmem(shmem_team_t team, void *dest, const void *source, size_t nelems,
+                                int PE_root);
+SYMM_API int shmem_collectmem(shmem_team_t team, void *dest, const void *source, size_t nelems);
+SYMM_API int shmem_fcollectmem(shmem_team_t team, void *dest, const void *source, size_t nelems);
+SYMM_API int shmem_alltoallmem(shmem_team_t team, void *dest, const void *source, size_t nelems);
+SYMM_API int shmem_alltoallsmem(shmem_team_t team, void *dest, const void *source, ptrdiff_t dst,
+                                ptrdiff_t sst, size_t nelems);
+
+/* Reduction types (spec Table 10): bitwise (and, or, xor), ordered (max,
+ * min) and arithmetic (sum, prod; ordered types plus complex). */
+#define SHMEM_REDUCE_BIT_TYPES(X)                                              \
+    X(unsigned char, uchar) X(unsigned short, ushort) X(unsigned int, uint)    \
+    X(unsigned long, ulong) X(unsigned long long, ulonglong)                   \
+    X(int8_t, int8) X(int16_t, int16) X(int32_t, int32) X(int64_t, int64)      \
+    X(uint8_t, uint8) X(uint16_t, uint16) X(uint32_t, uint32)                  \
+    X(uint64_t, uint64) X(size_t, size)
+#define SHMEM_REDUCE_MINMAX_TYPES(X)                                           \
+    X(char, char) X(signed char, schar) X(short, short) X(int, int)            \
+    X(long, long) X(long long, longlong) X(ptrdiff_t, ptrdiff)                 \
+    X(unsigned char, uchar) X(unsigned short, ushort) X(unsigned int, uint)    \
+    X(unsigned long, ulong) X(unsigned long long, ulonglong)                   \
+    X(int8_t, int8) X(int16_t, int16) X(int32_t, int32) X(int64_t, int64)      \
+    X(uint8_t, uint8) X(uint16_t, uint16) X(uint32_t, uint32)                  \
+    X(uint64_t, uint64) X(size_t, size) X(float, float) X(double, double)      \
+    X(long double, longdouble)
+#ifndef __cplusplus
+#define SHMEM_REDUCE_COMPLEX_TYPES(X) X(double _Complex, complexd) X(float _Complex, complexf)
+#else
+#define SHMEM_REDUCE_COMPLEX_TYPES(X)
+#endif
+#define SHMEM_REDUCE_ARITH_TYPES(X) SHMEM_REDUCE_MINMAX_TYPES(X) SHMEM_REDUCE_COMPLEX_TYPES(X)
+
+#define SYMM_DECL_REDUCE_OP(T, N, OP)                                                           \
+    SYMM_API int shmem_##N##_##OP##_reduce(shmem_team_t team, T *dest, const T *source,       \
+                                           size_t nreduce);
+#define SYMM_DECL_REDUCE_BIT(T, N)                                                              \
+    SYMM_DECL_REDUCE_OP(T, N, and) SYMM_DECL_REDUCE_OP(T, N, or) SYMM_DECL_REDUCE_OP(T, N, xor)
+#define SYMM_DECL_REDUCE_MINMAX(T, N) SYMM_DECL_REDUCE_OP(T, N, max) SYMM_DECL_REDUCE_OP(T, N, min)
+#define SYMM_DECL_REDUCE_ARITH(T, N) SYMM_DECL_REDUCE_OP(T, N, sum) SYMM_DECL_REDUCE_OP(T, N, prod)
+SHMEM_REDUCE_BIT_TYPES(SYMM_DECL_REDUCE_BIT)
+SHMEM_REDUCE_MINMAX_TYPES(SYMM_DECL_REDUCE_MINMAX)
+SHMEM_REDUCE_ARITH_TYPES(SYMM_DECL_REDUCE_ARITH)
+
+/* Deprecated active-set collectives (PE_start, logPE_stride, PE_size, pSync). */
+SYMM_API void shmem_barrier(int PE_start, int logPE_stride, int PE_size, long *pSync);
+SYMM_API void shmem_sync(int PE_start, int logPE_stride, int PE_size, long *pSync);
+#define SYMM_DECL_COLL_SIZED(BITS)                                                              \
+    SYMM_API void shmem_broadcast##BITS(void *dest, const void *source, size_t nelems,        \
+                                        int PE_root, int PE_start, int logPE_stride,          \
+                                        int PE_size, long *pSync);                            \
+    SYMM_API void shmem_collect##BITS(void *dest, const void *source, size_t nelems,          \
+                                      int PE_start, int logPE_stride, int PE_size,            \
+                                      long *pSync);                                           \
+    SYMM_API void shmem_fcollect##BITS(void *dest, const void *source, size_t nelems,         \
+                                       int PE_start, int logPE_stride, int PE_size,           \
+                                       long *pSync);                                          \
+    SYMM_API void shmem_alltoall##BITS(void *dest, const void *source, size_t nelems,         \
+                                       int PE_start, int logPE_stride, int PE_size,           \
+                                       long *pSync);                                          \
+    SYMM_API void shmem_alltoalls##BITS(void *dest, const void *source, ptrdiff_t dst,        \
+                                        ptrdiff_t sst, size_t nelems, int PE_start,           \
+                                        int logPE_stride, int PE_size, long *pSync);
+SYMM_DECL_COLL_SIZED(32)
+SYMM_DECL_COLL_SIZED(64)
+
+#define SHMEM_TO_ALL_BIT_TYPES(X) X(short, short) X(int, int) X(long, long) X(long long, longlong)
+#define SHMEM_TO_ALL_MINMAX_TYPES(X)                                           \
+    SHMEM_TO_ALL_BIT_TYPES(X) X(float, float) X(double, double) X(long double, longdouble)
+#define SHMEM_TO_ALL_ARITH_TYPES(X) SHMEM_TO_ALL_MINMAX_TYPES(X) SHMEM_REDUCE_COMPLEX_TYPES(X)
+#define SYMM_DECL_TO_ALL_OP(T, N, OP)                                                           \
+    SYMM_API void shmem_##N##_##OP##_to_all(T *dest, const T *source, int nreduce,            \
+                                            int PE_start, int logPE_stride, int PE_size,      \
+                                            T *pWrk, long *pSync);
+#define SYMM_DECL_TO_ALL_BIT(T, N)                                                              \
+    SYMM_DECL_TO_ALL_OP(T, N, and) SYMM_DECL_TO_ALL_OP(T, N, or) SYMM_DECL_TO_ALL_OP(T, N, xor)
+#define SYMM_DECL_TO_ALL_MINMAX(T, N) SYMM_DECL_TO_ALL_OP(T, N, max) SYMM_DECL_TO_ALL_OP(T, N, min)
+#define SYMM_DECL_TO_ALL_ARITH(T, N) SYMM_DECL_TO_ALL_OP(T, N, sum) SYMM_DECL_TO_ALL_OP(T, N, prod)
+SHMEM_TO_ALL_BIT_TYPES(SYMM_DECL_TO_ALL_BIT)
+SHMEM_TO_ALL_MINMAX_TYPES(SYMM_DECL_TO_ALL_MINMAX)
+SHMEM_TO_ALL_ARITH_TYPES(SYMM_DECL_TO_ALL_ARITH)
 
 /* ---- distributed locks ------------------------------------------------ */
 SYMM_API void shmem_set_lock(long *lock);
@@ -562,6 +700,33 @@ SYMM_API void symm_generic_unsupported_type(void);
     SYMM_GSEL(SYMM_GL_P2P, test_any_vector, ivars)(ivars, __VA_ARGS__)
 #define shmem_test_some_vector(ivars, ...)                                     \
     SYMM_GSEL(SYMM_GL_P2P, test_some_vector, ivars)(ivars, __VA_ARGS__)
+#define SYMM_GEN_COLL(OP, team, dest, ...)                                     \
+    SYMM_GSEL(SYMM_GL_RMA, OP, dest)(team, dest, __VA_ARGS__)
+#define shmem_broadcast(team, dest, ...) SYMM_GEN_COLL(broadcast, team, dest, __VA_ARGS__)
+#define shmem_collect(team, dest, ...) SYMM_GEN_COLL(collect, team, dest, __VA_ARGS__)
+#define shmem_fcollect(team, dest, ...) SYMM_GEN_COLL(fcollect, team, dest, __VA_ARGS__)
+#define shmem_alltoall(team, dest, ...) SYMM_GEN_COLL(alltoall, team, dest, __VA_ARGS__)
+#define shmem_alltoalls(team, dest, ...) SYMM_GEN_COLL(alltoalls, team, dest, __VA_ARGS__)
+#define SYMM_GL_RED_BIT(X, OP)                                                 \
+    X(unsigned char, uchar, OP) X(unsigned short, ushort, OP)                  \
+    X(unsigned int, uint, OP) X(unsigned long, ulong, OP)                      \
+    X(unsigned long long, ulonglong, OP)
+#define SYMM_GL_RED_MINMAX(X, OP)                                              \
+    X(char, char, OP) X(signed char, schar, OP) X(short, short, OP)            \
+    X(int, int, OP) X(long, long, OP) X(long long, longlong, OP)               \
+    SYMM_GL_RED_BIT(X, OP) X(float, float, OP) X(double, double, OP)          \
+    X(long double, longdouble, OP)
+#define SYMM_GL_RED_ARITH(X, OP)                                               \
+    SYMM_GL_RED_MINMAX(X, OP) X(double _Complex, complexd, OP)                 \
+    X(float _Complex, complexf, OP)
+#define SYMM_GEN_RED(L, OP, team, dest, ...) SYMM_GSEL(L, OP, dest)(team, dest, __VA_ARGS__)
+#define shmem_and_reduce(team, dest, ...) SYMM_GEN_RED(SYMM_GL_RED_BIT, and_reduce, team, dest, __VA_ARGS__)
+#define shmem_or_reduce(team, dest, ...) SYMM_GEN_RED(SYMM_GL_RED_BIT, or_reduce, team, dest, __VA_ARGS__)
+#define shmem_xor_reduce(team, dest, ...) SYMM_GEN_RED(SYMM_GL_RED_BIT, xor_reduce, team, dest, __VA_ARGS__)
+#define shmem_max_reduce(team, dest, ...) SYMM_GEN_RED(SYMM_GL_RED_MINMAX, max_reduce, team, dest, __VA_ARGS__)
+#define shmem_min_reduce(team, dest, ...) SYMM_GEN_RED(SYMM_GL_RED_MINMAX, min_reduce, team, dest, __VA_ARGS__)
+#define shmem_sum_reduce(team, dest, ...) SYMM_GEN_RED(SYMM_GL_RED_ARITH, sum_reduce, team, dest, __VA_ARGS__)
+#define shmem_prod_reduce(team, dest, ...) SYMM_GEN_RED(SYMM_GL_RED_ARITH, prod_reduce, team, dest, __VA_ARGS__)
 #endif /* C11 */
 
 #endif /* SHMEM_H */

@@ -24,4 +24,9 @@
     X(SYMM_TRANSPORT, STR, transport, "auto",                                                \
       "auto: map node-local peers; shm: node-local only")                                  \
     X(SYMM_MAP_GLOBALS, BOOL, map_globals, "1",                                              \
-      "make the program's global and static data symmetric (remapped at init)")
+      "make the program's global and static data symmetric (remapped at init)")            \
+    X(SYMM_MAX_TEAMS, INT, max_teams, "64",                                                  \
+      "teams that may exist at once, predefined ones included (at most 512)")               \
+    X(SYMM_REDUCE_SLICE_MIN, SIZE, reduce_slice_min, "16K",                                  \
+      "reductions of at least this many bytes split the work: each PE reduces 1/n, then "   \
+      "all gather; smaller ones are reduced whole by every PE")

@@ -28,7 +28,6 @@
 
 symm_instance_t *symm_cur;
 
-#define SYMM_SCRATCH_SIZE (64 * 1024)
 #define SYMM_NODE_ID_LEN 64
 
 symm_instance_t *symm_require_init(const char *routine)
@@ -139,7 +138,12 @@ static size_t page_round(size_t v)
 
 static int choose_sizes(symm_instance_t *inst)
 {
-    size_t heap = page_round(inst->cfg.heap_size + SYMM_SCRATCH_SIZE);
+    inst->max_teams = inst->cfg.max_teams < 2 ? 2
+                      : inst->cfg.max_teams > SYMM_TEAM_SLOTS_MAX ? SYMM_TEAM_SLOTS_MAX
+                                                                  : inst->cfg.max_teams;
+    size_t scratch = page_round(SYMM_MISC_SCRATCH +
+                                (size_t)inst->max_teams * SYMM_TEAM_SLOT_SIZE);
+    size_t heap = page_round(inst->cfg.heap_size + scratch);
     size_t max = page_round(inst->cfg.heap_max);
     if (max < heap)
         max = heap;
@@ -159,7 +163,7 @@ static int choose_sizes(symm_instance_t *inst)
     }
     inst->heap_size = heap;
     inst->slot_size = max;
-    inst->scratch_size = SYMM_SCRATCH_SIZE;
+    inst->scratch_size = scratch;
     return SYMM_OK;
 }
 
@@ -243,7 +247,6 @@ int symm_instance_create(int thread_level, symm_instance_t **inst_p)
     if (rc != SYMM_OK)
         goto err_alloc;
     inst->ctx_default.team = inst->team_world;
-    inst->barrier_flags = (uint64_t *)inst->heap_base;
     choose_spin(inst);
     if (cfg.prefault) {
 #ifdef MADV_POPULATE_WRITE

@@ -79,8 +79,8 @@ typedef struct symm_instance {
     /* --- allocator and internal scratch --- */
     symm_heap_alloc_t alloc;
     size_t scratch_size;     /* reserved bytes at the start of the heap */
-    uint64_t *barrier_flags; /* scratch: one cache line per dissemination round */
-    uint64_t barrier_epoch;
+    int max_teams;
+    uint64_t team_slots_used[8];
     int spin;                /* polls before yielding */
 
     /* --- lifecycle --- */

@@ -1,38 +1,228 @@
 /*
- * team.c - the predefined teams SHMEM_TEAM_WORLD and SHMEM_TEAM_SHARED.
+ * team.c - team creation (predefined, strided split, 2-D split), scratch
+ * slot allocation, destruction, PE translation.
+ *
+ * Splits are collective over the parent team: every parent PE takes part
+ * in choosing the scratch slot(s), even if it ends up outside the new team.
+ * Argument errors are detected identically on every PE (same arguments), so
+ * they return without communicating.
  */
 #include "team/team.h"
 
 #include <stdlib.h>
 #include <string.h>
 
+#include "ops/rma.h"
+#include "ops/sync.h"
+#include "runtime/log.h"
 #include "runtime/status.h"
+
+static int slot_words(const symm_instance_t *s) { return (s->max_teams + 63) / 64; }
+
+static void slot_mark(symm_instance_t *s, int slot, int used)
+{
+    uint64_t bit = 1ull << (slot % 64);
+    if (used)
+        s->team_slots_used[slot / 64] |= bit;
+    else
+        s->team_slots_used[slot / 64] &= ~bit;
+}
+
+static char *slot_scratch(symm_instance_t *s, int slot)
+{
+    return s->heap_base + SYMM_MISC_SCRATCH + (size_t)slot * SYMM_TEAM_SLOT_SIZE;
+}
+
+/* A team of the given world PEs (members is taken over), which include me. */
+static struct symm_team *team_new(symm_instance_t *s, int *members, int size, int slot,
+                                  const shmem_team_config_t *config, long mask)
+{
+    struct symm_team *t = calloc(1, sizeof(*t));
+    if (t == NULL) {
+        free(members);
+        return NULL;
+    }
+    t->inst = s;
+    t->size = size;
+    t->members = members;
+    t->slot = slot;
+    t->scratch = slot_scratch(s, slot);
+    t->all_mapped = 1;
+    for (int i = 0; i < size; i++) {
+        if (members[i] == s->my_pe)
+            t->my_idx = i;
+        if (!s->peers[members[i]].mapped)
+            t->all_mapped = 0;
+    }
+    if (config != NULL && (mask & SHMEM_TEAM_NUM_CONTEXTS))
+        t->config.num_contexts = config->num_contexts;
+    /* A reused slot may hold a destroyed team's flags. */
+    memset(t->scratch, 0, SYMM_TEAM_SLOT_SIZE);
+    slot_mark(s, slot, 1);
+    return t;
+}
 
 int symm_team_init_predefined(symm_instance_t *inst)
 {
-    struct symm_team *w = calloc(1, sizeof(*w));
-    struct symm_team *sh = calloc(1, sizeof(*sh));
-    int *members = malloc(sizeof(int) * (size_t)inst->n_local);
-    if (w == NULL || sh == NULL || members == NULL)
-        goto err;
-    *w = (struct symm_team){inst, inst->n_pes, inst->my_pe, 0, 1, NULL};
-    memcpy(members, inst->local_pes, sizeof(int) * (size_t)inst->n_local);
-    *sh = (struct symm_team){inst, inst->n_local, inst->local_idx, 0, 0, members};
-    inst->team_world = w;
-    inst->team_shared = sh;
+    int *wm = malloc(sizeof(int) * (size_t)inst->n_pes);
+    int *sm = malloc(sizeof(int) * (size_t)inst->n_local);
+    if (wm == NULL || sm == NULL) {
+        free(wm);
+        free(sm);
+        return SYMM_ERR_NOMEM;
+    }
+    for (int i = 0; i < inst->n_pes; i++)
+        wm[i] = i;
+    memcpy(sm, inst->local_pes, sizeof(int) * (size_t)inst->n_local);
+    inst->team_world = team_new(inst, wm, inst->n_pes, 0, NULL, 0);
+    inst->team_shared = team_new(inst, sm, inst->n_local, 1, NULL, 0);
+    if (inst->team_world == NULL || inst->team_shared == NULL) {
+        symm_team_fini_predefined(inst);
+        return SYMM_ERR_NOMEM;
+    }
+    inst->team_world->predefined = inst->team_shared->predefined = 1;
     return SYMM_OK;
-err:
-    free(members);
-    free(sh);
-    free(w);
-    return SYMM_ERR_NOMEM;
+}
+
+static void team_free(struct symm_team *t)
+{
+    if (t == NULL)
+        return;
+    slot_mark(t->inst, t->slot, 0);
+    free(t->members);
+    free(t);
 }
 
 void symm_team_fini_predefined(symm_instance_t *inst)
 {
-    if (inst->team_shared)
-        free(inst->team_shared->members);
-    free(inst->team_shared);
-    free(inst->team_world);
+    team_free(inst->team_shared);
+    team_free(inst->team_world);
     inst->team_shared = inst->team_world = NULL;
+}
+
+/* Collective over parent: the `need` lowest slots free on every parent PE. */
+static int alloc_slots(struct symm_team *parent, int need, int *slots, const char *routine)
+{
+    symm_instance_t *s = parent->inst;
+    int nw = slot_words(s);
+    uint64_t *mine = (uint64_t *)(void *)(parent->scratch + SYMM_TEAM_BITMAP_OFF);
+    uint64_t acc[SYMM_TEAM_SLOTS_MAX / 64], theirs[SYMM_TEAM_SLOTS_MAX / 64];
+    for (int w = 0; w < nw; w++) {
+        uint64_t valid = s->max_teams - w * 64 >= 64 ? ~0ull
+                                                      : (1ull << (s->max_teams - w * 64)) - 1;
+        mine[w] = ~s->team_slots_used[w] & valid;
+        acc[w] = mine[w];
+    }
+    symm_team_barrier(parent, 0);
+    for (int i = 0; i < parent->size; i++) {
+        if (i == parent->my_idx)
+            continue;
+        symm_rma_get(NULL, theirs, mine, sizeof(uint64_t) * (size_t)nw, parent->members[i], 0,
+                     routine);
+        for (int w = 0; w < nw; w++)
+            acc[w] &= theirs[w];
+    }
+    /* Nobody republishes its bitmap before everyone has read it. */
+    symm_team_barrier(parent, 0);
+    int got = 0;
+    for (int slot = 0; slot < s->max_teams && got < need; slot++)
+        if (acc[slot / 64] & (1ull << (slot % 64)))
+            slots[got++] = slot;
+    if (got < need) {
+        symm_error(routine, "no free team slot: %d teams may exist at once (SYMM_MAX_TEAMS)",
+                   s->max_teams);
+        return SYMM_ERR_NOMEM;
+    }
+    return SYMM_OK;
+}
+
+int symm_team_index_of(const struct symm_team *t, int pe)
+{
+    for (int i = 0; i < t->size; i++)
+        if (t->members[i] == pe)
+            return i;
+    return -1;
+}
+
+int symm_team_split(struct symm_team *parent, int start, int stride, int size,
+                    const shmem_team_config_t *config, long mask, struct symm_team **team_p,
+                    const char *routine)
+{
+    symm_instance_t *s = parent->inst;
+    int P = parent->size;
+    long last = (long)start + (long)(size - 1) * stride;
+    *team_p = NULL;
+    if (size < 1 || size > P || start < 0 || start >= P || (size > 1 && stride == 0) ||
+        last < 0 || last >= P) {
+        if (s->debug)
+            symm_error(routine, "invalid split: start %d, stride %d, size %d of a %d-PE parent",
+                       start, stride, size, P);
+        return SYMM_ERR_INVALID;
+    }
+    int slot;
+    int rc = alloc_slots(parent, 1, &slot, routine);
+    if (rc != SYMM_OK)
+        return rc;
+    int mine = parent->my_idx - start;
+    int member = stride == 0 ? mine == 0 : (mine % stride == 0 && mine / stride >= 0 &&
+                                             mine / stride < size);
+    if (member) {
+        int *members = malloc(sizeof(int) * (size_t)size);
+        if (members == NULL)
+            rc = SYMM_ERR_NOMEM;
+        for (int i = 0; members != NULL && i < size; i++)
+            members[i] = parent->members[start + i * stride];
+        if (members != NULL && (*team_p = team_new(s, members, size, slot, config, mask)) == NULL)
+            rc = SYMM_ERR_NOMEM;
+    }
+    /* No member signals into a peer's slot before the peer has zeroed it. */
+    symm_team_barrier(parent, 0);
+    return rc;
+}
+
+int symm_team_split_2d(struct symm_team *parent, int xrange, const shmem_team_config_t *xcfg,
+                       long xmask, struct symm_team **x_p, const shmem_team_config_t *ycfg,
+                       long ymask, struct symm_team **y_p, const char *routine)
+{
+    symm_instance_t *s = parent->inst;
+    int P = parent->size, slots[2], rc;
+    *x_p = *y_p = NULL;
+    if (xrange < 1) {
+        if (s->debug)
+            symm_error(routine, "invalid xrange %d", xrange);
+        return SYMM_ERR_INVALID;
+    }
+    if (xrange > P)
+        xrange = P;
+    rc = alloc_slots(parent, 2, slots, routine);
+    if (rc != SYMM_OK)
+        return rc;
+    int me = parent->my_idx, x = me % xrange, y = me / xrange;
+    int xsize = (y + 1) * xrange <= P ? xrange : P - y * xrange;
+    int ysize = (P - x + xrange - 1) / xrange;
+    int *xm = malloc(sizeof(int) * (size_t)xsize);
+    int *ym = malloc(sizeof(int) * (size_t)ysize);
+    if (xm == NULL || ym == NULL) {
+        free(xm);
+        free(ym);
+        rc = SYMM_ERR_NOMEM;
+    } else {
+        for (int i = 0; i < xsize; i++)
+            xm[i] = parent->members[y * xrange + i];
+        for (int i = 0; i < ysize; i++)
+            ym[i] = parent->members[x + i * xrange];
+        *x_p = team_new(s, xm, xsize, slots[0], xcfg, xmask);
+        *y_p = team_new(s, ym, ysize, slots[1], ycfg, ymask);
+        if (*x_p == NULL || *y_p == NULL)
+            rc = SYMM_ERR_NOMEM;
+    }
+    symm_team_barrier(parent, 0);
+    return rc;
+}
+
+void symm_team_destroy(struct symm_team *t)
+{
+    /* Every member is done with the team's scratch before its slot frees. */
+    symm_team_barrier(t, 1);
+    team_free(t);
 }

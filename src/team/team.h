@@ -1,30 +1,64 @@
 /*
- * team.h - teams: ordered subsets of the world's PEs.
+ * team.h - teams: ordered subsets of the world's PEs, each with its own
+ * internal symmetric scratch.
  *
- * A team maps its indices 0..size-1 to world PEs. Teams made by strided
- * splits keep (start, stride) so translation is arithmetic; SHMEM_TEAM_SHARED
- * (the PEs of this node) keeps an explicit member list.
+ * A team maps its indices 0..size-1 to world PEs (members[]). Every team
+ * owns a scratch slot in the heap's reserved region (same offset on all its
+ * members): barrier flags, collect's count, the slot-allocation bitmap.
+ * Slots are chosen at split time as the lowest slot free on every PE of
+ * the parent, so disjoint teams may share a slot and overlapping ones never
+ * do; a destroyed team's slot is zeroed before it is reused.
  */
 #ifndef SYMM_TEAM_H
 #define SYMM_TEAM_H
 
+#include <stdint.h>
+
 #include "runtime/state.h"
+#include "shmem.h"
+
+#define SYMM_TEAM_SLOT_SIZE 4096
+#define SYMM_TEAM_SLOTS_MAX 512
+#define SYMM_TEAM_FLAGS_OFF 0        /* 32 rounds x one cache line */
+#define SYMM_TEAM_COUNT_OFF 2048     /* collect: this PE's element count */
+#define SYMM_TEAM_BITMAP_OFF 2112    /* split: this PE's free-slot bitmap */
+#define SYMM_MISC_SCRATCH 65536      /* reserved bytes before the team slots */
 
 struct symm_team {
     symm_instance_t *inst;
     int size;
-    int my_idx;              /* my index in the team; every member has one */
-    int start, stride;       /* world PE of index i: start + i*stride, if members == NULL */
-    int *members;            /* else the world PE of each index */
+    int my_idx;              /* my index in the team */
+    int *members;            /* world PE of each index */
+    int slot;
+    char *scratch;           /* my copy of the team's scratch slot */
+    uint64_t barrier_epoch;
+    int all_mapped;          /* every member is a mapped (node-local) peer */
+    int predefined;
+    shmem_team_config_t config;
 };
 
 static inline int symm_team_world_pe(const struct symm_team *t, int idx)
 {
-    return t->members ? t->members[idx] : t->start + idx * t->stride;
+    return t->members[idx];
 }
 
-/* The predefined teams of an instance (world, shared). */
+/* The predefined teams of an instance (world in slot 0, shared in slot 1). */
 int symm_team_init_predefined(symm_instance_t *inst);
 void symm_team_fini_predefined(symm_instance_t *inst);
+
+/* Barrier over the team through its scratch flags; quiet first if asked. */
+void symm_team_barrier(struct symm_team *t, int quiet);
+
+/* Collective over parent: the team of parent indices start + i*stride,
+ * i < size. *team_p is NULL on PEs outside it. */
+int symm_team_split(struct symm_team *parent, int start, int stride, int size,
+                    const shmem_team_config_t *config, long mask, struct symm_team **team_p,
+                    const char *routine);
+int symm_team_split_2d(struct symm_team *parent, int xrange, const shmem_team_config_t *xcfg,
+                       long xmask, struct symm_team **x_p, const shmem_team_config_t *ycfg,
+                       long ymask, struct symm_team **y_p, const char *routine);
+void symm_team_destroy(struct symm_team *t);
+/* Index of world PE pe in t, or -1. */
+int symm_team_index_of(const struct symm_team *t, int pe);
 
 #endif

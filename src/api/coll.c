@@ -1,0 +1,263 @@
+/*
+ * coll.c - collective entry points: team-based (1.5) and the deprecated
+ * active-set forms, generated from the type tables. Each builds a group
+ * (coll/coll.h) and calls one core routine.
+ */
+#include "api/profile.h"
+#include "coll/coll.h"
+#include "coll/reduce_ops.h"
+#include "ops/sync.h"
+#include "runtime/log.h"
+#include "shmem.h"
+#include "team/team.h"
+
+/* The group of a team; -1 (and a message under SHMEM_DEBUG) if invalid. */
+static int team_group(shmem_team_t team, symm_group_t *g, const char *routine)
+{
+    symm_instance_t *s = symm_inst(routine);
+    struct symm_team *t = (struct symm_team *)team;
+    if (t == NULL) {
+        if (s->debug)
+            symm_error(routine, "team is SHMEM_TEAM_INVALID");
+        return -1;
+    }
+    *g = (symm_group_t){s, t->size, t->my_idx, t->members, 0, 0, t, NULL,
+                        (uint64_t *)(void *)(t->scratch + SYMM_TEAM_COUNT_OFF), t->all_mapped};
+    return 0;
+}
+
+/* The group of an active set; bad arguments end the job (these routines
+ * return nothing to report them with). */
+static void active_group(int start, int log_stride, int size, long *psync, symm_group_t *g,
+                         const char *routine)
+{
+    symm_instance_t *s = symm_inst(routine);
+    if (size < 1 || start < 0 || log_stride < 0 || log_stride > 30)
+        symm_fatal(routine, "invalid active set: PE_start %d, logPE_stride %d, PE_size %d", start,
+                   log_stride, size);
+    int stride = 1 << log_stride;
+    long last = (long)start + (long)(size - 1) * stride;
+    if (last >= s->n_pes)
+        symm_fatal(routine, "active set (PE_start %d, logPE_stride %d, PE_size %d) reaches PE %ld, "
+                            "outside [0,%d)", start, log_stride, size, last, s->n_pes);
+    int rel = s->my_pe - start;
+    if (rel < 0 || rel % stride != 0 || rel / stride >= size)
+        symm_fatal(routine, "called by a PE outside the active set (PE_start %d, logPE_stride %d, "
+                            "PE_size %d)", start, log_stride, size);
+    if (psync == NULL)
+        symm_fatal(routine, "pSync is NULL");
+    *g = (symm_group_t){s, size, rel / stride, NULL, start, stride, NULL, psync,
+                        (uint64_t *)(void *)&psync[SHMEM_SYNC_SIZE - 1], 1};
+    for (int i = 0; i < size; i++)
+        if (!s->peers[start + i * stride].mapped)
+            g->all_mapped = 0;
+}
+
+static int check_root(const symm_group_t *g, int root, const char *routine)
+{
+    if (root < 0 || root >= g->size) {
+        symm_error(routine, "PE_root %d outside [0,%d) of the team", root, g->size);
+        return -1;
+    }
+    return 0;
+}
+
+/* ---- team-based --------------------------------------------------------- */
+static int coll_broadcast(shmem_team_t team, void *dest, const void *source, size_t nbytes,
+                          int root, const char *routine)
+{
+    symm_group_t g;
+    if (team_group(team, &g, routine) != 0 || check_root(&g, root, routine) != 0)
+        return -1;
+    symm_coll_broadcast(&g, dest, source, nbytes, root, 1, routine);
+    return 0;
+}
+
+#define DEF_TEAM_COLL(NAME, CALL)                                                            \
+    static int coll_##NAME(shmem_team_t team, void *dest, const void *source, size_t nbytes, \
+                           const char *routine)                                              \
+    {                                                                                        \
+        symm_group_t g;                                                                      \
+        if (team_group(team, &g, routine) != 0)                                              \
+            return -1;                                                                       \
+        CALL(&g, dest, source, nbytes, routine);                                             \
+        return 0;                                                                            \
+    }
+DEF_TEAM_COLL(collect, symm_coll_collect)
+DEF_TEAM_COLL(fcollect, symm_coll_fcollect)
+DEF_TEAM_COLL(alltoall, symm_coll_alltoall)
+
+static int coll_alltoalls(shmem_team_t team, void *dest, const void *source, ptrdiff_t dst,
+                          ptrdiff_t sst, size_t nelems, size_t elem, const char *routine)
+{
+    symm_group_t g;
+    if (team_group(team, &g, routine) != 0)
+        return -1;
+    symm_coll_alltoalls(&g, dest, source, dst, sst, nelems, elem, routine);
+    return 0;
+}
+
+static int coll_reduce(shmem_team_t team, void *dest, const void *source, size_t count,
+                       size_t elem, symm_reduce_fn op, const char *routine)
+{
+    symm_group_t g;
+    if (team_group(team, &g, routine) != 0)
+        return -1;
+    symm_coll_reduce(&g, dest, source, count, elem, op, routine);
+    return 0;
+}
+
+#define DEF_COLL_FORMS(PFX, T, SIZE)                                                         \
+    int shmem_##PFX##broadcast(shmem_team_t team, T *dest, const T *source, size_t nelems,  \
+                               int PE_root)                                                  \
+    {                                                                                        \
+        return coll_broadcast(team, dest, source, nelems * (SIZE), PE_root, __func__);      \
+    }                                                                                        \
+    int shmem_##PFX##collect(shmem_team_t team, T *dest, const T *source, size_t nelems)    \
+    {                                                                                        \
+        return coll_collect(team, dest, source, nelems * (SIZE), __func__);                 \
+    }                                                                                        \
+    int shmem_##PFX##fcollect(shmem_team_t team, T *dest, const T *source, size_t nelems)   \
+    {                                                                                        \
+        return coll_fcollect(team, dest, source, nelems * (SIZE), __func__);                \
+    }                                                                                        \
+    int shmem_##PFX##alltoall(shmem_team_t team, T *dest, const T *source, size_t nelems)   \
+    {                                                                                        \
+        return coll_alltoall(team, dest, source, nelems * (SIZE), __func__);                \
+    }                                                                                        \
+    int shmem_##PFX##alltoalls(shmem_team_t team, T *dest, const T *source, ptrdiff_t dst,  \
+                               ptrdiff_t sst, size_t nelems)                                 \
+    {                                                                                        \
+        return coll_alltoalls(team, dest, source, dst, sst, nelems, (SIZE), __func__);      \
+    }                                                                                        \
+    SYMM_PALIAS(shmem_##PFX##broadcast) SYMM_PALIAS(shmem_##PFX##collect)                    \
+    SYMM_PALIAS(shmem_##PFX##fcollect) SYMM_PALIAS(shmem_##PFX##alltoall)                    \
+    SYMM_PALIAS(shmem_##PFX##alltoalls)
+#define DEF_COLL(T, N) DEF_COLL_FORMS(N##_, T, sizeof(T))
+SHMEM_RMA_TYPES(DEF_COLL)
+
+/* The untyped forms, named shmem_<op>mem. */
+int shmem_broadcastmem(shmem_team_t team, void *dest, const void *source, size_t nelems,
+                       int PE_root)
+{
+    return coll_broadcast(team, dest, source, nelems, PE_root, __func__);
+}
+int shmem_collectmem(shmem_team_t team, void *dest, const void *source, size_t nelems)
+{
+    return coll_collect(team, dest, source, nelems, __func__);
+}
+int shmem_fcollectmem(shmem_team_t team, void *dest, const void *source, size_t nelems)
+{
+    return coll_fcollect(team, dest, source, nelems, __func__);
+}
+int shmem_alltoallmem(shmem_team_t team, void *dest, const void *source, size_t nelems)
+{
+    return coll_alltoall(team, dest, source, nelems, __func__);
+}
+int shmem_alltoallsmem(shmem_team_t team, void *dest, const void *source, ptrdiff_t dst,
+                       ptrdiff_t sst, size_t nelems)
+{
+    return coll_alltoalls(team, dest, source, dst, sst, nelems, 1, __func__);
+}
+SYMM_PALIAS(shmem_broadcastmem) SYMM_PALIAS(shmem_collectmem) SYMM_PALIAS(shmem_fcollectmem)
+SYMM_PALIAS(shmem_alltoallmem) SYMM_PALIAS(shmem_alltoallsmem)
+
+#define DEF_REDUCE(T, N, OP)                                                                 \
+    int shmem_##N##_##OP##_reduce(shmem_team_t team, T *dest, const T *source, size_t nreduce) \
+    {                                                                                        \
+        return coll_reduce(team, dest, source, nreduce, sizeof(T), symm_reduce_##N##_##OP,  \
+                           __func__);                                                        \
+    }                                                                                        \
+    SYMM_PALIAS(shmem_##N##_##OP##_reduce)
+#define DEF_REDUCE_BIT(T, N) DEF_REDUCE(T, N, and) DEF_REDUCE(T, N, or) DEF_REDUCE(T, N, xor)
+#define DEF_REDUCE_MINMAX(T, N) DEF_REDUCE(T, N, max) DEF_REDUCE(T, N, min)
+#define DEF_REDUCE_ARITH(T, N) DEF_REDUCE(T, N, sum) DEF_REDUCE(T, N, prod)
+SHMEM_REDUCE_BIT_TYPES(DEF_REDUCE_BIT)
+SHMEM_REDUCE_MINMAX_TYPES(DEF_REDUCE_MINMAX)
+SHMEM_REDUCE_ARITH_TYPES(DEF_REDUCE_ARITH)
+
+/* ---- deprecated active-set forms ---------------------------------------- */
+/* pSync's collect word goes back to SHMEM_SYNC_VALUE after the closing
+ * barrier; the barrier words already are. */
+static void active_done(symm_group_t *g) { __atomic_store_n(g->count, 0, __ATOMIC_RELAXED); }
+
+void shmem_barrier(int PE_start, int logPE_stride, int PE_size, long *pSync)
+{
+    symm_group_t g;
+    active_group(PE_start, logPE_stride, PE_size, pSync, &g, __func__);
+    symm_group_barrier(&g, 1);
+}
+
+void shmem_sync(int PE_start, int logPE_stride, int PE_size, long *pSync)
+{
+    symm_group_t g;
+    active_group(PE_start, logPE_stride, PE_size, pSync, &g, __func__);
+    symm_group_barrier(&g, 0);
+}
+SYMM_PALIAS(shmem_barrier) SYMM_PALIAS(shmem_sync)
+
+#define DEF_ACTIVE_SIZED(BITS)                                                               \
+    void shmem_broadcast##BITS(void *dest, const void *source, size_t nelems, int PE_root,  \
+                               int PE_start, int logPE_stride, int PE_size, long *pSync)    \
+    {                                                                                        \
+        symm_group_t g;                                                                      \
+        active_group(PE_start, logPE_stride, PE_size, pSync, &g, __func__);                 \
+        if (check_root(&g, PE_root, __func__) != 0)                                          \
+            symm_fatal(__func__, "invalid PE_root");                                         \
+        symm_coll_broadcast(&g, dest, source, nelems * (BITS / 8), PE_root, 0, __func__);    \
+    }                                                                                        \
+    void shmem_collect##BITS(void *dest, const void *source, size_t nelems, int PE_start,   \
+                             int logPE_stride, int PE_size, long *pSync)                     \
+    {                                                                                        \
+        symm_group_t g;                                                                      \
+        active_group(PE_start, logPE_stride, PE_size, pSync, &g, __func__);                 \
+        symm_coll_collect(&g, dest, source, nelems * (BITS / 8), __func__);                  \
+        active_done(&g);                                                                     \
+    }                                                                                        \
+    void shmem_fcollect##BITS(void *dest, const void *source, size_t nelems, int PE_start,  \
+                              int logPE_stride, int PE_size, long *pSync)                    \
+    {                                                                                        \
+        symm_group_t g;                                                                      \
+        active_group(PE_start, logPE_stride, PE_size, pSync, &g, __func__);                 \
+        symm_coll_fcollect(&g, dest, source, nelems * (BITS / 8), __func__);                 \
+    }                                                                                        \
+    void shmem_alltoall##BITS(void *dest, const void *source, size_t nelems, int PE_start,  \
+                              int logPE_stride, int PE_size, long *pSync)                    \
+    {                                                                                        \
+        symm_group_t g;                                                                      \
+        active_group(PE_start, logPE_stride, PE_size, pSync, &g, __func__);                 \
+        symm_coll_alltoall(&g, dest, source, nelems * (BITS / 8), __func__);                 \
+    }                                                                                        \
+    void shmem_alltoalls##BITS(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, \
+                               size_t nelems, int PE_start, int logPE_stride, int PE_size,   \
+                               long *pSync)                                                  \
+    {                                                                                        \
+        symm_group_t g;                                                                      \
+        active_group(PE_start, logPE_stride, PE_size, pSync, &g, __func__);                 \
+        symm_coll_alltoalls(&g, dest, source, dst, sst, nelems, BITS / 8, __func__);         \
+    }                                                                                        \
+    SYMM_PALIAS(shmem_broadcast##BITS) SYMM_PALIAS(shmem_collect##BITS)                      \
+    SYMM_PALIAS(shmem_fcollect##BITS) SYMM_PALIAS(shmem_alltoall##BITS)                      \
+    SYMM_PALIAS(shmem_alltoalls##BITS)
+DEF_ACTIVE_SIZED(32)
+DEF_ACTIVE_SIZED(64)
+
+#define DEF_TO_ALL(T, N, OP)                                                                 \
+    void shmem_##N##_##OP##_to_all(T *dest, const T *source, int nreduce, int PE_start,     \
+                                   int logPE_stride, int PE_size, T *pWrk, long *pSync)     \
+    {                                                                                        \
+        symm_group_t g;                                                                      \
+        (void)pWrk; /* peers' sources are read directly: no work array needed */             \
+        active_group(PE_start, logPE_stride, PE_size, pSync, &g, __func__);                 \
+        if (nreduce < 0)                                                                     \
+            symm_fatal(__func__, "nreduce %d is negative", nreduce);                         \
+        symm_coll_reduce(&g, dest, source, (size_t)nreduce, sizeof(T), symm_reduce_##N##_##OP, \
+                         __func__);                                                          \
+    }                                                                                        \
+    SYMM_PALIAS(shmem_##N##_##OP##_to_all)
+#define DEF_TO_ALL_BIT(T, N) DEF_TO_ALL(T, N, and) DEF_TO_ALL(T, N, or) DEF_TO_ALL(T, N, xor)
+#define DEF_TO_ALL_MINMAX(T, N) DEF_TO_ALL(T, N, max) DEF_TO_ALL(T, N, min)
+#define DEF_TO_ALL_ARITH(T, N) DEF_TO_ALL(T, N, sum) DEF_TO_ALL(T, N, prod)
+SHMEM_TO_ALL_BIT_TYPES(DEF_TO_ALL_BIT)
+SHMEM_TO_ALL_MINMAX_TYPES(DEF_TO_ALL_MINMAX)
+SHMEM_TO_ALL_ARITH_TYPES(DEF_TO_ALL_ARITH)

@@ -1,0 +1,61 @@
+/*
+ * coll.h - collectives over a group of PEs, behind one interface.
+ *
+ * A group is a team or a deprecated active set (PE_start, stride, size,
+ * pSync). Every collective entry point (src/api/coll.c) builds a group and
+ * calls one routine here, which picks the algorithm: node-local groups (all
+ * members mapped) use the memory-speed algorithms of coll/shm.c, pulling
+ * straight from peers' buffers; groups with unmapped members will use the
+ * network transport's message-based algorithms.
+ */
+#ifndef SYMM_COLL_H
+#define SYMM_COLL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "runtime/state.h"
+
+typedef struct symm_group {
+    symm_instance_t *s;
+    int size;
+    int me;                  /* my index in the group */
+    const int *members;      /* world PE of each index, or NULL: start + i*stride */
+    int start, stride;
+    struct symm_team *team;  /* barrier on the team's scratch flags, or */
+    long *psync;             /* counting barrier on the user's pSync */
+    uint64_t *count;         /* symmetric word for collect's element count */
+    int all_mapped;
+} symm_group_t;
+
+static inline int symm_group_pe(const symm_group_t *g, int i)
+{
+    return g->members ? g->members[i] : g->start + i * g->stride;
+}
+
+/* Element-wise reduction kernel: acc[i] = acc[i] OP in[i] for n elements. */
+typedef void (*symm_reduce_fn)(void *acc, const void *in, size_t n);
+
+void symm_group_barrier(symm_group_t *g, int quiet);
+/* Barrier over a whole team (team/team.h owns the team). */
+struct symm_team;
+void symm_team_barrier(struct symm_team *t, int quiet);
+
+/* All sizes in bytes. root is a group index. update_root: the root's dest
+ * receives the data too (team broadcast), not in the active-set form. */
+void symm_coll_broadcast(symm_group_t *g, void *dest, const void *source, size_t nbytes, int root,
+                         int update_root, const char *routine);
+void symm_coll_fcollect(symm_group_t *g, void *dest, const void *source, size_t nbytes,
+                        const char *routine);
+void symm_coll_collect(symm_group_t *g, void *dest, const void *source, size_t nbytes,
+                       const char *routine);
+void symm_coll_alltoall(symm_group_t *g, void *dest, const void *source, size_t nbytes,
+                        const char *routine);
+/* Strided: element k of the block for group PE j is source[(j*nelems+k)*sst],
+ * it lands at dest[(i*nelems+k)*dst] on j, i being the sender. */
+void symm_coll_alltoalls(symm_group_t *g, void *dest, const void *source, ptrdiff_t dst,
+                         ptrdiff_t sst, size_t nelems, size_t elem, const char *routine);
+void symm_coll_reduce(symm_group_t *g, void *dest, const void *source, size_t count, size_t elem,
+                      symm_reduce_fn op, const char *routine);
+
+#endif

@@ -1,0 +1,164 @@
+/*
+ * shm.c - node-local collective algorithms: every member's buffers are
+ * mapped here, so data moves by one copy from where it is to where it goes.
+ *
+ *  broadcast  barrier; every PE pulls the root's source; barrier
+ *  fcollect   barrier; every PE pulls each peer's block; barrier
+ *  collect    publish my count; barrier; exclusive scan of the counts read
+ *             from every peer gives my offsets; pull; barrier
+ *  alltoall   barrier; every PE pulls block `me` of each peer's source;
+ *             barrier
+ *  reduce     small: barrier; every PE reduces the whole vector from every
+ *             peer into a private buffer; barrier; copy out (in place safe).
+ *             large (SYMM_REDUCE_SLICE_MIN): barrier; each PE reduces its
+ *             1/n slice from every peer into its dest; barrier; each pulls
+ *             the other slices from their owners; barrier.
+ * The closing barrier makes source and dest reusable on return and lets
+ * back-to-back collectives run without the caller synchronising.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "coll/coll.h"
+#include "mem/seg.h"
+#include "runtime/log.h"
+
+#define REDUCE_CHUNK 8192
+
+static const char *peer_buf(symm_group_t *g, const void *addr, int i, const char *routine)
+{
+    if (i == g->me)
+        return addr;
+    const char *p = symm_seg_peer_addr(g->s, addr, symm_group_pe(g, i));
+    if (p == NULL)
+        symm_fatal(routine, "buffer %p is not symmetric, or PE %d is not mapped here", addr,
+                   symm_group_pe(g, i));
+    return p;
+}
+
+static void group_require_mapped(symm_group_t *g, const char *routine)
+{
+    if (!g->all_mapped)
+        symm_fatal(routine, "this team spans nodes; collectives across nodes need the network "
+                            "transport, which this build does not have");
+}
+
+void symm_coll_broadcast(symm_group_t *g, void *dest, const void *source, size_t nbytes, int root,
+                         int update_root, const char *routine)
+{
+    group_require_mapped(g, routine);
+    symm_group_barrier(g, 0);
+    if (nbytes != 0) {
+        if (g->me != root)
+            memcpy(dest, peer_buf(g, source, root, routine), nbytes);
+        else if (update_root && dest != source)
+            memmove(dest, source, nbytes);
+    }
+    symm_group_barrier(g, 0);
+}
+
+void symm_coll_fcollect(symm_group_t *g, void *dest, const void *source, size_t nbytes,
+                        const char *routine)
+{
+    group_require_mapped(g, routine);
+    symm_group_barrier(g, 0);
+    for (int k = 0; k < g->size && nbytes != 0; k++) {
+        int j = (g->me + k) % g->size; /* start at my own block: spread the readers */
+        memcpy((char *)dest + (size_t)j * nbytes, peer_buf(g, source, j, routine), nbytes);
+    }
+    symm_group_barrier(g, 0);
+}
+
+void symm_coll_collect(symm_group_t *g, void *dest, const void *source, size_t nbytes,
+                       const char *routine)
+{
+    group_require_mapped(g, routine);
+    __atomic_store_n(g->count, (uint64_t)nbytes, __ATOMIC_RELAXED);
+    symm_group_barrier(g, 0);
+    size_t off = 0;
+    for (int j = 0; j < g->size; j++) {
+        uint64_t n = __atomic_load_n((const uint64_t *)(const void *)peer_buf(g, g->count, j, routine),
+                                     __ATOMIC_RELAXED);
+        if (n != 0)
+            memcpy((char *)dest + off, peer_buf(g, source, j, routine), n);
+        off += n;
+    }
+    symm_group_barrier(g, 0);
+}
+
+void symm_coll_alltoall(symm_group_t *g, void *dest, const void *source, size_t nbytes,
+                        const char *routine)
+{
+    group_require_mapped(g, routine);
+    symm_group_barrier(g, 0);
+    for (int k = 0; k < g->size && nbytes != 0; k++) {
+        int j = (g->me + k) % g->size;
+        memcpy((char *)dest + (size_t)j * nbytes,
+               peer_buf(g, source, j, routine) + (size_t)g->me * nbytes, nbytes);
+    }
+    symm_group_barrier(g, 0);
+}
+
+void symm_coll_alltoalls(symm_group_t *g, void *dest, const void *source, ptrdiff_t dst,
+                         ptrdiff_t sst, size_t nelems, size_t elem, const char *routine)
+{
+    group_require_mapped(g, routine);
+    symm_group_barrier(g, 0);
+    for (int j = 0; j < g->size && nelems != 0; j++) {
+        const char *src = peer_buf(g, source, j, routine);
+        for (size_t k = 0; k < nelems; k++)
+            memcpy((char *)dest + ((ptrdiff_t)((size_t)j * nelems + k)) * dst * (ptrdiff_t)elem,
+                   src + ((ptrdiff_t)((size_t)g->me * nelems + k)) * sst * (ptrdiff_t)elem, elem);
+    }
+    symm_group_barrier(g, 0);
+}
+
+/* out[0..count) = reduction over every member of their source[first..). */
+static void reduce_range(symm_group_t *g, char *out, const void *source, size_t first,
+                         size_t count, size_t elem, symm_reduce_fn op, const char *routine)
+{
+    _Alignas(64) char acc[REDUCE_CHUNK];
+    size_t per = REDUCE_CHUNK / elem;
+    for (size_t done = 0; done < count; done += per) {
+        size_t n = count - done < per ? count - done : per;
+        size_t at = (first + done) * elem;
+        memcpy(acc, peer_buf(g, source, 0, routine) + at, n * elem);
+        for (int j = 1; j < g->size; j++)
+            op(acc, peer_buf(g, source, j, routine) + at, n);
+        memcpy(out + done * elem, acc, n * elem);
+    }
+}
+
+void symm_coll_reduce(symm_group_t *g, void *dest, const void *source, size_t count, size_t elem,
+                      symm_reduce_fn op, const char *routine)
+{
+    group_require_mapped(g, routine);
+    size_t bytes = count * elem;
+    int n = g->size;
+    if (bytes < g->s->cfg.reduce_slice_min || (size_t)n > count) {
+        char stackbuf[4096];
+        char *tmp = bytes <= sizeof(stackbuf) ? stackbuf : malloc(bytes);
+        if (tmp == NULL)
+            symm_fatal(routine, "out of memory for a %zu-byte reduction buffer", bytes);
+        symm_group_barrier(g, 0);
+        reduce_range(g, tmp, source, 0, count, elem, op, routine);
+        /* Everyone has read my source before I overwrite dest (in place). */
+        symm_group_barrier(g, 0);
+        if (bytes != 0)
+            memcpy(dest, tmp, bytes);
+        if (tmp != stackbuf)
+            free(tmp);
+        return;
+    }
+    size_t lo = count * (size_t)g->me / (size_t)n, hi = count * (size_t)(g->me + 1) / (size_t)n;
+    symm_group_barrier(g, 0);
+    reduce_range(g, (char *)dest + lo * elem, source, lo, hi - lo, elem, op, routine);
+    symm_group_barrier(g, 0);
+    for (int k = 1; k < n; k++) {
+        int j = (g->me + k) % n;
+        size_t jlo = count * (size_t)j / (size_t)n, jhi = count * (size_t)(j + 1) / (size_t)n;
+        memcpy((char *)dest + jlo * elem, peer_buf(g, dest, j, routine) + jlo * elem,
+               (jhi - jlo) * elem);
+    }
+    symm_group_barrier(g, 0);
+}
