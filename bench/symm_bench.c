@@ -873,20 +873,22 @@ static void coll_check(const char *test, int kind, const char *dst, size_t s)
         for (int p = 0; p < npes; p++)
             check_bytes(test, dst + (size_t)p * s, s, p, (size_t)me * s);
     } else {
-        const int *d = (const int *)(const void *)dst;
-        size_t k = s / sizeof(int) - 1;
+        /* sum over PEs of (me + k): exact in double for these sizes */
+        const double *d = (const double *)(const void *)dst;
+        size_t k = s / sizeof(double) - 1;
         long want0 = (long)npes * (npes - 1) / 2, wantk = want0 + (long)npes * (long)k;
-        if (d[0] != want0)
-            fail(test, s, "sum[0]", d[0], want0);
-        if (d[k] != wantk)
-            fail(test, s, "sum[last]", d[k], wantk);
+        if (d[0] != (double)want0)
+            fail(test, s, "sum[0]", (long)d[0], want0);
+        if (d[k] != (double)wantk)
+            fail(test, s, "sum[last]", (long)d[k], wantk);
     }
 }
 
 static void collective(const char *test, int kind)
 {
-    size_t lo = opt.min_size < 8 ? 8 : opt.min_size;
-    size_t hi = opt.max_size < MiB ? opt.max_size : MiB;
+    size_t min = kind == REDUCE ? sizeof(double) : 4;
+    size_t lo = opt.min_size < min ? min : opt.min_size;
+    size_t hi = opt.max_size;
     size_t np = (size_t)npes;
     size_t sbytes = (kind == ALLTOALL ? np : 1) * hi;
     size_t dbytes = (kind == BCAST || kind == REDUCE ? 1 : np) * hi;
@@ -899,9 +901,9 @@ static void collective(const char *test, int kind)
         double acc = 0;
         int rc = 0;
         if (kind == REDUCE) {
-            int *si = (int *)(void *)src;
-            for (size_t k = 0; k < s / sizeof(int); k++)
-                si[k] = me + (int)k;
+            double *sd = (double *)(void *)src;
+            for (size_t k = 0; k < s / sizeof(double); k++)
+                sd[k] = (double)me + (double)k;
         } else {
             for (size_t k = 0; k < (kind == ALLTOALL ? np * s : s); k++)
                 src[k] = (char)pat(me, k);
@@ -922,9 +924,9 @@ static void collective(const char *test, int kind)
             COLL_LOOP(shmem_alltoallmem(SHMEM_TEAM_WORLD, dst, src, s));
             break;
         default:
-            COLL_LOOP(shmem_int_sum_reduce(SHMEM_TEAM_WORLD, (int *)(void *)dst,
-                                           (const int *)(const void *)src,
-                                           s / sizeof(int)));
+            COLL_LOOP(shmem_double_sum_reduce(SHMEM_TEAM_WORLD, (double *)(void *)dst,
+                                              (const double *)(const void *)src,
+                                              s / sizeof(double)));
             break;
         }
         if (rc)

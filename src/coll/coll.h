@@ -33,8 +33,9 @@ static inline int symm_group_pe(const symm_group_t *g, int i)
     return g->members ? g->members[i] : g->start + i * g->stride;
 }
 
-/* Element-wise reduction kernel: acc[i] = acc[i] OP in[i] for n elements. */
-typedef void (*symm_reduce_fn)(void *acc, const void *in, size_t n);
+/* Element-wise reduction kernel: out[i] = a[i] OP b[i] for n elements;
+ * out may equal a. */
+typedef void (*symm_reduce_fn)(void *out, const void *a, const void *b, size_t n);
 
 void symm_group_barrier(symm_group_t *g, int quiet);
 /* Barrier over a whole team (team/team.h owns the team). */

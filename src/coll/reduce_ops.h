@@ -9,7 +9,8 @@
 
 #include "shmem.h"
 
-#define SYMM_DECL_KERNEL(T, N, OP) void symm_reduce_##N##_##OP(void *acc, const void *in, size_t n);
+#define SYMM_DECL_KERNEL(T, N, OP)                                                          \
+    void symm_reduce_##N##_##OP(void *out, const void *a, const void *b, size_t n);
 #define SYMM_DECL_KERNEL_BIT(T, N) SYMM_DECL_KERNEL(T, N, and) SYMM_DECL_KERNEL(T, N, or) SYMM_DECL_KERNEL(T, N, xor)
 #define SYMM_DECL_KERNEL_MINMAX(T, N) SYMM_DECL_KERNEL(T, N, max) SYMM_DECL_KERNEL(T, N, min)
 #define SYMM_DECL_KERNEL_ARITH(T, N) SYMM_DECL_KERNEL(T, N, sum) SYMM_DECL_KERNEL(T, N, prod)

@@ -23,7 +23,7 @@
 #include "mem/seg.h"
 #include "runtime/log.h"
 
-#define REDUCE_CHUNK 8192
+#define REDUCE_CHUNK 16384
 
 static const char *peer_buf(symm_group_t *g, const void *addr, int i, const char *routine)
 {
@@ -113,19 +113,29 @@ void symm_coll_alltoalls(symm_group_t *g, void *dest, const void *source, ptrdif
     symm_group_barrier(g, 0);
 }
 
-/* out[0..count) = reduction over every member of their source[first..). */
+/* out[0..count) = reduction over every member of their source[first..),
+ * taking members in order from j0 (then j0+1, ... mod size). Chunked so
+ * the partial result stays in cache across the members. out may be my own
+ * source (in place) if j0 is me: each element is read before written. */
 static void reduce_range(symm_group_t *g, char *out, const void *source, size_t first,
-                         size_t count, size_t elem, symm_reduce_fn op, const char *routine)
+                         size_t count, size_t elem, symm_reduce_fn op, int j0,
+                         const char *routine)
 {
-    _Alignas(64) char acc[REDUCE_CHUNK];
+    int n = g->size;
     size_t per = REDUCE_CHUNK / elem;
+    if (n == 1) {
+        if (out != (const char *)source + first * elem && count != 0)
+            memmove(out, (const char *)source + first * elem, count * elem);
+        return;
+    }
     for (size_t done = 0; done < count; done += per) {
-        size_t n = count - done < per ? count - done : per;
+        size_t c = count - done < per ? count - done : per;
         size_t at = (first + done) * elem;
-        memcpy(acc, peer_buf(g, source, 0, routine) + at, n * elem);
-        for (int j = 1; j < g->size; j++)
-            op(acc, peer_buf(g, source, j, routine) + at, n);
-        memcpy(out + done * elem, acc, n * elem);
+        char *o = out + done * elem;
+        op(o, peer_buf(g, source, j0, routine) + at,
+           peer_buf(g, source, (j0 + 1) % n, routine) + at, c);
+        for (int k = 2; k < n; k++)
+            op(o, o, peer_buf(g, source, (j0 + k) % n, routine) + at, c);
     }
 }
 
@@ -141,7 +151,8 @@ void symm_coll_reduce(symm_group_t *g, void *dest, const void *source, size_t co
         if (tmp == NULL)
             symm_fatal(routine, "out of memory for a %zu-byte reduction buffer", bytes);
         symm_group_barrier(g, 0);
-        reduce_range(g, tmp, source, 0, count, elem, op, routine);
+        /* Every PE reduces in the same order, so all get identical bits. */
+        reduce_range(g, tmp, source, 0, count, elem, op, 0, routine);
         /* Everyone has read my source before I overwrite dest (in place). */
         symm_group_barrier(g, 0);
         if (bytes != 0)
@@ -152,7 +163,9 @@ void symm_coll_reduce(symm_group_t *g, void *dest, const void *source, size_t co
     }
     size_t lo = count * (size_t)g->me / (size_t)n, hi = count * (size_t)(g->me + 1) / (size_t)n;
     symm_group_barrier(g, 0);
-    reduce_range(g, (char *)dest + lo * elem, source, lo, hi - lo, elem, op, routine);
+    /* Each slice is reduced once, by its owner, starting with its own
+     * source (safe in place), and then copied: all PEs get identical bits. */
+    reduce_range(g, (char *)dest + lo * elem, source, lo, hi - lo, elem, op, g->me, routine);
     symm_group_barrier(g, 0);
     for (int k = 1; k < n; k++) {
         int j = (g->me + k) % n;
