@@ -63,7 +63,7 @@ static inline int symm_ctx_pe(const symm_instance_t *s, const struct symm_ctx *c
     }
     if (symm_unlikely((unsigned)pe >= (unsigned)ctx->team_size))
         symm_bad_team_pe(ctx, routine, pe);
-    return pe;
+    return ctx->pe_map[pe];
 }
 
 static inline void symm_rma_put(struct symm_ctx *ctx, void *dst, const void *src, size_t n, int pe,
