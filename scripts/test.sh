@@ -1,7 +1,8 @@
 #!/bin/bash
 # test.sh - install what is missing, build symm with gcc, run the whole test
 # suite, build it again with clang (-Werror), then build and run the suite
-# under AddressSanitizer + UndefinedBehaviorSanitizer.
+# under AddressSanitizer + UndefinedBehaviorSanitizer, and the threaded
+# tests under ThreadSanitizer.
 set -eu
 cd "$(dirname "$0")/.."
 scripts/deps.sh gcc clang make cmake libc6-dev valgrind
@@ -21,4 +22,8 @@ echo "== sanitizer build + tests (ASan + UBSan)"
 cmake -S . -B build-asan -DSYMM_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug >/dev/null
 cmake --build build-asan -j"$jobs"
 (cd build-asan && ASAN_OPTIONS=detect_leaks=1 ctest --output-on-failure -j"$jobs")
+echo "== ThreadSanitizer build + the threaded and atomic tests"
+cmake -S . -B build-tsan -DSYMM_TSAN=ON -DCMAKE_BUILD_TYPE=Debug >/dev/null
+cmake --build build-tsan -j"$jobs"
+(cd build-tsan && ctest --output-on-failure -j"$jobs" -R "threads|amo|lock|signal")
 echo "== all tests passed"

@@ -1,0 +1,65 @@
+# Team collectives (pe/coll.c): every routine with every type of its table,
+# on WORLD, SHARED, stride 2, stride -1, split_2d rows and columns and
+# single-PE teams; reductions out of place and in place, small and large.
+# Odd team sizes matter, so 3 PEs too.
+# Two programs' worth of work, so two registrations: the data collectives,
+# and the reductions.
+symm_pe_test(coll NPS 1 2 3 4 TIMEOUT 60 ARGS data)
+symm_pe_test(coll_reduce SOURCES pe/coll.c NPS 1 2 3 4 TIMEOUT 60 ARGS reduce)
+# The reductions again with every size sliced (each PE reduces 1/n, then
+# all gather) and with none sliced (every PE reduces the whole vector).
+symm_pe_test(coll_slice0 SOURCES pe/coll.c NPS 1 2 3 4 TIMEOUT 60 ARGS reduce
+  ENV SYMM_REDUCE_SLICE_MIN=0)
+symm_pe_test(coll_noslice SOURCES pe/coll.c NPS 1 2 3 4 TIMEOUT 60 ARGS reduce
+  ENV SYMM_REDUCE_SLICE_MIN=1G)
+# Every routine and type again (up to 7 elements) under SHMEM_DEBUG's deep
+# argument checks: none may fire.
+symm_pe_test(coll_debug SOURCES pe/coll.c NPS 1 2 3 4 TIMEOUT 60 ARGS quick ENV SHMEM_DEBUG=1)
+
+# Barriers (pe/coll_barrier.c): 10000 barrier_all with a put to a neighbour
+# checked after each; team_sync on split teams interleaved with barrier_all.
+symm_pe_test(coll_barrier NPS 1 2 3 4 TIMEOUT 60)
+
+# The deprecated active-set collectives (pe/active.c): barrier, sync,
+# broadcast/collect/fcollect/alltoall/alltoalls 32 and 64, every to_all, on
+# several active sets; pSync back at SHMEM_SYNC_VALUE after each call.
+symm_pe_test(active NPS 1 2 3 4 TIMEOUT 60)
+# to_all with every reduction sliced.
+symm_pe_test(active_slice0 SOURCES pe/active.c NPS 1 2 3 4 TIMEOUT 60 ENV SYMM_REDUCE_SLICE_MIN=0)
+
+# Active-set misuse (pe/active_errors.c): a PE outside the active set, an
+# active set reaching past the last PE, a root outside it, a negative
+# nreduce, a NULL pSync, an empty active set.
+add_executable(active_errors pe/active_errors.c)
+target_link_libraries(active_errors PRIVATE symm)
+set(SYMM_ACTIVE_ERRORS $<TARGET_FILE:active_errors>)
+symm_expect_fail(active_barrier_outside 2
+  "symm: shmem_barrier: called by a PE outside the active set \\(PE_start 0, logPE_stride 0, PE_size 1\\) \\(PE 1\\)"
+  ${SYMM_ACTIVE_ERRORS} barrier_outside)
+symm_expect_fail(active_broadcast_outside 4
+  "symm: shmem_broadcast64: called by a PE outside the active set \\(PE_start 0, logPE_stride 1, PE_size 2\\) \\(PE 3\\)"
+  ${SYMM_ACTIVE_ERRORS} broadcast_outside)
+symm_expect_fail(active_to_all_outside 3
+  "symm: shmem_int_sum_to_all: called by a PE outside the active set \\(PE_start 0, logPE_stride 0, PE_size 2\\) \\(PE 2\\)"
+  ${SYMM_ACTIVE_ERRORS} to_all_outside)
+symm_expect_fail(active_barrier_beyond 2
+  "symm: shmem_barrier: active set \\(PE_start 0, logPE_stride 0, PE_size 3\\) reaches PE 2, outside \\[0,2\\) \\(PE 1\\)"
+  ${SYMM_ACTIVE_ERRORS} barrier_beyond)
+symm_expect_fail(active_barrier_beyond_np1 1
+  "symm: shmem_barrier: active set \\(PE_start 0, logPE_stride 0, PE_size 2\\) reaches PE 1, outside \\[0,1\\)"
+  ${SYMM_ACTIVE_ERRORS} barrier_beyond)
+symm_expect_fail(active_fcollect_beyond 4
+  "symm: shmem_fcollect32: active set \\(PE_start 1, logPE_stride 1, PE_size 4\\) reaches PE 7, outside \\[0,4\\) \\(PE 3\\)"
+  ${SYMM_ACTIVE_ERRORS} fcollect_beyond)
+symm_expect_fail(active_broadcast_bad_root 2
+  "symm: shmem_broadcast32: PE_root 1 outside \\[0,1\\)"
+  ${SYMM_ACTIVE_ERRORS} broadcast_bad_root)
+symm_expect_fail(active_to_all_negative 2
+  "symm: shmem_int_sum_to_all: nreduce -1 is negative \\(PE 1\\)"
+  ${SYMM_ACTIVE_ERRORS} to_all_negative)
+symm_expect_fail(active_null_psync 2
+  "symm: shmem_collect64: pSync is NULL \\(PE 1\\)"
+  ${SYMM_ACTIVE_ERRORS} null_psync)
+symm_expect_fail(active_size_zero 2
+  "symm: shmem_sync: invalid active set: PE_start 0, logPE_stride 0, PE_size 0 \\(PE 1\\)"
+  ${SYMM_ACTIVE_ERRORS} size_zero)

@@ -1,0 +1,25 @@
+# Teams (pe/team.c): queries, translate_pe, split_strided (strides 1, 2,
+# -1, 0 with size 1, single PEs, splits of splits), invalid splits,
+# split_2d layouts, team_sync, team contexts, team_ptr, 200 create/destroy
+# cycles (past the default SYMM_MAX_TEAMS of 64). Odd team sizes matter,
+# so 3 PEs too.
+symm_pe_test(team NPS 1 2 3 4 TIMEOUT 30)
+# The team limit: with SYMM_MAX_TEAMS=4 (world and shared hold two), the
+# third split fails with SHMEM_TEAM_INVALID; a destroy frees a slot again.
+# Every team alive at once works.
+symm_pe_test(team_limit SOURCES pe/team.c NPS 1 2 3 4 TIMEOUT 30 ENV SYMM_MAX_TEAMS=4 ARGS limit)
+# The same past 64 teams (more than one word of the slot bitmap).
+symm_pe_test(team_limit130 SOURCES pe/team.c NPS 1 2 3 4 TIMEOUT 30 ENV SYMM_MAX_TEAMS=130 ARGS limit)
+
+# Team misuse that ends the job (pe/team_errors.c).
+add_executable(team_errors pe/team_errors.c)
+target_link_libraries(team_errors PRIVATE symm)
+symm_expect_fail(team_destroy_world 2
+  "symm: shmem_team_destroy: SHMEM_TEAM_WORLD and SHMEM_TEAM_SHARED cannot be destroyed \\(PE 1\\)"
+  $<TARGET_FILE:team_errors> destroy_world)
+symm_expect_fail(team_destroy_world_np1 1
+  "symm: shmem_team_destroy: SHMEM_TEAM_WORLD and SHMEM_TEAM_SHARED cannot be destroyed"
+  $<TARGET_FILE:team_errors> destroy_world)
+symm_expect_fail(team_destroy_shared 4
+  "symm: shmem_team_destroy: SHMEM_TEAM_WORLD and SHMEM_TEAM_SHARED cannot be destroyed \\(PE 3\\)"
+  $<TARGET_FILE:team_errors> destroy_shared)
