@@ -1,13 +1,13 @@
 # Team collectives (pe/coll.c): every routine with every type of its table,
 # on WORLD, SHARED, stride 2, stride -1, split_2d rows and columns and
 # single-PE teams; reductions out of place and in place, small and large.
-# Odd team sizes matter, so 3 PEs too.
-# Two programs' worth of work, so two registrations: the data collectives,
-# and the reductions.
+# Odd team sizes matter, so 3 PEs too. Registered as two runs (each well
+# under 5 s at 4 PEs on 2 cores): the data collectives, and the reductions.
 symm_pe_test(coll NPS 1 2 3 4 TIMEOUT 60 ARGS data)
 symm_pe_test(coll_reduce SOURCES pe/coll.c NPS 1 2 3 4 TIMEOUT 60 ARGS reduce)
 # The reductions again with every size sliced (each PE reduces 1/n, then
-# all gather) and with none sliced (every PE reduces the whole vector).
+# all gather; symm slices at 3 PEs and more) and with none sliced (every PE
+# reduces the whole vector).
 symm_pe_test(coll_slice0 SOURCES pe/coll.c NPS 1 2 3 4 TIMEOUT 60 ARGS reduce
   ENV SYMM_REDUCE_SLICE_MIN=0)
 symm_pe_test(coll_noslice SOURCES pe/coll.c NPS 1 2 3 4 TIMEOUT 60 ARGS reduce

@@ -17,7 +17,7 @@ include(CheckCSourceCompiles)
 set(CMAKE_REQUIRED_LINK_OPTIONS -static)
 check_c_source_compiles("int main(void) { return 0; }" SYMM_CAN_LINK_STATIC)
 unset(CMAKE_REQUIRED_LINK_OPTIONS)
-if(SYMM_CAN_LINK_STATIC AND NOT SYMM_SANITIZE) # ASan cannot link -static
+if(SYMM_CAN_LINK_STATIC AND NOT SYMM_SANITIZE AND NOT SYMM_TSAN) # sanitizers cannot link -static
   add_executable(globals_static pe/globals.c)
   target_link_libraries(globals_static PRIVATE symm_static)
   target_link_options(globals_static PRIVATE -static)

@@ -47,7 +47,8 @@ _Static_assert(_SHMEM_BCAST_SYNC_SIZE == SHMEM_BCAST_SYNC_SIZE, "_SHMEM_BCAST_SY
 _Static_assert(_SHMEM_REDUCE_SYNC_SIZE == SHMEM_REDUCE_SYNC_SIZE, "_SHMEM_REDUCE_SYNC_SIZE");
 _Static_assert(_SHMEM_COLLECT_SYNC_SIZE == SHMEM_COLLECT_SYNC_SIZE, "_SHMEM_COLLECT_SYNC_SIZE");
 _Static_assert(_SHMEM_ALLTOALL_SYNC_SIZE == SHMEM_ALLTOALL_SYNC_SIZE, "_SHMEM_ALLTOALL_SYNC_SIZE");
-_Static_assert(_SHMEM_ALLTOALLS_SYNC_SIZE == SHMEM_ALLTOALLS_SYNC_SIZE, "_SHMEM_ALLTOALLS_SYNC_SIZE");
+_Static_assert(_SHMEM_ALLTOALLS_SYNC_SIZE == SHMEM_ALLTOALLS_SYNC_SIZE,
+               "_SHMEM_ALLTOALLS_SYNC_SIZE");
 _Static_assert(_SHMEM_SYNC_SIZE == SHMEM_SYNC_SIZE, "_SHMEM_SYNC_SIZE");
 _Static_assert(_SHMEM_REDUCE_MIN_WRKDATA_SIZE == SHMEM_REDUCE_MIN_WRKDATA_SIZE,
                "_SHMEM_REDUCE_MIN_WRKDATA_SIZE");
@@ -60,25 +61,35 @@ _Static_assert(SHMEM_REDUCE_MIN_WRKDATA_SIZE >= 1, "SHMEM_REDUCE_MIN_WRKDATA_SIZ
 #define PS_GUARD_VALUE 0x5a5a5a5a5a5a5a5aL
 
 static int me, npes;
-static char *S, *D;   /* symmetric source and dest */
-static void *W;       /* symmetric pWrk */
+static char *S, *D; /* symmetric source and dest */
+static void *W;     /* symmetric pWrk */
 static char what[256];
 
 /* ---- active sets and their pSyncs ---------------------------------------- */
-enum { PS_BARRIER, PS_SYNC, PS_BCAST, PS_COLLECT, PS_FCOLLECT, PS_ALLTOALL, PS_ALLTOALLS, PS_REDUCE, NPS };
-static const int ps_size[NPS] = {SHMEM_BARRIER_SYNC_SIZE, SHMEM_BARRIER_SYNC_SIZE,
-                                 SHMEM_BCAST_SYNC_SIZE,   SHMEM_COLLECT_SYNC_SIZE,
-                                 SHMEM_COLLECT_SYNC_SIZE, SHMEM_ALLTOALL_SYNC_SIZE,
+enum {
+    PS_BARRIER,
+    PS_SYNC,
+    PS_BCAST,
+    PS_COLLECT,
+    PS_FCOLLECT,
+    PS_ALLTOALL,
+    PS_ALLTOALLS,
+    PS_REDUCE,
+    NPS
+};
+static const int ps_size[NPS] = {SHMEM_BARRIER_SYNC_SIZE,   SHMEM_BARRIER_SYNC_SIZE,
+                                 SHMEM_BCAST_SYNC_SIZE,     SHMEM_COLLECT_SYNC_SIZE,
+                                 SHMEM_COLLECT_SYNC_SIZE,   SHMEM_ALLTOALL_SYNC_SIZE,
                                  SHMEM_ALLTOALLS_SYNC_SIZE, SHMEM_REDUCE_SYNC_SIZE};
-static const char *const ps_name[NPS] = {"barrier", "sync", "broadcast", "collect",
-                                          "fcollect", "alltoall", "alltoalls", "to_all"};
+static const char *const ps_name[NPS] = {"barrier",  "sync",     "broadcast", "collect",
+                                         "fcollect", "alltoall", "alltoalls", "to_all"};
 
 typedef struct {
     int start, log, size; /* the active set */
     int stride, in, idx;  /* 1 << log; am I a member, my index */
     long *ps[NPS][2];     /* two pSyncs per routine */
     int parity[NPS];
-    uint64_t seq;         /* calls on this set, the same on every member */
+    uint64_t seq; /* calls on this set, the same on every member */
     char name[48];
 } aset_t;
 
@@ -87,7 +98,10 @@ static aset_t sets[NSETS];
 static int nsets;
 static int checked; /* pass 1: barrier_all and pSync check after each call */
 
-static int set_pe(const aset_t *a, int k) { return a->start + k * a->stride; }
+static int set_pe(const aset_t *a, int k)
+{
+    return a->start + k * a->stride;
+}
 
 static void add_set(int start, int log, int size, const char *name)
 {
@@ -129,7 +143,10 @@ static void check_psync(const aset_t *a, int k, int p, const char *after)
 }
 
 /* The pSync for the next call of routine k. */
-static long *next_ps(aset_t *a, int k) { return a->ps[k][a->parity[k]]; }
+static long *next_ps(aset_t *a, int k)
+{
+    return a->ps[k][a->parity[k]];
+}
 
 /* Called by every PE after each call (members or not): the next call of
  * routine k takes the other pSync. Checked pass: once every PE has
@@ -143,140 +160,156 @@ static void after_call(aset_t *a, int k)
     a->parity[k] ^= 1;
 }
 
-static uint64_t hv(uint64_t salt, uint64_t a, uint64_t b, uint64_t i) { return test_hash4(salt, a, b, i); }
+static uint64_t hv(uint64_t salt, uint64_t a, uint64_t b, uint64_t i)
+{
+    return test_hash4(salt, a, b, i);
+}
 
 /* ---- 32- and 64-bit data collectives --------------------------------------- */
 #define SENT32 0xA6A6A6A6u
 #define SENT64 0xA6A6A6A6A6A6A6A6ull
 
-#define DEF_SIZED(BITS, T, SENT)                                                             \
-    static T v##BITS(uint64_t h) { return (T)(h | 1); } /* odd: never the sentinel */       \
-    static void expect##BITS(const T *buf, size_t i, T want, const char *which, int line)    \
-    {                                                                                        \
-        if (buf[i] != want)                                                                  \
-            check_fail(__FILE__, line, "%s: %s[%zu] expected %#jx got %#jx", what, which, i, \
-                       (uintmax_t)want, (uintmax_t)buf[i]);                                  \
-    }                                                                                        \
-    static void bcast##BITS(aset_t *a, size_t ne, int root)                                  \
-    {                                                                                        \
-        uint64_t salt = ++a->seq;                                                            \
-        snprintf(what, sizeof(what), "shmem_broadcast" #BITS " on %s, nelems %zu, root %d",  \
-                 a->name, ne, root);                                                         \
-        if (a->in) {                                                                         \
-            T *s = (T *)(void *)S, *d = (T *)(void *)D;                                      \
-            for (size_t i = 0; i < ne + GUARD; i++) {                                        \
-                s[i] = v##BITS(hv(salt, (uint64_t)me, 0, i));                                \
-                d[i] = SENT;                                                                 \
-            }                                                                                \
-            shmem_broadcast##BITS(d, s, ne, root, a->start, a->log, a->size,                 \
-                                  next_ps(a, PS_BCAST));                                     \
-            int rw = set_pe(a, root);                                                        \
-            for (size_t i = 0; i < ne + GUARD; i++) {                                        \
-                /* The root's dest is not written (active-set form). */                     \
-                T want = a->idx != root && i < ne ? v##BITS(hv(salt, (uint64_t)rw, 0, i)) : SENT; \
-                expect##BITS(d, i, want, a->idx == root ? "root's dest" : "dest", __LINE__); \
-                expect##BITS(s, i, v##BITS(hv(salt, (uint64_t)me, 0, i)), "source", __LINE__); \
-            }                                                                                \
-        }                                                                                    \
-        after_call(a, PS_BCAST);                                                             \
-    }                                                                                        \
-    static size_t ccnt##BITS(size_t ne, int k) { return k % 3 == 2 ? 0 : ne + (size_t)k; }   \
-    static void collect##BITS(aset_t *a, size_t ne)                                          \
-    {                                                                                        \
-        uint64_t salt = ++a->seq;                                                            \
-        snprintf(what, sizeof(what), "shmem_collect" #BITS " on %s, nelems %zu + index "      \
-                 "(0 if index %% 3 == 2)", a->name, ne);                                     \
-        if (a->in) {                                                                         \
-            T *s = (T *)(void *)S, *d = (T *)(void *)D;                                      \
-            size_t mine = ccnt##BITS(ne, a->idx), total = 0;                                 \
-            for (int k = 0; k < a->size; k++)                                                \
-                total += ccnt##BITS(ne, k);                                                  \
-            for (size_t i = 0; i < mine + GUARD; i++)                                        \
-                s[i] = v##BITS(hv(salt, (uint64_t)me, 0, i));                                \
-            for (size_t i = 0; i < total + GUARD; i++)                                       \
-                d[i] = SENT;                                                                 \
-            shmem_collect##BITS(d, s, mine, a->start, a->log, a->size, next_ps(a, PS_COLLECT)); \
-            size_t off = 0;                                                                  \
-            for (int k = 0; k < a->size; k++) {                                              \
-                for (size_t i = 0; i < ccnt##BITS(ne, k); i++)                               \
-                    expect##BITS(d, off + i, v##BITS(hv(salt, (uint64_t)set_pe(a, k), 0, i)), \
-                                 "dest", __LINE__);                                          \
-                off += ccnt##BITS(ne, k);                                                    \
-            }                                                                                \
-            for (size_t i = total; i < total + GUARD; i++)                                   \
-                expect##BITS(d, i, SENT, "dest", __LINE__);                                  \
-        }                                                                                    \
-        after_call(a, PS_COLLECT);                                                           \
-    }                                                                                        \
-    static void fcollect##BITS(aset_t *a, size_t ne)                                         \
-    {                                                                                        \
-        uint64_t salt = ++a->seq;                                                            \
-        snprintf(what, sizeof(what), "shmem_fcollect" #BITS " on %s, nelems %zu", a->name, ne); \
-        if (a->in) {                                                                         \
-            T *s = (T *)(void *)S, *d = (T *)(void *)D;                                      \
-            size_t total = ne * (size_t)a->size;                                             \
-            for (size_t i = 0; i < ne + GUARD; i++)                                          \
-                s[i] = v##BITS(hv(salt, (uint64_t)me, 0, i));                                \
-            for (size_t i = 0; i < total + GUARD; i++)                                       \
-                d[i] = SENT;                                                                 \
-            shmem_fcollect##BITS(d, s, ne, a->start, a->log, a->size, next_ps(a, PS_FCOLLECT)); \
-            for (size_t p = 0; p < total + GUARD; p++)                                       \
-                expect##BITS(d, p, p < total ? v##BITS(hv(salt, (uint64_t)set_pe(a, (int)(p / ne)), \
-                                                          0, p % ne))                        \
-                                             : SENT, "dest", __LINE__);                      \
-        }                                                                                    \
-        after_call(a, PS_FCOLLECT);                                                          \
-    }                                                                                        \
-    static void alltoall##BITS(aset_t *a, size_t ne)                                         \
-    {                                                                                        \
-        uint64_t salt = ++a->seq;                                                            \
-        snprintf(what, sizeof(what), "shmem_alltoall" #BITS " on %s, nelems %zu", a->name, ne); \
-        if (a->in) {                                                                         \
-            T *s = (T *)(void *)S, *d = (T *)(void *)D;                                      \
-            size_t total = ne * (size_t)a->size;                                             \
-            for (size_t p = 0; p < total + GUARD; p++) {                                     \
-                s[p] = v##BITS(hv(salt, (uint64_t)me,                                        \
-                                  p < total ? (uint64_t)set_pe(a, (int)(p / ne)) : 999,      \
-                                  p < total ? p % ne : p));                                  \
-                d[p] = SENT;                                                                 \
-            }                                                                                \
-            shmem_alltoall##BITS(d, s, ne, a->start, a->log, a->size, next_ps(a, PS_ALLTOALL)); \
-            for (size_t p = 0; p < total + GUARD; p++)                                       \
-                expect##BITS(d, p, p < total ? v##BITS(hv(salt, (uint64_t)set_pe(a, (int)(p / ne)), \
-                                                          (uint64_t)me, p % ne))             \
-                                             : SENT, "dest", __LINE__);                      \
-        }                                                                                    \
-        after_call(a, PS_ALLTOALL);                                                          \
-    }                                                                                        \
-    static void alltoalls##BITS(aset_t *a, size_t ne, ptrdiff_t dst, ptrdiff_t sst)          \
-    {                                                                                        \
-        uint64_t salt = ++a->seq;                                                            \
-        snprintf(what, sizeof(what), "shmem_alltoalls" #BITS " on %s, nelems %zu, dst %td, sst %td", \
-                 a->name, ne, dst, sst);                                                     \
-        if (a->in) {                                                                         \
-            T *s = (T *)(void *)S, *d = (T *)(void *)D;                                      \
-            size_t blocks = ne * (size_t)a->size;                                            \
-            size_t send = blocks ? (blocks - 1) * (size_t)sst + 1 : 0;                       \
-            size_t dend = blocks ? (blocks - 1) * (size_t)dst + 1 : 0;                       \
-            for (size_t p = 0; p < send + GUARD; p++)                                        \
-                s[p] = v##BITS(hv(salt, (uint64_t)me, 999, p));                              \
-            for (size_t b = 0; b < blocks; b++)                                              \
-                s[b * (size_t)sst] = v##BITS(hv(salt, (uint64_t)me,                          \
-                                                (uint64_t)set_pe(a, (int)(b / ne)), b % ne)); \
-            for (size_t p = 0; p < dend + GUARD; p++)                                        \
-                d[p] = SENT;                                                                 \
-            shmem_alltoalls##BITS(d, s, dst, sst, ne, a->start, a->log, a->size,             \
-                                  next_ps(a, PS_ALLTOALLS));                                 \
-            for (size_t p = 0; p < dend + GUARD; p++) {                                      \
-                size_t b = p / (size_t)dst;                                                  \
-                T want = p % (size_t)dst == 0 && b < blocks                                  \
-                             ? v##BITS(hv(salt, (uint64_t)set_pe(a, (int)(b / ne)),         \
-                                          (uint64_t)me, b % ne))                             \
-                             : SENT;                                                         \
-                expect##BITS(d, p, want, "dest", __LINE__);                                  \
-            }                                                                                \
-        }                                                                                    \
-        after_call(a, PS_ALLTOALLS);                                                         \
+#define DEF_SIZED(BITS, T, SENT)                                                                   \
+    static T v##BITS(uint64_t h)                                                                   \
+    {                                                                                              \
+        return (T)(h | 1);                                                                         \
+    } /* odd: never the sentinel */                                                                \
+    static void expect##BITS(const T *buf, size_t i, T want, const char *which, int line)          \
+    {                                                                                              \
+        if (buf[i] != want)                                                                        \
+            check_fail(__FILE__, line, "%s: %s[%zu] expected %#jx got %#jx", what, which, i,       \
+                       (uintmax_t)want, (uintmax_t)buf[i]);                                        \
+    }                                                                                              \
+    static void bcast##BITS(aset_t *a, size_t ne, int root)                                        \
+    {                                                                                              \
+        uint64_t salt = ++a->seq;                                                                  \
+        snprintf(what, sizeof(what), "shmem_broadcast" #BITS " on %s, nelems %zu, root %d",        \
+                 a->name, ne, root);                                                               \
+        if (a->in) {                                                                               \
+            T *s = (T *)(void *)S, *d = (T *)(void *)D;                                            \
+            for (size_t i = 0; i < ne + GUARD; i++) {                                              \
+                s[i] = v##BITS(hv(salt, (uint64_t)me, 0, i));                                      \
+                d[i] = SENT;                                                                       \
+            }                                                                                      \
+            shmem_broadcast##BITS(d, s, ne, root, a->start, a->log, a->size,                       \
+                                  next_ps(a, PS_BCAST));                                           \
+            int rw = set_pe(a, root);                                                              \
+            for (size_t i = 0; i < ne + GUARD; i++) {                                              \
+                /* The root's dest is not written (active-set form). */                            \
+                T want = a->idx != root && i < ne ? v##BITS(hv(salt, (uint64_t)rw, 0, i)) : SENT;  \
+                expect##BITS(d, i, want, a->idx == root ? "root's dest" : "dest", __LINE__);       \
+                expect##BITS(s, i, v##BITS(hv(salt, (uint64_t)me, 0, i)), "source", __LINE__);     \
+            }                                                                                      \
+        }                                                                                          \
+        after_call(a, PS_BCAST);                                                                   \
+    }                                                                                              \
+    static size_t ccnt##BITS(size_t ne, int k)                                                     \
+    {                                                                                              \
+        return k % 3 == 2 ? 0 : ne + (size_t)k;                                                    \
+    }                                                                                              \
+    static void collect##BITS(aset_t *a, size_t ne)                                                \
+    {                                                                                              \
+        uint64_t salt = ++a->seq;                                                                  \
+        snprintf(what, sizeof(what),                                                               \
+                 "shmem_collect" #BITS " on %s, nelems %zu + index "                               \
+                 "(0 if index %% 3 == 2)",                                                         \
+                 a->name, ne);                                                                     \
+        if (a->in) {                                                                               \
+            T *s = (T *)(void *)S, *d = (T *)(void *)D;                                            \
+            size_t mine = ccnt##BITS(ne, a->idx), total = 0;                                       \
+            for (int k = 0; k < a->size; k++)                                                      \
+                total += ccnt##BITS(ne, k);                                                        \
+            for (size_t i = 0; i < mine + GUARD; i++)                                              \
+                s[i] = v##BITS(hv(salt, (uint64_t)me, 0, i));                                      \
+            for (size_t i = 0; i < total + GUARD; i++)                                             \
+                d[i] = SENT;                                                                       \
+            shmem_collect##BITS(d, s, mine, a->start, a->log, a->size, next_ps(a, PS_COLLECT));    \
+            size_t off = 0;                                                                        \
+            for (int k = 0; k < a->size; k++) {                                                    \
+                for (size_t i = 0; i < ccnt##BITS(ne, k); i++)                                     \
+                    expect##BITS(d, off + i, v##BITS(hv(salt, (uint64_t)set_pe(a, k), 0, i)),      \
+                                 "dest", __LINE__);                                                \
+                off += ccnt##BITS(ne, k);                                                          \
+            }                                                                                      \
+            for (size_t i = total; i < total + GUARD; i++)                                         \
+                expect##BITS(d, i, SENT, "dest", __LINE__);                                        \
+        }                                                                                          \
+        after_call(a, PS_COLLECT);                                                                 \
+    }                                                                                              \
+    static void fcollect##BITS(aset_t *a, size_t ne)                                               \
+    {                                                                                              \
+        uint64_t salt = ++a->seq;                                                                  \
+        snprintf(what, sizeof(what), "shmem_fcollect" #BITS " on %s, nelems %zu", a->name, ne);    \
+        if (a->in) {                                                                               \
+            T *s = (T *)(void *)S, *d = (T *)(void *)D;                                            \
+            size_t total = ne * (size_t)a->size;                                                   \
+            for (size_t i = 0; i < ne + GUARD; i++)                                                \
+                s[i] = v##BITS(hv(salt, (uint64_t)me, 0, i));                                      \
+            for (size_t i = 0; i < total + GUARD; i++)                                             \
+                d[i] = SENT;                                                                       \
+            shmem_fcollect##BITS(d, s, ne, a->start, a->log, a->size, next_ps(a, PS_FCOLLECT));    \
+            for (size_t p = 0; p < total + GUARD; p++)                                             \
+                expect##BITS(                                                                      \
+                    d, p,                                                                          \
+                    p < total ? v##BITS(hv(salt, (uint64_t)set_pe(a, (int)(p / ne)), 0, p % ne))   \
+                              : SENT,                                                              \
+                    "dest", __LINE__);                                                             \
+        }                                                                                          \
+        after_call(a, PS_FCOLLECT);                                                                \
+    }                                                                                              \
+    static void alltoall##BITS(aset_t *a, size_t ne)                                               \
+    {                                                                                              \
+        uint64_t salt = ++a->seq;                                                                  \
+        snprintf(what, sizeof(what), "shmem_alltoall" #BITS " on %s, nelems %zu", a->name, ne);    \
+        if (a->in) {                                                                               \
+            T *s = (T *)(void *)S, *d = (T *)(void *)D;                                            \
+            size_t total = ne * (size_t)a->size;                                                   \
+            for (size_t p = 0; p < total + GUARD; p++) {                                           \
+                s[p] = v##BITS(hv(salt, (uint64_t)me,                                              \
+                                  p < total ? (uint64_t)set_pe(a, (int)(p / ne)) : 999,            \
+                                  p < total ? p % ne : p));                                        \
+                d[p] = SENT;                                                                       \
+            }                                                                                      \
+            shmem_alltoall##BITS(d, s, ne, a->start, a->log, a->size, next_ps(a, PS_ALLTOALL));    \
+            for (size_t p = 0; p < total + GUARD; p++)                                             \
+                expect##BITS(d, p,                                                                 \
+                             p < total ? v##BITS(hv(salt, (uint64_t)set_pe(a, (int)(p / ne)),      \
+                                                    (uint64_t)me, p % ne))                         \
+                                       : SENT,                                                     \
+                             "dest", __LINE__);                                                    \
+        }                                                                                          \
+        after_call(a, PS_ALLTOALL);                                                                \
+    }                                                                                              \
+    static void alltoalls##BITS(aset_t *a, size_t ne, ptrdiff_t dst, ptrdiff_t sst)                \
+    {                                                                                              \
+        uint64_t salt = ++a->seq;                                                                  \
+        snprintf(what, sizeof(what),                                                               \
+                 "shmem_alltoalls" #BITS " on %s, nelems %zu, dst %td, sst %td", a->name, ne, dst, \
+                 sst);                                                                             \
+        if (a->in) {                                                                               \
+            T *s = (T *)(void *)S, *d = (T *)(void *)D;                                            \
+            size_t blocks = ne * (size_t)a->size;                                                  \
+            size_t send = blocks ? (blocks - 1) * (size_t)sst + 1 : 0;                             \
+            size_t dend = blocks ? (blocks - 1) * (size_t)dst + 1 : 0;                             \
+            for (size_t p = 0; p < send + GUARD; p++)                                              \
+                s[p] = v##BITS(hv(salt, (uint64_t)me, 999, p));                                    \
+            for (size_t b = 0; b < blocks; b++)                                                    \
+                s[b * (size_t)sst] =                                                               \
+                    v##BITS(hv(salt, (uint64_t)me, (uint64_t)set_pe(a, (int)(b / ne)), b % ne));   \
+            for (size_t p = 0; p < dend + GUARD; p++)                                              \
+                d[p] = SENT;                                                                       \
+            shmem_alltoalls##BITS(d, s, dst, sst, ne, a->start, a->log, a->size,                   \
+                                  next_ps(a, PS_ALLTOALLS));                                       \
+            for (size_t p = 0; p < dend + GUARD; p++) {                                            \
+                size_t b = p / (size_t)dst;                                                        \
+                T want = p % (size_t)dst == 0 && b < blocks                                        \
+                             ? v##BITS(hv(salt, (uint64_t)set_pe(a, (int)(b / ne)), (uint64_t)me,  \
+                                          b % ne))                                                 \
+                             : SENT;                                                               \
+                expect##BITS(d, p, want, "dest", __LINE__);                                        \
+            }                                                                                      \
+        }                                                                                          \
+        after_call(a, PS_ALLTOALLS);                                                               \
     }
 DEF_SIZED(32, uint32_t, SENT32)
 DEF_SIZED(64, uint64_t, SENT64)
@@ -286,64 +319,66 @@ DEF_SIZED(64, uint64_t, SENT64)
  * sums and products stay small and exact. */
 #define IS_FLT(T) ((T)0.5 != 0)
 #define IS_SGN(T) ((T)-1 / 2 == 0)
-#define MKC(T, re, im) ((T)((double)(re) + (double)(im) * I))
+#define MKC(T, re, im) ((T)((double)(re) + (double)(im)*I))
 #define SENT(T) (IS_FLT(T) ? (T)-0.25 : (T)0xA6A6A6A6A6A6A6A6ull)
-#define DOM_ANY(T, h)                                                                        \
+#define DOM_ANY(T, h) \
     (IS_FLT(T) ? MKC(T, (double)(int64_t)((h) >> 42) - 2097152.0 + 0.5, 0) : (T)((h) | 1))
-#define DOM_SUM(T, h)                                                                        \
-    (IS_FLT(T) ? MKC(T, ((int)((h) % 41) - 20) * 0.25, ((int)(((h) >> 8) % 41) - 20) * 0.25) \
-     : IS_SGN(T) ? (T)((int)((h) % 41) - 20)                                                 \
+#define DOM_SUM(T, h)                                                                          \
+    (IS_FLT(T)   ? MKC(T, ((int)((h) % 41) - 20) * 0.25, ((int)(((h) >> 8) % 41) - 20) * 0.25) \
+     : IS_SGN(T) ? (T)((int)((h) % 41) - 20)                                                   \
                  : (T)((h) % 41))
 static const double prod_re[6] = {-2, -1, -0.5, 0.5, 1, 2};
 static const double prod_im[4] = {0, 1, -1, 0.5};
 static const int prod_s[4] = {-2, -1, 1, 2};
-#define DOM_PROD(T, h)                                                                       \
-    (IS_FLT(T) ? MKC(T, prod_re[(h) % 6], prod_im[((h) >> 8) % 4])                           \
-     : IS_SGN(T) ? (T)prod_s[(h) % 4]                                                        \
+#define DOM_PROD(T, h)                                               \
+    (IS_FLT(T)   ? MKC(T, prod_re[(h) % 6], prod_im[((h) >> 8) % 4]) \
+     : IS_SGN(T) ? (T)prod_s[(h) % 4]                                \
                  : (T)(1 + (h) % 3))
 #define SHOWV(v) creall((long double _Complex)(v)), cimagl((long double _Complex)(v))
 
-#define DEF_TO_ALL(T, N, OP, DOM, EXPR)                                                      \
-    static void to_all_##N##_##OP(aset_t *a, int ne, int inplace)                            \
-    {                                                                                        \
-        uint64_t salt = ++a->seq;                                                            \
-        snprintf(what, sizeof(what), "shmem_" #N "_" #OP "_to_all on %s, nreduce %d%s",      \
-                 a->name, ne, inplace ? ", in place" : "");                                  \
-        if (a->in) {                                                                         \
-            T *s = (T *)(void *)S, *d = inplace ? s : (T *)(void *)D;                        \
-            for (int i = 0; i < ne + GUARD; i++)                                             \
-                s[i] = DOM(T, hv(salt, (uint64_t)me, i >= ne, (uint64_t)i));                 \
-            if (!inplace)                                                                    \
-                for (int i = 0; i < ne + GUARD; i++)                                         \
-                    d[i] = SENT(T);                                                          \
-            shmem_##N##_##OP##_to_all(d, s, ne, a->start, a->log, a->size, (T *)W,           \
-                                      next_ps(a, PS_REDUCE));                                \
-            for (int i = 0; i < ne + GUARD; i++) {                                           \
-                T acc;                                                                       \
-                if (i >= ne) {                                                               \
-                    acc = inplace ? DOM(T, hv(salt, (uint64_t)me, 1, (uint64_t)i)) : SENT(T); \
-                } else {                                                                     \
-                    acc = DOM(T, hv(salt, (uint64_t)set_pe(a, 0), 0, (uint64_t)i));          \
-                    for (int k = 1; k < a->size; k++) {                                      \
+#define DEF_TO_ALL(T, N, OP, DOM, EXPR)                                                          \
+    static void to_all_##N##_##OP(aset_t *a, int ne, int inplace)                                \
+    {                                                                                            \
+        uint64_t salt = ++a->seq;                                                                \
+        snprintf(what, sizeof(what), "shmem_" #N "_" #OP "_to_all on %s, nreduce %d%s", a->name, \
+                 ne, inplace ? ", in place" : "");                                               \
+        if (a->in) {                                                                             \
+            T *s = (T *)(void *)S, *d = inplace ? s : (T *)(void *)D;                            \
+            for (int i = 0; i < ne + GUARD; i++)                                                 \
+                s[i] = DOM(T, hv(salt, (uint64_t)me, i >= ne, (uint64_t)i));                     \
+            if (!inplace)                                                                        \
+                for (int i = 0; i < ne + GUARD; i++)                                             \
+                    d[i] = SENT(T);                                                              \
+            shmem_##N##_##OP##_to_all(d, s, ne, a->start, a->log, a->size, (T *)W,               \
+                                      next_ps(a, PS_REDUCE));                                    \
+            for (int i = 0; i < ne + GUARD; i++) {                                               \
+                T acc;                                                                           \
+                if (i >= ne) {                                                                   \
+                    acc = inplace ? DOM(T, hv(salt, (uint64_t)me, 1, (uint64_t)i)) : SENT(T);    \
+                } else {                                                                         \
+                    acc = DOM(T, hv(salt, (uint64_t)set_pe(a, 0), 0, (uint64_t)i));              \
+                    for (int k = 1; k < a->size; k++) {                                          \
                         T x = acc, y = DOM(T, hv(salt, (uint64_t)set_pe(a, k), 0, (uint64_t)i)); \
-                        acc = EXPR;                                                          \
-                    }                                                                        \
-                }                                                                            \
-                if (!(d[i] == acc))                                                          \
-                    check_fail(__FILE__, __LINE__, "%s: dest[%d] expected %.21Lg%+.21Lgi got " \
-                               "%.21Lg%+.21Lgi", what, i, SHOWV(acc), SHOWV(d[i]));          \
+                        acc = EXPR;                                                              \
+                    }                                                                            \
+                }                                                                                \
+                if (!(d[i] == acc))                                                              \
+                    check_fail(__FILE__, __LINE__,                                               \
+                               "%s: dest[%d] expected %.21Lg%+.21Lgi got "                       \
+                               "%.21Lg%+.21Lgi",                                                 \
+                               what, i, SHOWV(acc), SHOWV(d[i]));                                \
                 if (!inplace && !(s[i] == DOM(T, hv(salt, (uint64_t)me, i >= ne, (uint64_t)i)))) \
-                    check_fail(__FILE__, __LINE__, "%s: source[%d] was changed", what, i);   \
-            }                                                                                \
-        }                                                                                    \
-        after_call(a, PS_REDUCE);                                                            \
+                    check_fail(__FILE__, __LINE__, "%s: source[%d] was changed", what, i);       \
+            }                                                                                    \
+        }                                                                                        \
+        after_call(a, PS_REDUCE);                                                                \
     }
-#define DEF_TO_ALL_BIT(T, N)                                                                 \
-    DEF_TO_ALL(T, N, and, DOM_ANY, (T)(x & y))                                               \
+#define DEF_TO_ALL_BIT(T, N)                   \
+    DEF_TO_ALL(T, N, and, DOM_ANY, (T)(x & y)) \
     DEF_TO_ALL(T, N, or, DOM_ANY, (T)(x | y)) DEF_TO_ALL(T, N, xor, DOM_ANY, (T)(x ^ y))
-#define DEF_TO_ALL_MINMAX(T, N)                                                              \
+#define DEF_TO_ALL_MINMAX(T, N) \
     DEF_TO_ALL(T, N, max, DOM_ANY, x > y ? x : y) DEF_TO_ALL(T, N, min, DOM_ANY, x < y ? x : y)
-#define DEF_TO_ALL_ARITH(T, N)                                                               \
+#define DEF_TO_ALL_ARITH(T, N) \
     DEF_TO_ALL(T, N, sum, DOM_SUM, (T)(x + y)) DEF_TO_ALL(T, N, prod, DOM_PROD, (T)(x * y))
 SHMEM_TO_ALL_BIT_TYPES(DEF_TO_ALL_BIT)
 SHMEM_TO_ALL_MINMAX_TYPES(DEF_TO_ALL_MINMAX)
@@ -356,9 +391,13 @@ typedef struct {
 #define TA_ENTRY_BIT(T, N) TA_ENTRY(T, N, and) TA_ENTRY(T, N, or) TA_ENTRY(T, N, xor)
 #define TA_ENTRY_MINMAX(T, N) TA_ENTRY(T, N, max) TA_ENTRY(T, N, min)
 #define TA_ENTRY_ARITH(T, N) TA_ENTRY(T, N, sum) TA_ENTRY(T, N, prod)
-static const to_all_t to_alls[] = {SHMEM_TO_ALL_BIT_TYPES(TA_ENTRY_BIT)
-                                       SHMEM_TO_ALL_MINMAX_TYPES(TA_ENTRY_MINMAX)
-                                           SHMEM_TO_ALL_ARITH_TYPES(TA_ENTRY_ARITH)};
+// clang-format off
+static const to_all_t to_alls[] = {
+    SHMEM_TO_ALL_BIT_TYPES(TA_ENTRY_BIT)
+    SHMEM_TO_ALL_MINMAX_TYPES(TA_ENTRY_MINMAX)
+    SHMEM_TO_ALL_ARITH_TYPES(TA_ENTRY_ARITH)
+};
+// clang-format on
 #define NTOALL (sizeof(to_alls) / sizeof(to_alls[0]))
 
 /* ---- barrier and sync -------------------------------------------------------- */
@@ -371,8 +410,8 @@ static void barrier_or_sync(aset_t *a, int sync, int rounds)
     long *slot = (long *)(void *)D;
     for (int r = 0; r < rounds; r++) {
         uint64_t salt = ++a->seq;
-        snprintf(what, sizeof(what), "shmem_%s on %s, round %d", sync ? "sync" : "barrier",
-                 a->name, r);
+        snprintf(what, sizeof(what), "shmem_%s on %s, round %d", sync ? "sync" : "barrier", a->name,
+                 r);
         if (a->in) {
             int to = set_pe(a, (a->idx + 1) % a->size);
             int from = set_pe(a, (a->idx + a->size - 1) % a->size);
@@ -415,8 +454,8 @@ static void same_psync(aset_t *a)
             shmem_barrier(a->start, a->log, a->size, a->ps[PS_BARRIER][0]);
         }
         long want = (long)(hv(salt, (uint64_t)from, 0, 0) >> 1);
-        CHECK(slot[salt % 2] == want, "%s: slot from PE %d expected %ld got %ld", what, from,
-              want, slot[salt % 2]);
+        CHECK(slot[salt % 2] == want, "%s: slot from PE %d expected %ld got %ld", what, from, want,
+              slot[salt % 2]);
     }
     /* The next user of D may be a peer's put of another routine: all done. */
     shmem_barrier_all();
@@ -468,7 +507,7 @@ int main(void)
     /* pWrk: max(nreduce/2 + 1, SHMEM_REDUCE_MIN_WRKDATA_SIZE) elements of the
      * largest type */
     size_t wrk = NE_MAX / 2 + 1 > SHMEM_REDUCE_MIN_WRKDATA_SIZE ? NE_MAX / 2 + 1
-                                                                 : SHMEM_REDUCE_MIN_WRKDATA_SIZE;
+                                                                : SHMEM_REDUCE_MIN_WRKDATA_SIZE;
     W = shmem_align(64, wrk * 16);
     CHECK(S != NULL && D != NULL && W != NULL, "shmem_align expected memory got NULL");
 
@@ -489,7 +528,8 @@ int main(void)
         for (int i = 0; i < nsets; i++)
             for (int k = 0; k < NPS; k++)
                 for (int p = 0; p < 2; p++)
-                    check_psync(&sets[i], k, p, checked ? "the checked pass" : "the back-to-back pass");
+                    check_psync(&sets[i], k, p,
+                                checked ? "the checked pass" : "the back-to-back pass");
         /* Nobody starts the next pass on a pSync another PE still checks. */
         shmem_barrier_all();
     }

@@ -63,10 +63,13 @@ typedef struct {
     int n, me;      /* size and my index */
     int w[MAXPES];  /* world PE of each index */
     char name[48];
-    uint64_t seq;   /* collectives run on this team (same on all members) */
+    uint64_t seq; /* collectives run on this team (same on all members) */
 } tinfo_t;
 
-static uint64_t hv(uint64_t salt, uint64_t a, uint64_t b, uint64_t i) { return test_hash4(salt, a, b, i); }
+static uint64_t hv(uint64_t salt, uint64_t a, uint64_t b, uint64_t i)
+{
+    return test_hash4(salt, a, b, i);
+}
 
 /* ---- value domains ------------------------------------------------------
  * IS_FLT: floating (complex included); IS_SGN (integers): signed. MKC makes
@@ -74,25 +77,25 @@ static uint64_t hv(uint64_t salt, uint64_t a, uint64_t b, uint64_t i) { return t
  * real type). */
 #define IS_FLT(T) ((T)0.5 != 0)
 #define IS_SGN(T) ((T)-1 / 2 == 0)
-#define MKC(T, re, im) ((T)((double)(re) + (double)(im) * I))
+#define MKC(T, re, im) ((T)((double)(re) + (double)(im)*I))
 /* Sentinel: even for integers (values are odd), -0.25 for floating types
  * (values are k + 0.5). */
 #define SENT(T) (IS_FLT(T) ? (T)-0.25 : (T)0xA6A6A6A6A6A6A6A6ull)
 /* Any value: all bits of an integer (made odd); k + 0.5, |k| < 2^21 */
-#define DOM_ANY(T, h)                                                                        \
+#define DOM_ANY(T, h) \
     (IS_FLT(T) ? MKC(T, (double)(int64_t)((h) >> 42) - 2097152.0 + 0.5, 0) : (T)((h) | 1))
 /* Sum terms: |sum| <= 80 over 4 PEs, fits signed char */
-#define DOM_SUM(T, h)                                                                        \
-    (IS_FLT(T) ? MKC(T, ((int)((h) % 41) - 20) * 0.25, ((int)(((h) >> 8) % 41) - 20) * 0.25) \
-     : IS_SGN(T) ? (T)((int)((h) % 41) - 20)                                                 \
+#define DOM_SUM(T, h)                                                                          \
+    (IS_FLT(T)   ? MKC(T, ((int)((h) % 41) - 20) * 0.25, ((int)(((h) >> 8) % 41) - 20) * 0.25) \
+     : IS_SGN(T) ? (T)((int)((h) % 41) - 20)                                                   \
                  : (T)((h) % 41))
 /* Product factors: |product| <= 81 over 4 PEs; exact in float */
 static const double prod_re[6] = {-2, -1, -0.5, 0.5, 1, 2};
 static const double prod_im[4] = {0, 1, -1, 0.5};
 static const int prod_s[4] = {-2, -1, 1, 2};
-#define DOM_PROD(T, h)                                                                       \
-    (IS_FLT(T) ? MKC(T, prod_re[(h) % 6], prod_im[((h) >> 8) % 4])                           \
-     : IS_SGN(T) ? (T)prod_s[(h) % 4]                                                        \
+#define DOM_PROD(T, h)                                               \
+    (IS_FLT(T)   ? MKC(T, prod_re[(h) % 6], prod_im[((h) >> 8) % 4]) \
+     : IS_SGN(T) ? (T)prod_s[(h) % 4]                                \
                  : (T)(1 + (h) % 3))
 
 #define SHOWV(v) creall((long double _Complex)(v)), cimagl((long double _Complex)(v))
@@ -113,36 +116,45 @@ typedef struct fam {
                      size_t n);
 } fam_t;
 
-#define DEF_FAM_VALS(T, N)                                                                   \
-    static void mk_##N(void *e, uint64_t h) { *(T *)e = DOM_ANY(T, h); }                    \
-    static void sent_##N(void *e) { *(T *)e = SENT(T); }                                    \
-    static int eq_##N(const void *a, const void *b) { return *(const T *)a == *(const T *)b; } \
-    static void show_##N(char *buf, size_t len, const void *a)                              \
-    {                                                                                       \
-        snprintf(buf, len, "%.21Lg", (long double)*(const T *)a);                           \
+#define DEF_FAM_VALS(T, N)                                        \
+    static void mk_##N(void *e, uint64_t h)                       \
+    {                                                             \
+        *(T *)e = DOM_ANY(T, h);                                  \
+    }                                                             \
+    static void sent_##N(void *e)                                 \
+    {                                                             \
+        *(T *)e = SENT(T);                                        \
+    }                                                             \
+    static int eq_##N(const void *a, const void *b)               \
+    {                                                             \
+        return *(const T *)a == *(const T *)b;                    \
+    }                                                             \
+    static void show_##N(char *buf, size_t len, const void *a)    \
+    {                                                             \
+        snprintf(buf, len, "%.21Lg", (long double)*(const T *)a); \
     }
-#define DEF_FAM(T, N)                                                                        \
-    DEF_FAM_VALS(T, N)                                                                       \
-    static int bc_##N(shmem_team_t t, void *d, const void *s, size_t n, int r)              \
-    {                                                                                       \
-        return shmem_##N##_broadcast(t, d, s, n, r);                                        \
-    }                                                                                       \
-    static int co_##N(shmem_team_t t, void *d, const void *s, size_t n)                     \
-    {                                                                                       \
-        return shmem_##N##_collect(t, d, s, n);                                             \
-    }                                                                                       \
-    static int fc_##N(shmem_team_t t, void *d, const void *s, size_t n)                     \
-    {                                                                                       \
-        return shmem_##N##_fcollect(t, d, s, n);                                            \
-    }                                                                                       \
-    static int aa_##N(shmem_team_t t, void *d, const void *s, size_t n)                     \
-    {                                                                                       \
-        return shmem_##N##_alltoall(t, d, s, n);                                            \
-    }                                                                                       \
-    static int as_##N(shmem_team_t t, void *d, const void *s, ptrdiff_t ds, ptrdiff_t ss,   \
-                      size_t n)                                                             \
-    {                                                                                       \
-        return shmem_##N##_alltoalls(t, d, s, ds, ss, n);                                   \
+#define DEF_FAM(T, N)                                                                     \
+    DEF_FAM_VALS(T, N)                                                                    \
+    static int bc_##N(shmem_team_t t, void *d, const void *s, size_t n, int r)            \
+    {                                                                                     \
+        return shmem_##N##_broadcast(t, d, s, n, r);                                      \
+    }                                                                                     \
+    static int co_##N(shmem_team_t t, void *d, const void *s, size_t n)                   \
+    {                                                                                     \
+        return shmem_##N##_collect(t, d, s, n);                                           \
+    }                                                                                     \
+    static int fc_##N(shmem_team_t t, void *d, const void *s, size_t n)                   \
+    {                                                                                     \
+        return shmem_##N##_fcollect(t, d, s, n);                                          \
+    }                                                                                     \
+    static int aa_##N(shmem_team_t t, void *d, const void *s, size_t n)                   \
+    {                                                                                     \
+        return shmem_##N##_alltoall(t, d, s, n);                                          \
+    }                                                                                     \
+    static int as_##N(shmem_team_t t, void *d, const void *s, ptrdiff_t ds, ptrdiff_t ss, \
+                      size_t n)                                                           \
+    {                                                                                     \
+        return shmem_##N##_alltoalls(t, d, s, ds, ss, n);                                 \
     }
 SHMEM_RMA_TYPES(DEF_FAM)
 /* The untyped forms (nelems in bytes), with unsigned char values. */
@@ -151,21 +163,39 @@ static int bc_mem(shmem_team_t t, void *d, const void *s, size_t n, int r)
 {
     return shmem_broadcastmem(t, d, s, n, r);
 }
-static int co_mem(shmem_team_t t, void *d, const void *s, size_t n) { return shmem_collectmem(t, d, s, n); }
-static int fc_mem(shmem_team_t t, void *d, const void *s, size_t n) { return shmem_fcollectmem(t, d, s, n); }
-static int aa_mem(shmem_team_t t, void *d, const void *s, size_t n) { return shmem_alltoallmem(t, d, s, n); }
+static int co_mem(shmem_team_t t, void *d, const void *s, size_t n)
+{
+    return shmem_collectmem(t, d, s, n);
+}
+static int fc_mem(shmem_team_t t, void *d, const void *s, size_t n)
+{
+    return shmem_fcollectmem(t, d, s, n);
+}
+static int aa_mem(shmem_team_t t, void *d, const void *s, size_t n)
+{
+    return shmem_alltoallmem(t, d, s, n);
+}
 static int as_mem(shmem_team_t t, void *d, const void *s, ptrdiff_t ds, ptrdiff_t ss, size_t n)
 {
     return shmem_alltoallsmem(t, d, s, ds, ss, n);
 }
 
-#define FAM_ENTRY(T, N) {#N, sizeof(T), mk_##N, sent_##N, eq_##N, show_##N, bc_##N, co_##N, fc_##N, aa_##N, as_##N},
+#define FAM_ENTRY(T, N) \
+    {#N, sizeof(T), mk_##N, sent_##N, eq_##N, show_##N, bc_##N, co_##N, fc_##N, aa_##N, as_##N},
 static const fam_t fams[] = {SHMEM_RMA_TYPES(FAM_ENTRY) FAM_ENTRY(unsigned char, mem)};
 #define NFAMS (sizeof(fams) / sizeof(fams[0]))
+#define FAM_INDEX(T, N) F_##N,
+enum { SHMEM_RMA_TYPES(FAM_INDEX) F_mem };
 
-static void *at(const fam_t *f, void *buf, size_t i) { return (char *)buf + i * f->size; }
+static void *at(const fam_t *f, void *buf, size_t i)
+{
+    return (char *)buf + i * f->size;
+}
 
-static void put_val(const fam_t *f, void *buf, size_t i, uint64_t h) { f->mk(at(f, buf, i), h); }
+static void put_val(const fam_t *f, void *buf, size_t i, uint64_t h)
+{
+    f->mk(at(f, buf, i), h);
+}
 
 static void expect_val(const fam_t *f, void *buf, size_t i, uint64_t h, const char *which, int line)
 {
@@ -221,13 +251,17 @@ static void do_bcast(tinfo_t *ti, const fam_t *f, size_t ne, int root)
 }
 
 /* collect: team PE j contributes cnt(j) elements (0 for some) */
-static size_t collect_cnt(size_t ne, int j) { return ne == 0 || j % 3 == 1 ? 0 : ne + (size_t)j; }
+static size_t collect_cnt(size_t ne, int j)
+{
+    return ne == 0 || j % 3 == 1 ? 0 : ne + (size_t)j;
+}
 
 static void do_collect(tinfo_t *ti, const fam_t *f, size_t ne)
 {
     uint64_t salt = ++ti->seq;
-    snprintf(what, sizeof(what), "%s collect on %s (%d PEs), nelems %zu + team PE (0 if PE %% 3 == 1)",
-             f->name, ti->name, ti->n, ne);
+    snprintf(what, sizeof(what),
+             "%s collect on %s (%d PEs), nelems %zu + team PE (0 if PE %% 3 == 1)", f->name,
+             ti->name, ti->n, ne);
     int mw = ti->w[ti->me];
     size_t mine = collect_cnt(ne, ti->me), total = 0;
     for (int j = 0; j < ti->n; j++)
@@ -250,8 +284,8 @@ static void do_collect(tinfo_t *ti, const fam_t *f, size_t ne)
 static void do_fcollect(tinfo_t *ti, const fam_t *f, size_t ne)
 {
     uint64_t salt = ++ti->seq;
-    snprintf(what, sizeof(what), "%s fcollect on %s (%d PEs), nelems %zu", f->name, ti->name,
-             ti->n, ne);
+    snprintf(what, sizeof(what), "%s fcollect on %s (%d PEs), nelems %zu", f->name, ti->name, ti->n,
+             ne);
     int mw = ti->w[ti->me];
     size_t total = ne * (size_t)ti->n;
     for (size_t i = 0; i < ne; i++)
@@ -270,8 +304,8 @@ static void do_fcollect(tinfo_t *ti, const fam_t *f, size_t ne)
 static void do_alltoall(tinfo_t *ti, const fam_t *f, size_t ne)
 {
     uint64_t salt = ++ti->seq;
-    snprintf(what, sizeof(what), "%s alltoall on %s (%d PEs), nelems %zu", f->name, ti->name,
-             ti->n, ne);
+    snprintf(what, sizeof(what), "%s alltoall on %s (%d PEs), nelems %zu", f->name, ti->name, ti->n,
+             ne);
     uint64_t mw = (uint64_t)ti->w[ti->me];
     size_t total = ne * (size_t)ti->n;
     for (int j = 0; j < ti->n; j++)
@@ -328,57 +362,62 @@ typedef struct {
     void (*run)(tinfo_t *ti, size_t ne, int inplace);
 } redop_t;
 
-#define DEF_RED(T, N, OP, DOM, EXPR)                                                         \
-    static void red_##N##_##OP(tinfo_t *ti, size_t ne, int inplace)                          \
-    {                                                                                        \
-        T *s = (T *)(void *)S, *d = inplace ? s : (T *)(void *)D;                            \
-        if (ti == NULL) {                                                                    \
-            d[0] = SENT(T);                                                                  \
-            s[0] = DOM(T, (uint64_t)7);                                                      \
-            int rc = shmem_##N##_##OP##_reduce(SHMEM_TEAM_INVALID, d, s, 1);                 \
-            CHECK(rc == -1, "shmem_" #N "_" #OP "_reduce(SHMEM_TEAM_INVALID) returned %d, "  \
-                            "expected -1", rc);                                              \
+#define DEF_RED(T, N, OP, DOM, EXPR)                                                              \
+    static void red_##N##_##OP(tinfo_t *ti, size_t ne, int inplace)                               \
+    {                                                                                             \
+        T *s = (T *)(void *)S, *d = inplace ? s : (T *)(void *)D;                                 \
+        if (ti == NULL) {                                                                         \
+            d[0] = SENT(T);                                                                       \
+            s[0] = DOM(T, (uint64_t)7);                                                           \
+            int rc = shmem_##N##_##OP##_reduce(SHMEM_TEAM_INVALID, d, s, 1);                      \
+            CHECK(rc == -1,                                                                       \
+                  "shmem_" #N "_" #OP "_reduce(SHMEM_TEAM_INVALID) returned %d, "                 \
+                  "expected -1",                                                                  \
+                  rc);                                                                            \
             CHECK(d[0] == SENT(T), "shmem_" #N "_" #OP "_reduce(SHMEM_TEAM_INVALID) wrote dest"); \
-            return;                                                                          \
-        }                                                                                    \
-        uint64_t salt = ++ti->seq;                                                           \
+            return;                                                                               \
+        }                                                                                         \
+        uint64_t salt = ++ti->seq;                                                                \
         snprintf(what, sizeof(what), "shmem_" #N "_" #OP "_reduce on %s (%d PEs), nreduce %zu%s", \
-                 ti->name, ti->n, ne, inplace ? ", in place" : "");                          \
-        uint64_t mw = (uint64_t)ti->w[ti->me];                                               \
-        for (size_t i = 0; i < ne; i++)                                                      \
-            s[i] = DOM(T, hv(salt, mw, 0, i));                                               \
-        for (size_t i = ne; i < ne + GUARD; i++)                                             \
-            s[i] = DOM(T, hv(salt, mw, 1, i)); /* never reduced */                           \
-        if (!inplace)                                                                        \
-            for (size_t i = 0; i < ne + GUARD; i++)                                          \
-                d[i] = SENT(T);                                                              \
-        CHECK_RC(shmem_##N##_##OP##_reduce(ti->t, d, s, ne));                                \
-        for (size_t i = 0; i < ne; i++) {                                                    \
-            T acc = DOM(T, hv(salt, (uint64_t)ti->w[0], 0, i));                              \
-            for (int j = 1; j < ti->n; j++) {                                                \
-                T x = acc, y = DOM(T, hv(salt, (uint64_t)ti->w[j], 0, i));                   \
-                acc = EXPR;                                                                  \
-            }                                                                                \
-            if (!(d[i] == acc))                                                              \
-                check_fail(__FILE__, __LINE__, "%s: dest[%zu] expected %.21Lg%+.21Lgi got "   \
-                           "%.21Lg%+.21Lgi", what, i, SHOWV(acc), SHOWV(d[i]));              \
-            if (!inplace && !(s[i] == DOM(T, hv(salt, mw, 0, i))))                           \
-                check_fail(__FILE__, __LINE__, "%s: source[%zu] was changed", what, i);      \
-        }                                                                                    \
-        for (size_t i = ne; i < ne + GUARD; i++) {                                           \
-            T want = inplace ? DOM(T, hv(salt, mw, 1, i)) : SENT(T);                         \
-            if (!(d[i] == want))                                                             \
-                check_fail(__FILE__, __LINE__, "%s: dest[%zu] (past nreduce) expected "       \
-                           "%.21Lg%+.21Lgi got %.21Lg%+.21Lgi", what, i, SHOWV(want),        \
-                           SHOWV(d[i]));                                                     \
-        }                                                                                    \
+                 ti->name, ti->n, ne, inplace ? ", in place" : "");                               \
+        uint64_t mw = (uint64_t)ti->w[ti->me];                                                    \
+        for (size_t i = 0; i < ne; i++)                                                           \
+            s[i] = DOM(T, hv(salt, mw, 0, i));                                                    \
+        for (size_t i = ne; i < ne + GUARD; i++)                                                  \
+            s[i] = DOM(T, hv(salt, mw, 1, i)); /* never reduced */                                \
+        if (!inplace)                                                                             \
+            for (size_t i = 0; i < ne + GUARD; i++)                                               \
+                d[i] = SENT(T);                                                                   \
+        CHECK_RC(shmem_##N##_##OP##_reduce(ti->t, d, s, ne));                                     \
+        for (size_t i = 0; i < ne; i++) {                                                         \
+            T acc = DOM(T, hv(salt, (uint64_t)ti->w[0], 0, i));                                   \
+            for (int j = 1; j < ti->n; j++) {                                                     \
+                T x = acc, y = DOM(T, hv(salt, (uint64_t)ti->w[j], 0, i));                        \
+                acc = EXPR;                                                                       \
+            }                                                                                     \
+            if (!(d[i] == acc))                                                                   \
+                check_fail(__FILE__, __LINE__,                                                    \
+                           "%s: dest[%zu] expected %.21Lg%+.21Lgi got "                           \
+                           "%.21Lg%+.21Lgi",                                                      \
+                           what, i, SHOWV(acc), SHOWV(d[i]));                                     \
+            if (!inplace && !(s[i] == DOM(T, hv(salt, mw, 0, i))))                                \
+                check_fail(__FILE__, __LINE__, "%s: source[%zu] was changed", what, i);           \
+        }                                                                                         \
+        for (size_t i = ne; i < ne + GUARD; i++) {                                                \
+            T want = inplace ? DOM(T, hv(salt, mw, 1, i)) : SENT(T);                              \
+            if (!(d[i] == want))                                                                  \
+                check_fail(__FILE__, __LINE__,                                                    \
+                           "%s: dest[%zu] (past nreduce) expected "                               \
+                           "%.21Lg%+.21Lgi got %.21Lg%+.21Lgi",                                   \
+                           what, i, SHOWV(want), SHOWV(d[i]));                                    \
+        }                                                                                         \
     }
-#define DEF_RED_BIT(T, N)                                                                    \
-    DEF_RED(T, N, and, DOM_ANY, (T)(x & y))                                                  \
+#define DEF_RED_BIT(T, N)                   \
+    DEF_RED(T, N, and, DOM_ANY, (T)(x & y)) \
     DEF_RED(T, N, or, DOM_ANY, (T)(x | y)) DEF_RED(T, N, xor, DOM_ANY, (T)(x ^ y))
-#define DEF_RED_MINMAX(T, N)                                                                 \
+#define DEF_RED_MINMAX(T, N) \
     DEF_RED(T, N, max, DOM_ANY, x > y ? x : y) DEF_RED(T, N, min, DOM_ANY, x < y ? x : y)
-#define DEF_RED_ARITH(T, N)                                                                  \
+#define DEF_RED_ARITH(T, N) \
     DEF_RED(T, N, sum, DOM_SUM, (T)(x + y)) DEF_RED(T, N, prod, DOM_PROD, (T)(x * y))
 SHMEM_REDUCE_BIT_TYPES(DEF_RED_BIT)
 SHMEM_REDUCE_MINMAX_TYPES(DEF_RED_MINMAX)
@@ -388,9 +427,13 @@ SHMEM_REDUCE_ARITH_TYPES(DEF_RED_ARITH)
 #define RED_ENTRY_BIT(T, N) RED_ENTRY(T, N, and) RED_ENTRY(T, N, or) RED_ENTRY(T, N, xor)
 #define RED_ENTRY_MINMAX(T, N) RED_ENTRY(T, N, max) RED_ENTRY(T, N, min)
 #define RED_ENTRY_ARITH(T, N) RED_ENTRY(T, N, sum) RED_ENTRY(T, N, prod)
-static const redop_t redops[] = {SHMEM_REDUCE_BIT_TYPES(RED_ENTRY_BIT)
-                                     SHMEM_REDUCE_MINMAX_TYPES(RED_ENTRY_MINMAX)
-                                         SHMEM_REDUCE_ARITH_TYPES(RED_ENTRY_ARITH)};
+// clang-format off
+static const redop_t redops[] = {
+    SHMEM_REDUCE_BIT_TYPES(RED_ENTRY_BIT)
+    SHMEM_REDUCE_MINMAX_TYPES(RED_ENTRY_MINMAX)
+    SHMEM_REDUCE_ARITH_TYPES(RED_ENTRY_ARITH)
+};
+// clang-format on
 #define NREDOPS (sizeof(redops) / sizeof(redops[0]))
 
 /* ---- teams ---------------------------------------------------------------- */
@@ -420,23 +463,28 @@ static void make_teams(void)
     shmem_team_t t, x, y;
     team_info(&teams[K_WORLD], SHMEM_TEAM_WORLD, "WORLD");
     team_info(&teams[K_SHARED], SHMEM_TEAM_SHARED, "SHARED");
-    CHECK_EQ("split stride 2", 0, shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 2, (n + 1) / 2, NULL, 0, &t));
+    CHECK_EQ("split stride 2", 0,
+             shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 2, (n + 1) / 2, NULL, 0, &t));
     team_info(&teams[K_STRIDE2], t, "stride 2");
     to_destroy[ndestroy++] = t;
-    CHECK_EQ("split stride -1", 0, shmem_team_split_strided(SHMEM_TEAM_WORLD, n - 1, -1, n, NULL, 0, &t));
+    CHECK_EQ("split stride -1", 0,
+             shmem_team_split_strided(SHMEM_TEAM_WORLD, n - 1, -1, n, NULL, 0, &t));
     team_info(&teams[K_REVERSE], t, "stride -1 (reversed)");
     to_destroy[ndestroy++] = t;
-    CHECK_EQ("split_2d xrange 2", 0, shmem_team_split_2d(SHMEM_TEAM_WORLD, 2, NULL, 0, &x, NULL, 0, &y));
+    CHECK_EQ("split_2d xrange 2", 0,
+             shmem_team_split_2d(SHMEM_TEAM_WORLD, 2, NULL, 0, &x, NULL, 0, &y));
     team_info(&teams[K_ROW2], x, "split_2d(2) row");
     team_info(&teams[K_COL2], y, "split_2d(2) column");
     to_destroy[ndestroy++] = x;
     to_destroy[ndestroy++] = y;
-    CHECK_EQ("split_2d xrange 3", 0, shmem_team_split_2d(SHMEM_TEAM_WORLD, 3, NULL, 0, &x, NULL, 0, &y));
+    CHECK_EQ("split_2d xrange 3", 0,
+             shmem_team_split_2d(SHMEM_TEAM_WORLD, 3, NULL, 0, &x, NULL, 0, &y));
     team_info(&teams[K_ROW3], x, "split_2d(3) row");
     team_info(&teams[K_COL3], y, "split_2d(3) column");
     to_destroy[ndestroy++] = x;
     to_destroy[ndestroy++] = y;
-    CHECK_EQ("split_2d xrange 1", 0, shmem_team_split_2d(SHMEM_TEAM_WORLD, 1, NULL, 0, &x, NULL, 0, &y));
+    CHECK_EQ("split_2d xrange 1", 0,
+             shmem_team_split_2d(SHMEM_TEAM_WORLD, 1, NULL, 0, &x, NULL, 0, &y));
     team_info(&teams[K_SINGLE], x, "single PE (split_2d(1) row)");
     to_destroy[ndestroy++] = x;
     to_destroy[ndestroy++] = y;
@@ -448,7 +496,10 @@ static const size_t sizes[] = {0, 1, 7, NE_MAX};
 static const ptrdiff_t strides[][2] = {{1, 1}, {1, 2}, {1, 3}, {2, 1}, {2, 2},
                                        {2, 3}, {3, 1}, {3, 2}, {3, 3}};
 
-static size_t nsizes(void) { return sizeof(sizes) / sizeof(sizes[0]) - (quick ? 1 : 0); }
+static size_t nsizes(void)
+{
+    return sizeof(sizes) / sizeof(sizes[0]) - (quick ? 1 : 0);
+}
 
 static void data_collectives(tinfo_t *ti)
 {
@@ -514,69 +565,69 @@ static void invalid_team(void)
  * its collective while the others are already in the next one. */
 static void alternate(void)
 {
-    tinfo_t *seq[] = {&teams[K_WORLD], &teams[K_STRIDE2], &teams[K_REVERSE], &teams[K_COL2],
-                      &teams[K_SHARED], &teams[K_ROW3], &teams[K_WORLD], &teams[K_COL3]};
+    tinfo_t *seq[] = {&teams[K_WORLD],  &teams[K_STRIDE2], &teams[K_REVERSE], &teams[K_COL2],
+                      &teams[K_SHARED], &teams[K_ROW3],    &teams[K_WORLD],   &teams[K_COL3]};
     for (int it = 0; it < 400; it++) {
         tinfo_t *ti = seq[it % 8];
         if (ti->t == SHMEM_TEAM_INVALID)
             continue;
         switch ((it / 8) % 6) {
         case 0: red_long_sum(ti, 5, 0); break;
-        case 1: do_fcollect(ti, &fams[6 /* int */], 3); break;
-        case 2: do_bcast(ti, &fams[1 /* double */], 9, it % ti->n); break;
-        case 3: do_alltoall(ti, &fams[8 /* longlong */], 2); break;
+        case 1: do_fcollect(ti, &fams[F_int], 3); break;
+        case 2: do_bcast(ti, &fams[F_double], 9, it % ti->n); break;
+        case 3: do_alltoall(ti, &fams[F_longlong], 2); break;
         case 4: red_uint_xor(ti, 33, 1); break;
-        default: do_collect(ti, &fams[3 /* char */], 4); break;
+        default: do_collect(ti, &fams[F_char], 4); break;
         }
     }
 }
 
 /* ---- C11 generic selections ------------------------------------------------ */
-#define GEN_DATA(T, N)                                                                       \
-    do {                                                                                     \
-        T *s = (T *)(void *)S, *d = (T *)(void *)D;                                          \
-        int root = npes - 1;                                                                 \
-        snprintf(what, sizeof(what), "generic collectives, " #T);                            \
-        for (int i = 0; i < 4 * npes; i++)                                                   \
-            s[i] = DOM_ANY(T, hv(91, (uint64_t)me, 0, (uint64_t)i));                         \
-        CHECK_RC(shmem_broadcast(SHMEM_TEAM_WORLD, d, s, 4, root));                          \
-        for (int i = 0; i < 4; i++)                                                          \
-            CHECK(d[i] == DOM_ANY(T, hv(91, (uint64_t)root, 0, (uint64_t)i)),                \
-                  "%s: broadcast dest[%d]", what, i);                                        \
-        CHECK_RC(shmem_fcollect(SHMEM_TEAM_WORLD, d, s, 3));                                 \
-        for (int i = 0; i < 3 * npes; i++)                                                   \
-            CHECK(d[i] == DOM_ANY(T, hv(91, (uint64_t)(i / 3), 0, (uint64_t)(i % 3))),       \
-                  "%s: fcollect dest[%d]", what, i);                                         \
-        CHECK_RC(shmem_collect(SHMEM_TEAM_WORLD, d, s, 2));                                  \
-        for (int i = 0; i < 2 * npes; i++)                                                   \
-            CHECK(d[i] == DOM_ANY(T, hv(91, (uint64_t)(i / 2), 0, (uint64_t)(i % 2))),       \
-                  "%s: collect dest[%d]", what, i);                                          \
-        CHECK_RC(shmem_alltoall(SHMEM_TEAM_WORLD, d, s, 2));                                 \
-        for (int i = 0; i < 2 * npes; i++)                                                   \
+#define GEN_DATA(T, N)                                                                          \
+    do {                                                                                        \
+        T *s = (T *)(void *)S, *d = (T *)(void *)D;                                             \
+        int root = npes - 1;                                                                    \
+        snprintf(what, sizeof(what), "generic collectives, " #T);                               \
+        for (int i = 0; i < 4 * npes; i++)                                                      \
+            s[i] = DOM_ANY(T, hv(91, (uint64_t)me, 0, (uint64_t)i));                            \
+        CHECK_RC(shmem_broadcast(SHMEM_TEAM_WORLD, d, s, 4, root));                             \
+        for (int i = 0; i < 4; i++)                                                             \
+            CHECK(d[i] == DOM_ANY(T, hv(91, (uint64_t)root, 0, (uint64_t)i)),                   \
+                  "%s: broadcast dest[%d]", what, i);                                           \
+        CHECK_RC(shmem_fcollect(SHMEM_TEAM_WORLD, d, s, 3));                                    \
+        for (int i = 0; i < 3 * npes; i++)                                                      \
+            CHECK(d[i] == DOM_ANY(T, hv(91, (uint64_t)(i / 3), 0, (uint64_t)(i % 3))),          \
+                  "%s: fcollect dest[%d]", what, i);                                            \
+        CHECK_RC(shmem_collect(SHMEM_TEAM_WORLD, d, s, 2));                                     \
+        for (int i = 0; i < 2 * npes; i++)                                                      \
+            CHECK(d[i] == DOM_ANY(T, hv(91, (uint64_t)(i / 2), 0, (uint64_t)(i % 2))),          \
+                  "%s: collect dest[%d]", what, i);                                             \
+        CHECK_RC(shmem_alltoall(SHMEM_TEAM_WORLD, d, s, 2));                                    \
+        for (int i = 0; i < 2 * npes; i++)                                                      \
             CHECK(d[i] == DOM_ANY(T, hv(91, (uint64_t)(i / 2), 0, (uint64_t)(2 * me + i % 2))), \
-                  "%s: alltoall dest[%d]", what, i);                                         \
-        CHECK_RC(shmem_alltoalls(SHMEM_TEAM_WORLD, d, s, 1, 2, 1));                          \
-        for (int i = 0; i < npes; i++)                                                       \
-            CHECK(d[i] == DOM_ANY(T, hv(91, (uint64_t)i, 0, (uint64_t)(2 * me))),            \
-                  "%s: alltoalls dest[%d]", what, i);                                        \
+                  "%s: alltoall dest[%d]", what, i);                                            \
+        CHECK_RC(shmem_alltoalls(SHMEM_TEAM_WORLD, d, s, 1, 2, 1));                             \
+        for (int i = 0; i < npes; i++)                                                          \
+            CHECK(d[i] == DOM_ANY(T, hv(91, (uint64_t)i, 0, (uint64_t)(2 * me))),               \
+                  "%s: alltoalls dest[%d]", what, i);                                           \
     } while (0)
 
-#define GEN_RED(T, OPNAME, DOM, EXPR)                                                        \
-    do {                                                                                     \
-        T *s = (T *)(void *)S, *d = (T *)(void *)D;                                          \
-        snprintf(what, sizeof(what), "generic " #OPNAME ", " #T);                            \
-        for (int i = 0; i < 5; i++)                                                          \
-            s[i] = DOM(T, hv(92, (uint64_t)me, 0, (uint64_t)i));                             \
-        CHECK_RC(OPNAME(SHMEM_TEAM_WORLD, d, s, 5));                                         \
-        for (int i = 0; i < 5; i++) {                                                        \
-            T acc = DOM(T, hv(92, 0, 0, (uint64_t)i));                                       \
-            for (int j = 1; j < npes; j++) {                                                 \
-                T x = acc, y = DOM(T, hv(92, (uint64_t)j, 0, (uint64_t)i));                  \
-                acc = EXPR;                                                                  \
-            }                                                                                \
-            CHECK(d[i] == acc, "%s: dest[%d] expected %.21Lg%+.21Lgi got %.21Lg%+.21Lgi",    \
-                  what, i, SHOWV(acc), SHOWV(d[i]));                                         \
-        }                                                                                    \
+#define GEN_RED(T, OPNAME, DOM, EXPR)                                                              \
+    do {                                                                                           \
+        T *s = (T *)(void *)S, *d = (T *)(void *)D;                                                \
+        snprintf(what, sizeof(what), "generic " #OPNAME ", " #T);                                  \
+        for (int i = 0; i < 5; i++)                                                                \
+            s[i] = DOM(T, hv(92, (uint64_t)me, 0, (uint64_t)i));                                   \
+        CHECK_RC(OPNAME(SHMEM_TEAM_WORLD, d, s, 5));                                               \
+        for (int i = 0; i < 5; i++) {                                                              \
+            T acc = DOM(T, hv(92, 0, 0, (uint64_t)i));                                             \
+            for (int j = 1; j < npes; j++) {                                                       \
+                T x = acc, y = DOM(T, hv(92, (uint64_t)j, 0, (uint64_t)i));                        \
+                acc = EXPR;                                                                        \
+            }                                                                                      \
+            CHECK(d[i] == acc, "%s: dest[%d] expected %.21Lg%+.21Lgi got %.21Lg%+.21Lgi", what, i, \
+                  SHOWV(acc), SHOWV(d[i]));                                                        \
+        }                                                                                          \
     } while (0)
 
 static void generics(void)
@@ -591,13 +642,13 @@ static void generics(void)
     GEN_RED(int, shmem_sum_reduce, DOM_SUM, x + y);
     GEN_RED(double, shmem_sum_reduce, DOM_SUM, x + y);
     GEN_RED(double _Complex, shmem_sum_reduce, DOM_SUM, x + y);
-    GEN_RED(float _Complex, shmem_prod_reduce, DOM_PROD, x * y);
-    GEN_RED(float, shmem_prod_reduce, DOM_PROD, x * y);
+    GEN_RED(float _Complex, shmem_prod_reduce, DOM_PROD, x *y);
+    GEN_RED(float, shmem_prod_reduce, DOM_PROD, x *y);
     GEN_RED(short, shmem_prod_reduce, DOM_PROD, (short)(x * y));
     GEN_RED(long, shmem_max_reduce, DOM_ANY, x > y ? x : y);
     GEN_RED(signed char, shmem_min_reduce, DOM_ANY, x < y ? x : y);
     GEN_RED(long double, shmem_max_reduce, DOM_ANY, x > y ? x : y);
-    GEN_RED(unsigned int, shmem_and_reduce, DOM_ANY, x & y);
+    GEN_RED(unsigned int, shmem_and_reduce, DOM_ANY, x &y);
     GEN_RED(unsigned char, shmem_or_reduce, DOM_ANY, (unsigned char)(x | y));
     GEN_RED(unsigned long long, shmem_xor_reduce, DOM_ANY, x ^ y);
     GEN_RED(unsigned short, shmem_xor_reduce, DOM_ANY, (unsigned short)(x ^ y));

@@ -28,7 +28,10 @@
 
 static int me, npes;
 
-static long val(int it, int pe, int kind) { return (long)(test_hash4(3, (uint64_t)it, (uint64_t)pe, (uint64_t)kind) >> 2); }
+static long val(int it, int pe, int kind)
+{
+    return (long)(test_hash4(3, (uint64_t)it, (uint64_t)pe, (uint64_t)kind) >> 2);
+}
 
 static void barrier_loop(void)
 {
@@ -141,8 +144,14 @@ static void world_mix(void)
             shmem_long_p(&mine[me], val(it, me, 6), (me + p) % npes);
         switch (it % 4) {
         case 0: shmem_barrier_all(); break;
-        case 1: shmem_quiet(); shmem_sync_all(); break;
-        case 2: shmem_quiet(); CHECK_EQ("team_sync(WORLD)", 0, shmem_team_sync(SHMEM_TEAM_WORLD)); break;
+        case 1:
+            shmem_quiet();
+            shmem_sync_all();
+            break;
+        case 2:
+            shmem_quiet();
+            CHECK_EQ("team_sync(WORLD)", 0, shmem_team_sync(SHMEM_TEAM_WORLD));
+            break;
         default:
             /* a reduction synchronizes too; quiet first: it completes nothing */
             shmem_quiet();
@@ -152,8 +161,10 @@ static void world_mix(void)
             break;
         }
         for (int p = 0; p < npes; p++)
-            CHECK(mine[p] == val(it, p, 6), "iteration %d (sync kind %d): slot of PE %d expected "
-                  "%ld got %ld", it, it % 4, p, val(it, p, 6), mine[p]);
+            CHECK(mine[p] == val(it, p, 6),
+                  "iteration %d (sync kind %d): slot of PE %d expected "
+                  "%ld got %ld",
+                  it, it % 4, p, val(it, p, 6), mine[p]);
     }
     shmem_barrier_all();
     shmem_free(dst);

@@ -48,7 +48,10 @@ static long *buf;  /* symmetric: [0] my tag, [NSLOT..2*NSLOT) ctx puts */
 static int *ibuf;  /* symmetric: fcollect source and dest */
 static long *lbuf; /* symmetric: reduction source and dest */
 
-static long tag(int world_pe, int k) { return (long)(test_hash4(7, (uint64_t)world_pe, (uint64_t)k, 0) >> 2); }
+static long tag(int world_pe, int k)
+{
+    return (long)(test_hash4(7, (uint64_t)world_pe, (uint64_t)k, 0) >> 2);
+}
 
 /* The world PEs of a team, by translate_pe (calling PE must be a member). */
 static int team_world(shmem_team_t t, int *w)
@@ -80,7 +83,8 @@ static void verify_team(shmem_team_t t, const int *w, int size, int num_contexts
         CHECK(got == w[k], "%s: translate_pe(team %d -> world) expected %d got %d", what, k, w[k],
               got);
         got = shmem_team_translate_pe(SHMEM_TEAM_WORLD, w[k], t);
-        CHECK(got == k, "%s: translate_pe(world %d -> team) expected %d got %d", what, w[k], k, got);
+        CHECK(got == k, "%s: translate_pe(world %d -> team) expected %d got %d", what, w[k], k,
+              got);
         got = shmem_team_translate_pe(t, k, t);
         CHECK(got == k, "%s: translate_pe(team %d -> same team) expected %d got %d", what, k, k,
               got);
@@ -96,7 +100,8 @@ static void verify_team(shmem_team_t t, const int *w, int size, int num_contexts
         int got = shmem_team_translate_pe(SHMEM_TEAM_WORLD, p, t);
         CHECK(got == in, "%s: translate_pe(world %d -> team) expected %d got %d", what, p, in, got);
     }
-    CHECK_EQ("translate_pe(team -1 -> world)", -1, shmem_team_translate_pe(t, -1, SHMEM_TEAM_WORLD));
+    CHECK_EQ("translate_pe(team -1 -> world)", -1,
+             shmem_team_translate_pe(t, -1, SHMEM_TEAM_WORLD));
     CHECK_EQ("translate_pe(team size -> world)", -1,
              shmem_team_translate_pe(t, size, SHMEM_TEAM_WORLD));
     CHECK_EQ("translate_pe(team -> invalid)", -1,
@@ -225,7 +230,8 @@ static void test_predefined(void)
     CHECK_EQ("team_n_pes(INVALID)", -1, shmem_team_n_pes(SHMEM_TEAM_INVALID));
 
     shmem_team_config_t cfg = {.num_contexts = -3};
-    CHECK_EQ("get_config(WORLD)", 0, shmem_team_get_config(SHMEM_TEAM_WORLD, SHMEM_TEAM_NUM_CONTEXTS, &cfg));
+    CHECK_EQ("get_config(WORLD)", 0,
+             shmem_team_get_config(SHMEM_TEAM_WORLD, SHMEM_TEAM_NUM_CONTEXTS, &cfg));
     CHECK(cfg.num_contexts >= 0, "get_config(WORLD) num_contexts expected >= 0 got %d",
           cfg.num_contexts);
     CHECK_EQ("get_config(SHARED)", 0,
@@ -262,7 +268,8 @@ static void test_predefined(void)
     for (int k = 0; k < npes; k++)
         w[k] = k;
     shmem_team_config_t c;
-    CHECK_EQ("get_config(WORLD)", 0, shmem_team_get_config(SHMEM_TEAM_WORLD, SHMEM_TEAM_NUM_CONTEXTS, &c));
+    CHECK_EQ("get_config(WORLD)", 0,
+             shmem_team_get_config(SHMEM_TEAM_WORLD, SHMEM_TEAM_NUM_CONTEXTS, &c));
     verify_team(SHMEM_TEAM_WORLD, w, npes, c.num_contexts, "WORLD");
     shmem_barrier_all();
     CHECK_EQ("get_config(SHARED)", 0,
@@ -437,11 +444,13 @@ static void split_2d_check(shmem_team_t parent, int xrange, const char *pname)
     }
     snprintf(what, sizeof(what), "split_2d(%s, xrange %d) x-axis team", pname, xrange);
     verify_team(xt, xw, xn, 2, what);
-    CHECK(shmem_team_my_pe(xt) == x, "%s: my_pe expected x = %d got %d", what, x, shmem_team_my_pe(xt));
+    CHECK(shmem_team_my_pe(xt) == x, "%s: my_pe expected x = %d got %d", what, x,
+          shmem_team_my_pe(xt));
     shmem_barrier_all();
     snprintf(what, sizeof(what), "split_2d(%s, xrange %d) y-axis team", pname, xrange);
     verify_team(yt, yw, yn, 0, what);
-    CHECK(shmem_team_my_pe(yt) == y, "%s: my_pe expected y = %d got %d", what, y, shmem_team_my_pe(yt));
+    CHECK(shmem_team_my_pe(yt) == y, "%s: my_pe expected y = %d got %d", what, y,
+          shmem_team_my_pe(yt));
     shmem_barrier_all();
     shmem_team_destroy(xt);
     shmem_team_destroy(yt);
