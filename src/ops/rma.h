@@ -66,16 +66,25 @@ static inline int symm_ctx_pe(const symm_instance_t *s, const struct symm_ctx *c
     return ctx->pe_map[pe];
 }
 
-static inline void symm_rma_put(struct symm_ctx *ctx, void *dst, const void *src, size_t n, int pe,
-                                int nbi, const char *routine)
+/* The common head of every put: checks, *pe_p made a world PE, and the
+ * mapped address of dst on it (NULL: the general path). */
+static inline void *symm_put_target(struct symm_ctx *ctx, symm_instance_t **s_p, void *dst,
+                                    const void *src, size_t n, int *pe_p, const char *routine)
 {
-    symm_instance_t *s = symm_ctx_inst(ctx, routine);
-    pe = symm_ctx_pe(s, ctx, pe, routine);
+    symm_instance_t *s = *s_p = symm_ctx_inst(ctx, routine);
+    *pe_p = symm_ctx_pe(s, ctx, *pe_p, routine);
     if (symm_unlikely(s->debug)) {
         symm_check_sym(s, routine, dst, n, "dest");
         symm_check_local(routine, src, n, "source");
     }
-    void *r = symm_seg_peer_addr(s, dst, pe);
+    return symm_seg_peer_addr(s, dst, *pe_p);
+}
+
+static inline void symm_rma_put(struct symm_ctx *ctx, void *dst, const void *src, size_t n, int pe,
+                                int nbi, const char *routine)
+{
+    symm_instance_t *s;
+    void *r = symm_put_target(ctx, &s, dst, src, n, &pe, routine);
     if (symm_likely(r != NULL && n != 0)) {
         memcpy(r, src, n);
         return;

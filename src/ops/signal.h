@@ -54,13 +54,8 @@ static inline void symm_put_signal(struct symm_ctx *ctx, void *dst, const void *
                                    uint64_t *sig_addr, uint64_t signal, int sig_op, int nbi,
                                    int pe, const char *routine)
 {
-    symm_instance_t *s = symm_ctx_inst(ctx, routine);
-    pe = symm_ctx_pe(s, ctx, pe, routine);
-    if (symm_unlikely(s->debug)) {
-        symm_check_sym(s, routine, dst, n, "dest");
-        symm_check_local(routine, src, n, "source");
-    }
-    void *r = symm_seg_peer_addr(s, dst, pe);
+    symm_instance_t *s;
+    void *r = symm_put_target(ctx, &s, dst, src, n, &pe, routine);
     if (symm_likely(r != NULL && n != 0)) {
         memcpy(r, src, n);
         symm_signal_update_world(s, ctx, sig_addr, signal, sig_op, pe, routine);
