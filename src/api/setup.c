@@ -47,7 +47,8 @@ static int do_init(int requested, int *provided, const char *routine)
     if (requested < SHMEM_THREAD_SINGLE || requested > SHMEM_THREAD_MULTIPLE)
         symm_fatal(routine, "invalid thread level %d", requested);
     symm_instance_t *inst;
-    int rc = symm_instance_create(requested, &inst);
+    symm_instance_args_t args = {.thread_level = requested};
+    int rc = symm_instance_create(&args, &inst);
     if (rc != 0)
         symm_fatal(routine, "initialization failed: %s", symm_status_str((symm_status_t)rc));
     symm_cur = inst;

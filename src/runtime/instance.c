@@ -182,7 +182,7 @@ static void choose_spin(symm_instance_t *inst)
     (void)ncpu;
 }
 
-int symm_instance_create(int thread_level, symm_instance_t **inst_p)
+int symm_instance_create(const symm_instance_args_t *args, symm_instance_t **inst_p)
 {
     const symm_data_layout_t *data = NULL;
     static const symm_data_layout_t no_data = {.fd = -1};
@@ -193,29 +193,37 @@ int symm_instance_create(int thread_level, symm_instance_t **inst_p)
      * and before we keep state anywhere (DESIGN.md §4.2). */
     memset(&cfg, 0, sizeof(cfg));
     rc = symm_config_load(&cfg);
-    if (rc != SYMM_OK)
-        return rc;
-    if (cfg.map_globals) {
+    if (rc == SYMM_OK && cfg.map_globals)
         rc = symm_data_remap(&data);
-        if (rc != SYMM_OK)
-            return rc;
-    } else {
+    if (rc != SYMM_OK) {
+        if (args->boot)
+            symm_boot_destroy(args->boot);
+        return rc;
+    }
+    if (args->heap_size != 0)
+        cfg.heap_size = args->heap_size;
+    if (!cfg.map_globals) {
         data = &no_data;
     }
 
     symm_instance_t *inst = calloc(1, sizeof(*inst));
-    if (inst == NULL)
+    if (inst == NULL) {
+        if (args->boot)
+            symm_boot_destroy(args->boot);
         return SYMM_ERR_NOMEM;
+    }
     inst->cfg = cfg;
     inst->heap_fd = -1;
     inst->data_fd = data->fd;
     inst->debug = cfg.debug;
-    inst->thread_level = thread_level;
+    inst->thread_level = args->thread_level;
+    inst->instance_id = args->instance_id;
     inst->ctx_default.inst = inst;
     symm_log_set_level(cfg.log_level);
 
-    rc = symm_boot_create_from_env(cfg.boot_timeout, &inst->boot);
-    if (rc != SYMM_OK)
+    if (args->boot != NULL)
+        inst->boot = args->boot;
+    else if ((rc = symm_boot_create_from_env(cfg.boot_timeout, &inst->boot)) != SYMM_OK)
         goto err_free;
     inst->my_pe = inst->boot->rank;
     inst->n_pes = inst->boot->size;

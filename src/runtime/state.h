@@ -87,6 +87,7 @@ typedef struct symm_instance {
     bool initialized;
     bool finalized;
     int thread_level;
+    uint64_t instance_id;
     symm_boot_t *boot;
     symm_config_t cfg;
     struct symm_ctx ctx_default;
@@ -98,9 +99,19 @@ typedef struct symm_instance {
 /* The instance the OpenSHMEM API acts on; NULL before shmem_init. */
 extern symm_instance_t *symm_cur;
 
+/* How to create an instance. Zero-initialised means: the bootstrap the
+ * environment describes (oshrun, or a singleton), sizes from the
+ * environment, instance id 0. */
+typedef struct symm_instance_args {
+    int thread_level;
+    symm_boot_t *boot;       /* a bootstrap made by the caller (taken over), or NULL */
+    size_t heap_size;        /* initial heap bytes; 0: SHMEM_SYMMETRIC_SIZE */
+    uint64_t instance_id;    /* several instances may live in one process */
+} symm_instance_args_t;
+
 /* Create and initialise an instance (collective over the bootstrap's job).
- * Writes *inst_p only on success. */
-int symm_instance_create(int thread_level, symm_instance_t **inst_p);
+ * Writes *inst_p only on success; on failure a given boot is destroyed. */
+int symm_instance_create(const symm_instance_args_t *args, symm_instance_t **inst_p);
 /* Collective teardown; frees everything it created. */
 void symm_instance_destroy(symm_instance_t *inst);
 
