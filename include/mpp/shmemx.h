@@ -1,0 +1,2 @@
+/* mpp/shmemx.h - historical include path. */
+#include <shmemx.h>
