@@ -5,7 +5,8 @@
 # tests under ThreadSanitizer.
 set -eu
 cd "$(dirname "$0")/.."
-scripts/deps.sh gcc clang make cmake libc6-dev valgrind
+scripts/deps.sh gcc clang make cmake libc6-dev valgrind pkg-config libssl-dev openssl \
+  openmpi-bin libopenmpi-dev libpmix-dev
 jobs=$(nproc)
 
 echo "== gcc build + tests"

@@ -24,7 +24,14 @@ int main(int argc, char **argv)
     printf("transports:\n");
     printf("  node-local peers : shm (mapped memfd heaps and global data; put = memcpy)\n");
     printf("  other nodes      : none in this build\n");
-    printf("bootstrap: tcp (oshrun), singleton\n");
+    printf("bootstrap: tcp (oshrun), singleton"
+#ifdef SYMM_HAVE_PMIX
+           ", pmix (mpirun, srun --mpi=pmix; libpmix.so.2 loaded at run time)"
+#endif
+#ifdef SYMM_HAVE_MPI
+           ", mpi (MPI_COMM_WORLD or a given communicator; Open MPI, found at run time)"
+#endif
+           "; choose with SYMM_BOOTSTRAP=auto|tcp|pmix|mpi|singleton\n");
     int rc = symm_config_load(&cfg);
     symm_config_print(&cfg, STDOUT_FILENO);
     return rc == 0 ? 0 : 1;

@@ -1,13 +1,18 @@
 /*
  * boot.c - choosing the bootstrap from the environment; the singleton.
  *
- * Owns the parsing and validation of the launcher's variables (SYMM_RANK,
- * SYMM_SIZE, SYMM_BOOT_ADDR, SYMM_BOOT_LISTEN_FD, SYMM_JOB_SECRET) and the
- * bootstrap of a job of one PE, used when none of them is set.
+ * Owns the choice (SYMM_BOOTSTRAP=auto|tcp|pmix|mpi|singleton, default auto:
+ * oshrun's variables give tcp, else PMIx's (PMIX_RANK, PMIX_NAMESPACE) give
+ * pmix, else a singleton), the parsing and validation of the launcher's
+ * variables (SYMM_RANK, SYMM_SIZE, SYMM_BOOT_ADDR, SYMM_BOOT_LISTEN_FD,
+ * SYMM_JOB_SECRET) and the bootstrap of a job of one PE. pmix.c and mpi.c are
+ * built only when cmake/pmix.cmake, cmake/mpi.cmake define SYMM_HAVE_PMIX,
+ * SYMM_HAVE_MPI; asking for one that is not built is an error saying so.
  *
  * Must never guess: a partial or malformed environment is an error naming the
  * variable, never a silent singleton (that would turn one job of N PEs into N
- * jobs of one PE). Must never modify the environment (not thread-safe).
+ * jobs of one PE); so is a PMIx launcher's environment in a build without
+ * PMIx. Must never modify the environment (not thread-safe).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* accept4, memfd_create, SO_PEERCRED, MSG_CMSG_CLOEXEC */
@@ -26,6 +31,14 @@
 
 /* Far above any real job; it keeps size * blob length products sane. */
 #define BOOT_MAX_SIZE (1 << 20)
+
+/* The optional bootstraps (pmix.c, mpi.c). */
+#ifdef SYMM_HAVE_PMIX
+int symm_boot_pmix_create(double timeout_s, symm_boot_t **boot_p);
+#endif
+#ifdef SYMM_HAVE_MPI
+int symm_boot_mpi_create(void *comm, double timeout_s, symm_boot_t **boot_p);
+#endif
 
 /* ---- singleton ---------------------------------------------------------- */
 
@@ -113,10 +126,22 @@ static int take_listen_fd(const char *s, int *fd_p)
     return SYMM_OK;
 }
 
-int symm_boot_create_from_env(double timeout_s, symm_boot_t **boot_p)
+static const char *const launcher_vars[] = {"SYMM_RANK", "SYMM_SIZE", "SYMM_BOOT_ADDR",
+                                            "SYMM_JOB_SECRET", "SYMM_BOOT_LISTEN_FD"};
+
+/* Set by oshrun (or partly set by mistake): any of its variables. */
+static const char *launcher_var_set(void)
 {
-    static const char *const names[] = {"SYMM_RANK", "SYMM_SIZE", "SYMM_BOOT_ADDR",
-                                         "SYMM_JOB_SECRET"};
+    for (size_t i = 0; i < sizeof(launcher_vars) / sizeof(launcher_vars[0]); i++)
+        if (getenv(launcher_vars[i]) != NULL)
+            return launcher_vars[i];
+    return NULL;
+}
+
+/* The tcp star from oshrun's variables, or a singleton when none is set. */
+static int create_from_launcher_env(double timeout_s, symm_boot_t **boot_p)
+{
+    const char *const *names = launcher_vars;
     const char *val[4];
     const char *lfd_s = getenv("SYMM_BOOT_LISTEN_FD");
     int nset = 0, missing = -1, present = -1;
@@ -174,4 +199,70 @@ int symm_boot_create_from_env(double timeout_s, symm_boot_t **boot_p)
             return rc;
     }
     return symm_boot_tcp_create(&p, boot_p);
+}
+
+/* `why` says who asked for it, for the error when it is not built. */
+static int create_pmix(const char *why, double timeout_s, symm_boot_t **boot_p)
+{
+#ifdef SYMM_HAVE_PMIX
+    (void)why;
+    return symm_boot_pmix_create(timeout_s, boot_p);
+#else
+    (void)timeout_s;
+    (void)boot_p;
+    symm_error("bootstrap", "%s, but this symm was built without the PMIx bootstrap (pmix.h was "
+               "not found at build time: install libpmix-dev and rebuild); start the job with "
+               "oshrun, or set SYMM_BOOTSTRAP=singleton for a job of one PE", why);
+    return SYMM_ERR_UNSUPPORTED;
+#endif
+}
+
+static int create_mpi(double timeout_s, symm_boot_t **boot_p)
+{
+#ifdef SYMM_HAVE_MPI
+    return symm_boot_mpi_create(NULL, timeout_s, boot_p);
+#else
+    (void)timeout_s;
+    (void)boot_p;
+    symm_error("bootstrap", "SYMM_BOOTSTRAP=mpi, but this symm was built without the MPI "
+               "bootstrap (no MPI was found at build time: install libopenmpi-dev and rebuild)");
+    return SYMM_ERR_UNSUPPORTED;
+#endif
+}
+
+int symm_boot_create_from_env(double timeout_s, symm_boot_t **boot_p)
+{
+    const char *want = getenv("SYMM_BOOTSTRAP");
+    const char *lvar = launcher_var_set();
+
+    if (want == NULL || want[0] == '\0' || strcmp(want, "auto") == 0) {
+        if (lvar != NULL)
+            return create_from_launcher_env(timeout_s, boot_p);
+        const char *pr = getenv("PMIX_RANK"), *pn = getenv("PMIX_NAMESPACE");
+        if ((pr != NULL && pr[0] != '\0') || (pn != NULL && pn[0] != '\0'))
+            return create_pmix("the job was started by a PMIx launcher (PMIX_RANK is set)",
+                               timeout_s, boot_p);
+        return create_from_launcher_env(timeout_s, boot_p);
+    }
+    if (strcmp(want, "tcp") == 0) {
+        if (lvar == NULL) {
+            symm_error("bootstrap", "SYMM_BOOTSTRAP=tcp, but none of SYMM_RANK, SYMM_SIZE, "
+                       "SYMM_BOOT_ADDR, SYMM_JOB_SECRET is set: start the job with oshrun");
+            return SYMM_ERR_INVALID;
+        }
+        return create_from_launcher_env(timeout_s, boot_p);
+    }
+    if (strcmp(want, "pmix") == 0)
+        return create_pmix("SYMM_BOOTSTRAP=pmix", timeout_s, boot_p);
+    if (strcmp(want, "mpi") == 0)
+        return create_mpi(timeout_s, boot_p);
+    if (strcmp(want, "singleton") == 0) {
+        int rc = symm_boot_singleton_create(boot_p);
+        if (rc == SYMM_OK)
+            (*boot_p)->timeout_s = timeout_s;
+        return rc;
+    }
+    symm_error("bootstrap", "SYMM_BOOTSTRAP='%s' is not one of auto, tcp, pmix, mpi, singleton",
+               want);
+    return SYMM_ERR_INVALID;
 }

@@ -21,6 +21,8 @@
     X(SYMM_LOG_LEVEL, INT, log_level, "1", "0 errors, 1 warnings, 2 info, 3 debug")        \
     X(SYMM_SPIN, INT, spin, "-1",                                                            \
       "polls before a waiting PE starts yielding the CPU; -1 chooses by oversubscription") \
+    X(SYMM_BOOTSTRAP, STR, bootstrap, "auto",                                                \
+      "auto|tcp|pmix|mpi|singleton: how PEs find each other (auto: oshrun, else PMIx)")    \
     X(SYMM_TRANSPORT, STR, transport, "auto",                                                \
       "auto: map node-local peers; shm: node-local only")                                  \
     X(SYMM_MAP_GLOBALS, BOOL, map_globals, "1",                                              \

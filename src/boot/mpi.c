@@ -1,0 +1,544 @@
+/*
+ * mpi.c - the MPI bootstrap: rank, size and collectives from an MPI
+ * communicator of a program that has called MPI_Init.
+ *
+ * Owns the binding to libmpi and the MPI collectives. No mpi.h and no link
+ * dependency: the MPI functions and predefined handles are looked up at run
+ * time in the libmpi the program itself loaded (dlsym(RTLD_DEFAULT), then
+ * dlopen(RTLD_NOLOAD) of libmpi.so.40 / libmpi.so); a process without MPI
+ * never loads libmpi, and a process whose libmpi is not loaded cannot have
+ * called MPI_Init, so it gets an error instead. Handles are Open MPI's (every
+ * handle a pointer; MPI_COMM_WORLD = &ompi_mpi_comm_world, MPI_BYTE =
+ * &ompi_mpi_byte, MPI_STATUS_IGNORE = NULL): this bootstrap supports Open
+ * MPI's ABI only and says so when it finds another MPI. The data symbols are
+ * taken from the global scope first: an executable that uses MPI_COMM_WORLD
+ * holds a copy-relocated ompi_mpi_comm_world, and that copy is the handle.
+ *
+ * The bootstrap works on its own duplicate of the communicator (MPI_Comm_idup,
+ * errors returned, not fatal). Collective #n is an MPI_Ibarrier or
+ * MPI_Iallgather, polled with MPI_Test until a deadline, so that it can time
+ * out; alongside it every PE sends PE 0 a small note (sequence, kind,
+ * length), so that on a timeout PE 0 names the PEs that did not arrive and a
+ * mismatched call is named instead of being undefined behaviour. Like the tcp
+ * bootstrap, the other PEs wait twice as long so that PE 0's report comes
+ * first. Only the communicator duplication in create cannot name missing PEs
+ * (there is no private communicator to send notes on yet); its timeout says
+ * so. A collective that timed out cannot be cancelled: its buffers (owned
+ * here, never the caller's) are leaked and the bootstrap stays failed.
+ *
+ * The job secret (fdpass.c's socket name) is 16 random bytes of PE 0,
+ * gathered at creation.
+ *
+ * Rules for callers: MPI_Init (or MPI_Init_thread) before creation, and
+ * shmem_finalize (fini) before MPI_Finalize. Not thread-safe: one caller at a
+ * time, and it must be a thread allowed to call MPI (the main thread under
+ * MPI_THREAD_FUNNELED).
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+
+#ifdef SYMM_HAVE_MPI
+
+#include "boot/boot.h"
+#include "boot/boot_io.h"
+#include "runtime/log.h"
+#include "runtime/status.h"
+
+#include <dlfcn.h>
+#include <limits.h>
+#include <sched.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <unistd.h>
+
+int symm_boot_mpi_create(void *comm, double timeout_s, symm_boot_t **boot_p);
+
+#define MPI_BOOT_TAG 0x5359 /* "SY"; below the minimum MPI_TAG_UB of 32767 */
+
+/* ---- libmpi, found at run time (Open MPI ABI) -------------------------- */
+
+typedef void *mpi_h; /* MPI_Comm, MPI_Datatype, MPI_Request, MPI_Errhandler */
+
+static struct mpi_api {
+    int loaded;
+    int (*initialized)(int *);
+    int (*finalized)(int *);
+    int (*comm_rank)(mpi_h, int *);
+    int (*comm_size)(mpi_h, int *);
+    int (*comm_idup)(mpi_h, mpi_h *, mpi_h *);
+    int (*comm_free)(mpi_h *);
+    int (*comm_set_errhandler)(mpi_h, mpi_h);
+    int (*ibarrier)(mpi_h, mpi_h *);
+    int (*iallgather)(const void *, int, mpi_h, void *, int, mpi_h, mpi_h, mpi_h *);
+    int (*isend)(const void *, int, mpi_h, int, int, mpi_h, mpi_h *);
+    int (*irecv)(void *, int, mpi_h, int, int, mpi_h, mpi_h *);
+    int (*test)(mpi_h *, int *, void *);
+    int (*error_string)(int, char *, int *);
+    mpi_h comm_world, comm_null, byte, errors_return;
+} mp;
+
+/* Symbols from the global scope first (see the copy-relocation note above). */
+static void *mpi_sym(void *h, const char *name)
+{
+    void *p = dlsym(RTLD_DEFAULT, name);
+    return p != NULL || h == RTLD_DEFAULT ? p : dlsym(h, name);
+}
+
+static int mpi_load(void)
+{
+    static const char *const libs[] = {"libmpi.so.40", "libmpi.so", "libmpi.so.12"};
+    void *h = NULL;
+
+    if (mp.loaded)
+        return SYMM_OK;
+    if (dlsym(RTLD_DEFAULT, "MPI_Initialized") != NULL)
+        h = RTLD_DEFAULT;
+    for (size_t i = 0; h == NULL && i < sizeof(libs) / sizeof(libs[0]); i++)
+        h = dlopen(libs[i], RTLD_NOW | RTLD_NOLOAD);
+    if (h == NULL) {
+        symm_error("bootstrap", "MPI bootstrap: no MPI library in this process; the program "
+                   "must be linked with Open MPI and call MPI_Init before shmem_init");
+        return SYMM_ERR_UNSUPPORTED;
+    }
+    if (mpi_sym(h, "ompi_mpi_comm_world") == NULL) {
+        symm_error("bootstrap", "MPI bootstrap: this process's MPI is not Open MPI (no "
+                   "ompi_mpi_comm_world); the MPI bootstrap supports Open MPI's ABI only (use "
+                   "the PMIx or tcp bootstrap)");
+        return SYMM_ERR_UNSUPPORTED;
+    }
+#define MPI_SYM(field, name)                                                                \
+    do {                                                                                    \
+        mp.field = (__typeof__(mp.field))mpi_sym(h, name);                                 \
+        if (mp.field == NULL) {                                                             \
+            symm_error("bootstrap", "MPI bootstrap: libmpi lacks %s (an MPI-3 Open MPI is " \
+                       "needed)", name);                                                    \
+            return SYMM_ERR_UNSUPPORTED;                                                    \
+        }                                                                                   \
+    } while (0)
+    MPI_SYM(initialized, "MPI_Initialized");
+    MPI_SYM(finalized, "MPI_Finalized");
+    MPI_SYM(comm_rank, "MPI_Comm_rank");
+    MPI_SYM(comm_size, "MPI_Comm_size");
+    MPI_SYM(comm_idup, "MPI_Comm_idup");
+    MPI_SYM(comm_free, "MPI_Comm_free");
+    MPI_SYM(comm_set_errhandler, "MPI_Comm_set_errhandler");
+    MPI_SYM(ibarrier, "MPI_Ibarrier");
+    MPI_SYM(iallgather, "MPI_Iallgather");
+    MPI_SYM(isend, "MPI_Isend");
+    MPI_SYM(irecv, "MPI_Irecv");
+    MPI_SYM(test, "MPI_Test");
+    MPI_SYM(error_string, "MPI_Error_string");
+    MPI_SYM(comm_world, "ompi_mpi_comm_world");
+    MPI_SYM(comm_null, "ompi_mpi_comm_null");
+    MPI_SYM(byte, "ompi_mpi_byte");
+    MPI_SYM(errors_return, "ompi_mpi_errors_return");
+#undef MPI_SYM
+    mp.loaded = 1;
+    return SYMM_OK;
+}
+
+static const char *mpi_err(int code, char buf[256])
+{
+    int n = 0;
+    char full[1024]; /* MPI_MAX_ERROR_STRING is 256 in Open MPI */
+    if (mp.error_string(code, full, &n) != 0 || n <= 0)
+        snprintf(buf, 256, "MPI error %d", code);
+    else
+        snprintf(buf, 256, "%.*s", n, full);
+    return buf;
+}
+
+/* Polling backoff: spin a little, then yield, then nap (a long wait, i.e. a
+ * slow or missing PE, should not burn a core). */
+static void backoff(unsigned *spins, double t0)
+{
+    if (++*spins < 256)
+        return;
+    if (symm_boot_now() - t0 < 0.01)
+        sched_yield();
+    else
+        symm_boot_sleep(200e-6);
+}
+
+/* ---- the bootstrap ----------------------------------------------------- */
+
+enum { NOTE_BARRIER = 1, NOTE_ALLGATHER = 2 };
+
+/* What every PE tells PE 0 as it enters a collective. */
+typedef struct mpi_note {
+    uint32_t seq;
+    uint32_t kind;
+    uint64_t len;
+} mpi_note_t;
+
+/* One collective's MPI state. Freed when the collective completed; leaked
+ * when it did not (MPI may still write into it). */
+typedef struct mpi_op {
+    mpi_h coll;        /* the collective's request */
+    mpi_h send;        /* non-root: the note's send */
+    mpi_h *recv;       /* root: note receives, [1, size) */
+    uint8_t *arrived;  /* root: note r is in */
+    mpi_note_t mine;
+    mpi_note_t *notes; /* root: [size] */
+    uint8_t *buf;      /* in (len) then out (size * len) */
+} mpi_op_t;
+
+typedef struct mpi_boot {
+    symm_boot_t base;
+    mpi_h comm; /* our duplicate */
+    uint32_t seq;
+    int failed;
+} mpi_boot_t;
+
+static const char *kind_name(uint32_t kind)
+{
+    return kind == NOTE_BARRIER ? "barrier" : kind == NOTE_ALLGATHER ? "allgather" : "unknown";
+}
+
+static void op_free(mpi_op_t *op)
+{
+    free(op->recv);
+    free(op->arrived);
+    free(op->notes);
+    free(op->buf);
+    free(op);
+}
+
+static int check_finalized(const char *what)
+{
+    int fin = 0;
+    mp.finalized(&fin);
+    if (fin) {
+        symm_error("bootstrap", "MPI bootstrap: MPI was finalized before %s (call "
+                   "shmem_finalize before MPI_Finalize)", what);
+        return SYMM_ERR_BOOT;
+    }
+    return SYMM_OK;
+}
+
+static int root_timeout(mpi_boot_t *mb, mpi_op_t *op, const char *what, double waited)
+{
+    int n = mb->base.size, nmiss = 0;
+    int *miss = malloc(sizeof(int) * (size_t)n);
+    char list[512];
+    if (miss == NULL) {
+        symm_error("bootstrap", "timed out after %g s in %s", waited, what);
+        return SYMM_ERR_TIMEOUT;
+    }
+    for (int r = 1; r < n; r++)
+        if (!op->arrived[r])
+            miss[nmiss++] = r;
+    if (nmiss > 0) {
+        symm_boot_ranks_format(list, sizeof(list), miss, nmiss);
+        symm_error("bootstrap", "timed out after %g s waiting for PE(s) %s in %s (MPI)", waited,
+                   list, what);
+    } else {
+        symm_error("bootstrap", "every PE entered %s, but the MPI collective did not complete "
+                   "within %g s", what, waited);
+    }
+    free(miss);
+    return SYMM_ERR_TIMEOUT;
+}
+
+/* Root: take in the notes that arrived; a mismatched one is an error. */
+static int root_notes(mpi_boot_t *mb, mpi_op_t *op, const char *what, int *pending)
+{
+    char eb[256];
+    for (int r = 1; r < mb->base.size; r++) {
+        int flag = 0, e;
+        if (op->arrived[r])
+            continue;
+        e = mp.test(&op->recv[r], &flag, NULL);
+        if (e != 0) {
+            symm_error("bootstrap", "MPI receive of PE %d's note for %s failed: %s", r, what,
+                       mpi_err(e, eb));
+            return SYMM_ERR_PEER;
+        }
+        if (!flag)
+            continue;
+        op->arrived[r] = 1;
+        (*pending)--;
+        const mpi_note_t *nt = &op->notes[r];
+        if (nt->seq != op->mine.seq || nt->kind != op->mine.kind) {
+            symm_error("bootstrap", "mismatched calls: PE %d is in bootstrap %s #%u, PE 0 in %s",
+                       r, kind_name(nt->kind), nt->seq, what);
+            return SYMM_ERR_BOOT;
+        }
+        if (nt->len != op->mine.len) {
+            symm_error("bootstrap", "mismatched calls: PE %d gives %llu bytes to %s, PE 0 gives "
+                       "%llu", r, (unsigned long long)nt->len, what,
+                       (unsigned long long)op->mine.len);
+            return SYMM_ERR_BOOT;
+        }
+    }
+    return SYMM_OK;
+}
+
+static int mpi_collective(mpi_boot_t *mb, uint32_t kind, const void *in, void *out, size_t len)
+{
+    int n = mb->base.size, root = mb->base.rank == 0, e, rc;
+    int pending = root ? n - 1 : 1, coll_done = 0;
+    double t0 = symm_boot_now(), t = mb->base.timeout_s;
+    double end = t > 0 ? t0 + (root ? t : 2 * t) : -1.0;
+    unsigned spins = 0;
+    char what[48], eb[256];
+    mpi_op_t *op;
+
+    if (mb->failed != SYMM_OK)
+        return mb->failed;
+    mb->seq++;
+    snprintf(what, sizeof(what), "bootstrap %s #%u", kind_name(kind), mb->seq);
+    if ((rc = check_finalized(what)) != SYMM_OK)
+        goto fail;
+
+    op = calloc(1, sizeof(*op));
+    if (op == NULL || (op->buf = malloc(len + (size_t)n * len + 1)) == NULL ||
+        (root && ((op->recv = calloc((size_t)n, sizeof(mpi_h))) == NULL ||
+                  (op->arrived = calloc((size_t)n, 1)) == NULL ||
+                  (op->notes = calloc((size_t)n, sizeof(mpi_note_t))) == NULL))) {
+        if (op)
+            op_free(op);
+        symm_error("bootstrap", "out of memory for %s", what);
+        rc = SYMM_ERR_NOMEM;
+        goto fail;
+    }
+    op->mine = (mpi_note_t){mb->seq, kind, len};
+    if (len > 0)
+        memcpy(op->buf, in, len);
+
+    /* Notes first, then the collective. */
+    e = 0;
+    if (root) {
+        for (int r = 1; r < n && e == 0; r++)
+            e = mp.irecv(&op->notes[r], (int)sizeof(mpi_note_t), mp.byte, r, MPI_BOOT_TAG,
+                         mb->comm, &op->recv[r]);
+    } else {
+        e = mp.isend(&op->mine, (int)sizeof(mpi_note_t), mp.byte, 0, MPI_BOOT_TAG, mb->comm,
+                     &op->send);
+    }
+    if (e == 0)
+        e = kind == NOTE_BARRIER ? mp.ibarrier(mb->comm, &op->coll)
+                                 : mp.iallgather(op->buf, (int)len, mp.byte, op->buf + len,
+                                                 (int)len, mp.byte, mb->comm, &op->coll);
+    if (e != 0) {
+        /* Requests may be pending: leak op rather than free their buffers. */
+        symm_error("bootstrap", "MPI could not start %s: %s", what, mpi_err(e, eb));
+        rc = SYMM_ERR_BOOT;
+        goto fail;
+    }
+
+    for (;;) {
+        int flag = 0;
+        if (!coll_done) {
+            e = mp.test(&op->coll, &coll_done, NULL);
+            if (e != 0) {
+                symm_error("bootstrap", "MPI %s failed: %s", what, mpi_err(e, eb));
+                rc = SYMM_ERR_PEER;
+                goto fail;
+            }
+        }
+        if (root && pending > 0) {
+            rc = root_notes(mb, op, what, &pending);
+            if (rc != SYMM_OK)
+                goto fail;
+        } else if (!root && pending > 0) {
+            e = mp.test(&op->send, &flag, NULL);
+            if (e != 0) {
+                symm_error("bootstrap", "MPI send of this PE's note for %s failed: %s", what,
+                           mpi_err(e, eb));
+                rc = SYMM_ERR_PEER;
+                goto fail;
+            }
+            pending -= flag != 0;
+        }
+        if (coll_done && pending == 0)
+            break;
+        if (end >= 0 && symm_boot_now() > end) {
+            if (root) {
+                rc = root_timeout(mb, op, what, symm_boot_now() - t0);
+            } else {
+                symm_error("bootstrap", "timed out after %g s in %s: the MPI collective did not "
+                           "complete (PE 0 names the PEs that did not arrive)",
+                           symm_boot_now() - t0, what);
+                rc = SYMM_ERR_TIMEOUT;
+            }
+            goto fail;
+        }
+        backoff(&spins, t0);
+    }
+    if (kind == NOTE_ALLGATHER && len > 0)
+        memcpy(out, op->buf + len, (size_t)n * len);
+    op_free(op);
+    return SYMM_OK;
+
+fail:
+    mb->failed = rc;
+    return rc;
+}
+
+static int mpi_barrier(symm_boot_t *boot)
+{
+    return mpi_collective((mpi_boot_t *)boot, NOTE_BARRIER, NULL, NULL, 0);
+}
+
+static int mpi_allgather(symm_boot_t *boot, const void *in, void *out, size_t len)
+{
+    if (len > INT_MAX || len > SIZE_MAX / 2 / ((size_t)boot->size + 1)) {
+        symm_error("bootstrap", "allgather of %zu bytes per PE is too large", len);
+        return SYMM_ERR_INVALID;
+    }
+    return mpi_collective((mpi_boot_t *)boot, NOTE_ALLGATHER, in, out, len);
+}
+
+static void mpi_fini(symm_boot_t *boot)
+{
+    mpi_boot_t *mb = (mpi_boot_t *)boot;
+    int fin = 1;
+    mp.finalized(&fin);
+    /* A failed bootstrap may have operations pending on comm: leave it. */
+    if (!fin && mb->failed == SYMM_OK && mb->comm != NULL)
+        mp.comm_free(&mb->comm);
+    free(mb);
+}
+
+static const symm_boot_ops_t mpi_ops = {
+    .name = "mpi",
+    .barrier = mpi_barrier,
+    .allgather = mpi_allgather,
+    .fini = mpi_fini,
+};
+
+/* ---- creation ---------------------------------------------------------- */
+
+static void random_bytes(uint8_t *b, size_t n)
+{
+    size_t got = 0;
+    while (got < n) {
+        ssize_t r = getrandom(b + got, n - got, 0);
+        if (r <= 0)
+            break;
+        got += (size_t)r;
+    }
+    if (got < n) {
+        /* No getrandom: still unique per job, if not secret. */
+        uint64_t x = (uint64_t)getpid() * 0x9e3779b97f4a7c15ull ^ (uint64_t)(symm_boot_now() * 1e9);
+        for (size_t i = got; i < n; i++) {
+            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+            b[i] = (uint8_t)x;
+        }
+    }
+}
+
+/* Duplicate the communicator, bounded by the timeout. */
+static int dup_comm(mpi_h comm, int size, double timeout_s, mpi_h *dup_p)
+{
+    mpi_h req = NULL, dup = NULL;
+    double t0 = symm_boot_now();
+    double end = timeout_s > 0 ? t0 + timeout_s : -1.0;
+    unsigned spins = 0;
+    int done = 0, e;
+    char eb[256];
+
+    e = mp.comm_idup(comm, &dup, &req);
+    while (e == 0 && !done) {
+        e = mp.test(&req, &done, NULL);
+        if (e == 0 && !done && end >= 0 && symm_boot_now() > end) {
+            symm_error("bootstrap", "timed out after %g s duplicating the MPI communicator "
+                       "(%d PEs): some PE did not call shmem_init, or called it with another "
+                       "communicator (MPI cannot tell which PEs are missing at this step)",
+                       symm_boot_now() - t0, size);
+            return SYMM_ERR_TIMEOUT;
+        }
+        if (!done)
+            backoff(&spins, t0);
+    }
+    if (e != 0) {
+        symm_error("bootstrap", "MPI_Comm_idup failed: %s", mpi_err(e, eb));
+        return SYMM_ERR_BOOT;
+    }
+    *dup_p = dup;
+    return SYMM_OK;
+}
+
+int symm_boot_mpi_create(void *comm, double timeout_s, symm_boot_t **boot_p)
+{
+    mpi_boot_t *mb;
+    mpi_h c;
+    int init = 0, rank = -1, size = 0, rc;
+    char eb[256];
+
+    rc = mpi_load();
+    if (rc != SYMM_OK)
+        return rc;
+    mp.initialized(&init);
+    if (!init) {
+        symm_error("bootstrap", "MPI bootstrap: MPI is not initialized (call MPI_Init before "
+                   "shmem_init)");
+        return SYMM_ERR_INVALID;
+    }
+    if ((rc = check_finalized("shmem_init")) != SYMM_OK)
+        return rc;
+    c = comm != NULL ? *(mpi_h *)comm : mp.comm_world;
+    if (c == NULL || c == mp.comm_null) {
+        symm_error("bootstrap", "MPI bootstrap: the communicator is MPI_COMM_NULL");
+        return SYMM_ERR_INVALID;
+    }
+    if ((rc = mp.comm_size(c, &size)) != 0 || (rc = mp.comm_rank(c, &rank)) != 0) {
+        symm_error("bootstrap", "MPI bootstrap: not a valid communicator: %s", mpi_err(rc, eb));
+        return SYMM_ERR_INVALID;
+    }
+    if (rank < 0 || size < 1) {
+        symm_error("bootstrap", "MPI bootstrap: this process is not in the communicator");
+        return SYMM_ERR_INVALID;
+    }
+    symm_log_set_pe(rank);
+
+    mb = calloc(1, sizeof(*mb));
+    if (mb == NULL) {
+        symm_error("bootstrap", "out of memory");
+        return SYMM_ERR_NOMEM;
+    }
+    mb->base.ops = &mpi_ops;
+    mb->base.rank = rank;
+    mb->base.size = size;
+    mb->base.timeout_s = timeout_s;
+    rc = dup_comm(c, size, timeout_s, &mb->comm);
+    if (rc != SYMM_OK) {
+        free(mb); /* the pending idup writes only into its own request */
+        return rc;
+    }
+    /* Failures come back as codes, never abort from inside MPI. */
+    mp.comm_set_errhandler(mb->comm, mp.errors_return);
+
+    /* The job secret: PE 0's random bytes. */
+    uint8_t mine[16], *all = malloc((size_t)size * sizeof(mine));
+    if (all == NULL) {
+        symm_error("bootstrap", "out of memory");
+        rc = SYMM_ERR_NOMEM;
+    } else {
+        random_bytes(mine, sizeof(mine));
+        rc = mpi_allgather(&mb->base, mine, all, sizeof(mine));
+    }
+    if (rc == SYMM_OK)
+        for (int i = 0; i < 16; i++)
+            snprintf(mb->base.secret + 2 * i, 3, "%02x", all[i]);
+    free(all);
+    if (rc != SYMM_OK) {
+        mpi_fini(&mb->base);
+        return rc;
+    }
+    symm_debug("bootstrap", "mpi: rank %d of %d", rank, size);
+    *boot_p = &mb->base;
+    return SYMM_OK;
+}
+
+#else /* !SYMM_HAVE_MPI */
+
+/* Built without MPI: boot.c reports the MPI bootstrap as not built. */
+typedef int symm_boot_mpi_not_built_t;
+
+#endif
