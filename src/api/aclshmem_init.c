@@ -1,0 +1,773 @@
+/*
+ * aclshmem_init.c - aclshmem setup: the three bootstrap modes, unique ids,
+ * instances (create, select, finalize), queries and logging.
+ *
+ * Owns the table of live aclshmem instances and the unique ids this process
+ * made. An instance is what symm_instance_create makes from a bootstrap built
+ * here (the TCP star in DEFAULT and UNIQUEID modes, symm_boot_mpi_create in
+ * MPI mode); making it current is symm_instance_select, so every aclshmem and
+ * OpenSHMEM routine acts on it. Nothing here moves data.
+ *
+ * Must never: keep a second copy of instance state (symm_instance_t is the
+ * state), or block without the bootstrap's timeout.
+ */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <errno.h>
+#include <ifaddrs.h>
+#include <net/if.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "aclshmem.h"
+#include "api/instance_select.h"
+#include "boot/boot.h"
+#include "ops/sync.h"
+#include "runtime/config.h"
+#include "runtime/log.h"
+#include "runtime/state.h"
+#include "runtime/status.h"
+#include "shmem.h"
+
+/* aclshmem_team.c: drop the team handles of an instance about to go. */
+void symm_acl_teams_forget(symm_instance_t *inst);
+
+/* src/boot/mpi.c, in builds with MPI: a bootstrap over an MPI communicator
+ * (comm points at an MPI_Comm, NULL: MPI_COMM_WORLD). Weak: absent, the MPI
+ * mode is refused. */
+int symm_boot_mpi_create(void *comm, double timeout_s, symm_boot_t **boot_p)
+    __attribute__((weak));
+
+#define ACL_MAX_INSTANCES 16
+#define ACL_MAX_HELD 16
+#define UID_MAGIC "symm1:"
+#define UID_MAGIC_LEN 6
+#define SECRET_LEN 32
+#define ADDR_MAX 96 /* "[v6 address]:port" */
+
+typedef struct acl_instance {
+    symm_instance_t *inst; /* NULL: free slot */
+    uint64_t id;
+} acl_instance_t;
+
+/* A port a unique id names, bound (not listening) since aclshmemx_get_uniqueid
+ * so no other program takes it; PE 0 listens on it at init. */
+typedef struct held_port {
+    int used;
+    int fd;
+    char secret[SECRET_LEN + 1];
+} held_port_t;
+
+static pthread_mutex_t acl_lock = PTHREAD_MUTEX_INITIALIZER;
+static acl_instance_t live[ACL_MAX_INSTANCES];
+static held_port_t held[ACL_MAX_HELD];
+static aclshmem_instance_ctx cur_ctx;
+static symm_instance_t *selected; /* the instance this layer made current last */
+static int atexit_done;
+static int log_level_set = -1; /* symm level asked by aclshmemx_set_log_level */
+static void (*extern_logger)(int level, const char *msg);
+
+/* ---- logging -------------------------------------------------------------- */
+
+/* Messages of the aclshmem layer: symm's log line, or the program's logger
+ * (CANN's levels: 0 debug .. 3 error, symm's reversed). */
+void symm_acl_log(int level, const char *routine, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+void symm_acl_log(int level, const char *routine, const char *fmt, ...)
+{
+    char msg[768];
+    va_list ap;
+    if (level > symm_log_level())
+        return;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    void (*logger)(int, const char *) = extern_logger;
+    if (logger == NULL) {
+        symm_log(level, routine, "%s", msg);
+        return;
+    }
+    char line[1024];
+    if (symm_cur != NULL)
+        snprintf(line, sizeof(line), "symm: %s: %s (PE %d)", routine, msg, symm_cur->my_pe);
+    else
+        snprintf(line, sizeof(line), "symm: %s: %s", routine, msg);
+    logger(SYMM_LOG_DEBUG - level, line);
+}
+#define acl_error(routine, ...) symm_acl_log(SYMM_LOG_ERROR, routine, __VA_ARGS__)
+#define acl_warn(routine, ...) symm_acl_log(SYMM_LOG_WARN, routine, __VA_ARGS__)
+
+int32_t aclshmemx_set_log_level(int level)
+{
+    if (level < 0 || level > 3) {
+        acl_error(__func__, "log level %d is not 0 (debug), 1 (info), 2 (warn) or 3 (error)",
+                  level);
+        return ACLSHMEM_INVALID_PARAM;
+    }
+    log_level_set = SYMM_LOG_DEBUG - level;
+    symm_log_set_level(log_level_set);
+    return ACLSHMEM_SUCCESS;
+}
+
+int32_t aclshmemx_set_extern_logger(void (*func)(int level, const char *msg))
+{
+    extern_logger = func;
+    return ACLSHMEM_SUCCESS;
+}
+
+/* ---- status codes --------------------------------------------------------- */
+
+static int acl_status(int rc)
+{
+    switch ((symm_status_t)rc) {
+    case SYMM_OK: return ACLSHMEM_SUCCESS;
+    case SYMM_ERR_INVALID: return ACLSHMEM_INVALID_PARAM;
+    case SYMM_ERR_NOMEM: return ACLSHMEM_MALLOC_FAILED;
+    case SYMM_ERR_SYS: return ACLSHMEM_INNER_ERROR;
+    case SYMM_ERR_TIMEOUT: return ACLSHMEM_TIMEOUT_ERROR;
+    case SYMM_ERR_BOOT: return ACLSHMEM_BOOTSTRAP_ERROR;
+    case SYMM_ERR_NOT_INIT: return ACLSHMEM_NOT_INITED;
+    case SYMM_ERR_UNSUPPORTED: return ACLSHMEM_NOT_SUPPORTED;
+    case SYMM_ERR_PEER: return ACLSHMEM_BOOTSTRAP_ERROR;
+    }
+    return ACLSHMEM_INNER_ERROR;
+}
+
+/* ---- addresses and secrets ------------------------------------------------ */
+
+static void hex_encode(const uint8_t *in, size_t n, char *out)
+{
+    static const char digits[] = "0123456789abcdef";
+    for (size_t i = 0; i < n; i++) {
+        out[2 * i] = digits[in[i] >> 4];
+        out[2 * i + 1] = digits[in[i] & 15];
+    }
+    out[2 * n] = '\0';
+}
+
+static uint64_t mix64(uint64_t x)
+{
+    x ^= x >> 30;
+    x *= 0xbf58476d1ce4e5b9ull;
+    x ^= x >> 27;
+    x *= 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+}
+
+/* DEFAULT mode's secret: every PE knows the address, so the secret is a hash
+ * of it. It keeps PEs of other jobs (other addresses) out, not anyone who
+ * knows this job's address. */
+static void secret_from_addr(const char *addr, char out[SECRET_LEN + 1])
+{
+    uint64_t h[2] = {0xcbf29ce484222325ull, 0x6c62272e07bb0142ull};
+    uint8_t bytes[16];
+    for (int k = 0; k < 2; k++) {
+        for (const char *p = "symm-aclshmem-default:"; *p; p++)
+            h[k] = (h[k] ^ (uint8_t)*p) * 0x100000001b3ull;
+        for (const char *p = addr; *p; p++)
+            h[k] = (h[k] ^ (uint8_t)*p) * 0x100000001b3ull;
+        h[k] = mix64(h[k] + (uint64_t)k);
+        for (int b = 0; b < 8; b++)
+            bytes[8 * k + b] = (uint8_t)(h[k] >> (8 * b));
+    }
+    hex_encode(bytes, sizeof(bytes), out);
+}
+
+static int random_secret(char out[SECRET_LEN + 1])
+{
+    uint8_t bytes[16];
+    size_t got = 0;
+    while (got < sizeof(bytes)) {
+        ssize_t r = getrandom(bytes + got, sizeof(bytes) - got, 0);
+        if (r < 0) {
+            if (errno == EINTR)
+                continue;
+            return -errno;
+        }
+        got += (size_t)r;
+    }
+    hex_encode(bytes, sizeof(bytes), out);
+    return 0;
+}
+
+/* "host:port" or "[v6]:port" into host and port; port may be 0. */
+static int split_host_port(const char *addr, char *host, size_t hcap, long *port_p)
+{
+    const char *h = addr, *hend, *colon;
+    if (addr[0] == '[') {
+        h = addr + 1;
+        hend = strchr(h, ']');
+        if (hend == NULL || hend[1] != ':')
+            return -1;
+        colon = hend + 1;
+    } else {
+        colon = strrchr(addr, ':');
+        if (colon == NULL || memchr(addr, ':', (size_t)(colon - addr)) != NULL)
+            return -1; /* an IPv6 address needs its brackets */
+        hend = colon;
+    }
+    char *end;
+    errno = 0;
+    long port = strtol(colon + 1, &end, 10);
+    if (hend == h || (size_t)(hend - h) >= hcap || colon[1] == '\0' || *end != '\0' ||
+        errno != 0 || port < 0 || port > 65535)
+        return -1;
+    memcpy(host, h, (size_t)(hend - h));
+    host[hend - h] = '\0';
+    *port_p = port;
+    return 0;
+}
+
+static void join_host_port(const char *host, long port, char *out, size_t cap)
+{
+    snprintf(out, cap, strchr(host, ':') != NULL ? "[%s]:%ld" : "%s:%ld", host, port);
+}
+
+/* The IPv4 address of interface ifname, or (ifname NULL) of the first
+ * interface that is up and not loopback. */
+static int ipv4_of_interface(const char *ifname, char *out, size_t cap)
+{
+    struct ifaddrs *list;
+    int found = -1;
+    if (getifaddrs(&list) != 0)
+        return -1;
+    for (struct ifaddrs *a = list; a != NULL && found != 0; a = a->ifa_next) {
+        if (a->ifa_addr == NULL || a->ifa_addr->sa_family != AF_INET)
+            continue;
+        if (ifname != NULL ? strcmp(a->ifa_name, ifname) != 0
+                           : !(a->ifa_flags & IFF_UP) || (a->ifa_flags & IFF_LOOPBACK))
+            continue;
+        const struct sockaddr_in *in = (const struct sockaddr_in *)a->ifa_addr;
+        if (inet_ntop(AF_INET, &in->sin_addr, out, (socklen_t)cap) != NULL)
+            found = 0;
+    }
+    freeifaddrs(list);
+    return found;
+}
+
+/* Bind a TCP socket to host and a port the kernel picks; *fd_p stays bound
+ * (not listening) so the port stays ours. */
+static int bind_free_port(const char *host, long *port_p, int *fd_p, const char *routine)
+{
+    struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM,
+                             .ai_flags = AI_PASSIVE | AI_NUMERICHOST | AI_NUMERICSERV};
+    struct addrinfo *res;
+    int rc = getaddrinfo(host, "0", &hints, &res);
+    if (rc != 0) {
+        acl_error(routine, "'%s' is not a numeric IP address: %s", host, gai_strerror(rc));
+        return ACLSHMEM_INVALID_PARAM;
+    }
+    int fd = socket(res->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0), one = 1;
+    struct sockaddr_storage ss;
+    socklen_t len = sizeof(ss);
+    if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) != 0 ||
+        bind(fd, res->ai_addr, res->ai_addrlen) != 0 ||
+        getsockname(fd, (struct sockaddr *)&ss, &len) != 0) {
+        acl_error(routine, "cannot bind a port on %s: %s", host, strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        freeaddrinfo(res);
+        return ACLSHMEM_BOOTSTRAP_ERROR;
+    }
+    freeaddrinfo(res);
+    *port_p = ntohs(ss.ss_family == AF_INET6 ? ((struct sockaddr_in6 *)&ss)->sin6_port
+                                             : ((struct sockaddr_in *)&ss)->sin_port);
+    *fd_p = fd;
+    return ACLSHMEM_SUCCESS;
+}
+
+/* The bound socket of secret's unique id, taken out of the table; -1. */
+static int held_take(const char *secret)
+{
+    for (int i = 0; i < ACL_MAX_HELD; i++) {
+        if (held[i].used && strcmp(held[i].secret, secret) == 0) {
+            held[i].used = 0;
+            return held[i].fd;
+        }
+    }
+    return -1;
+}
+
+static void held_put(int fd, const char *secret)
+{
+    for (int i = 0; i < ACL_MAX_HELD; i++) {
+        if (!held[i].used) {
+            held[i].used = 1;
+            held[i].fd = fd;
+            memcpy(held[i].secret, secret, SECRET_LEN + 1);
+            return;
+        }
+    }
+    close(fd); /* PE 0 binds the address again at init */
+}
+
+/* ---- unique ids ------------------------------------------------------------ */
+
+int aclshmemx_get_uniqueid(aclshmemx_uniqueid_t *uid)
+{
+    char host[INET6_ADDRSTRLEN + 8] = "", addr[ADDR_MAX], secret[SECRET_LEN + 1];
+    const char *session = getenv("SHMEM_UID_SESSION_ID");
+    const char *ifname = getenv("SHMEM_UID_SOCK_IFNAME");
+    long port = 0;
+    int fd = -1, rc;
+
+    if (uid == NULL) {
+        acl_error(__func__, "uid is NULL");
+        return ACLSHMEM_INVALID_PARAM;
+    }
+    if (session != NULL && session[0] != '\0') {
+        if (split_host_port(session, host, sizeof(host), &port) != 0) {
+            acl_error(__func__, "SHMEM_UID_SESSION_ID='%s' is not ip:port (or [ipv6]:port)",
+                      session);
+            return ACLSHMEM_INVALID_PARAM;
+        }
+    } else if (ifname != NULL && ifname[0] != '\0') {
+        if (ipv4_of_interface(ifname, host, sizeof(host)) != 0) {
+            acl_error(__func__, "SHMEM_UID_SOCK_IFNAME=%s: no such interface with an IPv4 "
+                      "address", ifname);
+            return ACLSHMEM_INVALID_PARAM;
+        }
+    } else if (ipv4_of_interface(NULL, host, sizeof(host)) != 0) {
+        snprintf(host, sizeof(host), "127.0.0.1");
+    }
+    if ((rc = random_secret(secret)) != 0) {
+        acl_error(__func__, "no random bytes for the job secret: %s", strerror(-rc));
+        return ACLSHMEM_INNER_ERROR;
+    }
+    if (port == 0 && (rc = bind_free_port(host, &port, &fd, __func__)) != ACLSHMEM_SUCCESS)
+        return rc;
+    join_host_port(host, port, addr, sizeof(addr));
+    if (UID_MAGIC_LEN + SECRET_LEN + 1 + strlen(addr) + 1 > ACLSHMEM_UNIQUE_ID_INNER_LEN) {
+        acl_error(__func__, "address %s is too long for a unique id", addr);
+        if (fd >= 0)
+            close(fd);
+        return ACLSHMEM_INVALID_PARAM;
+    }
+    memset(uid, 0, sizeof(*uid));
+    uid->version = ACLSHMEM_UNIQUEID_VERSION;
+    snprintf(uid->internal, sizeof(uid->internal), "%s%s:%s", UID_MAGIC, secret, addr);
+    if (fd >= 0) {
+        pthread_mutex_lock(&acl_lock);
+        held_put(fd, secret);
+        pthread_mutex_unlock(&acl_lock);
+    }
+    symm_log(SYMM_LOG_INFO, __func__, "unique id for PE 0 at %s", addr);
+    return ACLSHMEM_SUCCESS;
+}
+
+/* Secret and PE 0's address from a unique id. */
+static int uid_parse(const aclshmemx_uniqueid_t *uid, char secret[SECRET_LEN + 1], char *addr,
+                     size_t cap, const char *routine)
+{
+    if (uid == NULL) {
+        acl_error(routine, "no unique id (attributes->comm_args is NULL): fill the attributes "
+                  "with aclshmemx_set_attr_uniqueid_args");
+        return ACLSHMEM_INVALID_PARAM;
+    }
+    const char *in = uid->internal;
+    size_t len = strnlen(in, sizeof(uid->internal));
+    if (uid->version != ACLSHMEM_UNIQUEID_VERSION) {
+        acl_error(routine, "unique id version %d, expected %d: not an id of this library",
+                  (int)uid->version, (int)ACLSHMEM_UNIQUEID_VERSION);
+        return ACLSHMEM_INVALID_PARAM;
+    }
+    if (len == sizeof(uid->internal) || len <= UID_MAGIC_LEN + SECRET_LEN + 1 ||
+        memcmp(in, UID_MAGIC, UID_MAGIC_LEN) != 0 || in[UID_MAGIC_LEN + SECRET_LEN] != ':' ||
+        len - (UID_MAGIC_LEN + SECRET_LEN + 1) >= cap) {
+        acl_error(routine, "the unique id holds no address and secret (not made by "
+                  "aclshmemx_get_uniqueid?): every PE needs the bytes PE 0's call produced");
+        return ACLSHMEM_INVALID_PARAM;
+    }
+    memcpy(secret, in + UID_MAGIC_LEN, SECRET_LEN);
+    secret[SECRET_LEN] = '\0';
+    memcpy(addr, in + UID_MAGIC_LEN + SECRET_LEN + 1, len - (UID_MAGIC_LEN + SECRET_LEN + 1) + 1);
+    return ACLSHMEM_SUCCESS;
+}
+
+int aclshmemx_set_attr_uniqueid_args(int my_pe, int n_pes, int64_t local_mem_size,
+                                     aclshmemx_uniqueid_t *uid, aclshmemx_init_attr_t *aclshmem_attr)
+{
+    char secret[SECRET_LEN + 1], addr[ADDR_MAX];
+    if (aclshmem_attr == NULL) {
+        acl_error(__func__, "aclshmem_attr is NULL");
+        return ACLSHMEM_INVALID_PARAM;
+    }
+    if (n_pes < 1 || n_pes > ACLSHMEM_MAX_PES || my_pe < 0 || my_pe >= n_pes ||
+        local_mem_size < 0) {
+        acl_error(__func__, "my_pe %d, n_pes %d, local_mem_size %lld: need 0 <= my_pe < n_pes "
+                  "<= %d and local_mem_size >= 0", my_pe, n_pes, (long long)local_mem_size,
+                  ACLSHMEM_MAX_PES);
+        return ACLSHMEM_INVALID_VALUE;
+    }
+    int rc = uid_parse(uid, secret, addr, sizeof(addr), __func__);
+    if (rc != ACLSHMEM_SUCCESS)
+        return rc;
+    uid->my_pe = my_pe;
+    uid->n_pes = n_pes;
+    aclshmem_attr->my_pe = my_pe;
+    aclshmem_attr->n_pes = n_pes;
+    aclshmem_attr->local_mem_size = (uint64_t)local_mem_size;
+    aclshmem_attr->comm_args = uid;
+    return ACLSHMEM_SUCCESS;
+}
+
+/* ---- bootstraps of the three modes ------------------------------------------ */
+
+static int tcp_boot(const aclshmemx_init_attr_t *attr, const char *addr, const char *secret,
+                    int listen_fd, double timeout, symm_boot_t **boot_p)
+{
+    symm_boot_tcp_params_t p = {.rank = attr->my_pe, .size = attr->n_pes, .root_addr = addr,
+                                .listen_fd = listen_fd, .secret = secret, .timeout_s = timeout};
+    return acl_status(symm_boot_tcp_create(&p, boot_p));
+}
+
+static int uid_boot(const aclshmemx_init_attr_t *attr, double timeout, symm_boot_t **boot_p,
+                    const char *routine)
+{
+    char secret[SECRET_LEN + 1], addr[ADDR_MAX];
+    int rc = uid_parse((const aclshmemx_uniqueid_t *)attr->comm_args, secret, addr, sizeof(addr),
+                       routine);
+    if (rc != ACLSHMEM_SUCCESS)
+        return rc;
+    /* The port this process reserved for the id: PE 0 listens on it; any
+     * other PE lets it go. */
+    int fd = held_take(secret);
+    if (fd >= 0 && attr->my_pe != 0) {
+        close(fd);
+        fd = -1;
+    }
+    if (fd >= 0 && listen(fd, SOMAXCONN) != 0) {
+        acl_warn(routine, "cannot listen on the reserved port of %s (%s): binding it again",
+                 addr, strerror(errno));
+        close(fd);
+        fd = -1;
+    }
+    return tcp_boot(attr, addr, secret, fd, timeout, boot_p);
+}
+
+/* "tcp://host:port" or "tcp6://[addr]:port" into "host:port" or "[addr]:port";
+ * port 0 from SHMEM_INSTANCE_PORT_RANGE=start:end (start + instance_id). */
+static int default_addr(const aclshmemx_init_attr_t *attr, char *addr, size_t cap,
+                        const char *routine)
+{
+    char text[ACLSHMEM_MAX_IP_PORT_LEN + 1], host[ACLSHMEM_MAX_IP_PORT_LEN];
+    const char *rest;
+    long port;
+    int v6;
+    memcpy(text, attr->ip_port, ACLSHMEM_MAX_IP_PORT_LEN);
+    text[ACLSHMEM_MAX_IP_PORT_LEN] = '\0';
+    if (strncmp(text, "tcp://", 6) == 0) {
+        rest = text + 6;
+        v6 = rest[0] == '[';
+    } else if (strncmp(text, "tcp6://", 7) == 0) {
+        rest = text + 7;
+        v6 = 1;
+    } else {
+        acl_error(routine, "ip_port '%s' is not tcp://host:port or tcp6://[address]:port", text);
+        return ACLSHMEM_INVALID_PARAM;
+    }
+    if (split_host_port(rest, host, sizeof(host), &port) != 0 || (v6 && rest[0] != '[')) {
+        acl_error(routine, "ip_port '%s': expected %s", text,
+                  v6 ? "tcp6://[address]:port" : "tcp://host:port");
+        return ACLSHMEM_INVALID_PARAM;
+    }
+    if (port == 0) {
+        const char *range = getenv("SHMEM_INSTANCE_PORT_RANGE");
+        long start, end;
+        char tail;
+        if (range == NULL || sscanf(range, "%ld:%ld%c", &start, &end, &tail) != 2 || start < 1 ||
+            end > 65535 || end < start || attr->instance_id > (uint64_t)(end - start)) {
+            acl_error(routine, "ip_port '%s' has port 0: set SHMEM_INSTANCE_PORT_RANGE=start:end "
+                      "with room for instance %llu (now %s)", text,
+                      (unsigned long long)attr->instance_id, range ? range : "unset");
+            return ACLSHMEM_INVALID_PARAM;
+        }
+        port = start + (long)attr->instance_id;
+    }
+    join_host_port(host, port, addr, cap);
+    return ACLSHMEM_SUCCESS;
+}
+
+static int make_boot(aclshmemx_bootstrap_t flags, const aclshmemx_init_attr_t *attr,
+                     double timeout, symm_boot_t **boot_p, const char *routine)
+{
+    int f = (int)flags;
+    if (f & ACLSHMEMX_INIT_WITH_UNIQUEID)
+        return uid_boot(attr, timeout, boot_p, routine);
+    if (f & ACLSHMEMX_INIT_WITH_MPI) {
+        if (symm_boot_mpi_create == NULL) {
+            acl_error(routine, "ACLSHMEMX_INIT_WITH_MPI: this build of symm has no MPI "
+                      "bootstrap; use ACLSHMEMX_INIT_WITH_DEFAULT or _UNIQUEID");
+            return ACLSHMEM_NOT_SUPPORTED;
+        }
+        /* comm_args: a pointer to an MPI_Comm; NULL is MPI_COMM_WORLD. */
+        return acl_status(symm_boot_mpi_create(attr->comm_args, timeout, boot_p));
+    }
+    if (f & ACLSHMEMX_INIT_WITH_DEFAULT) {
+        char addr[ADDR_MAX], secret[SECRET_LEN + 1];
+        if (attr->ip_port[0] == '\0' && attr->comm_args != NULL)
+            return uid_boot(attr, timeout, boot_p, routine);
+        int rc = default_addr(attr, addr, sizeof(addr), routine);
+        if (rc != ACLSHMEM_SUCCESS)
+            return rc;
+        secret_from_addr(addr, secret);
+        return tcp_boot(attr, addr, secret, -1, timeout, boot_p);
+    }
+    acl_error(routine, "bootstrap flags %#x name no mode (ACLSHMEMX_INIT_WITH_DEFAULT, _MPI or "
+              "_UNIQUEID)", (unsigned)f);
+    return ACLSHMEM_INVALID_PARAM;
+}
+
+/* ---- the instance table ------------------------------------------------------- */
+
+static int slot_of_id(uint64_t id)
+{
+    for (int i = 0; i < ACL_MAX_INSTANCES; i++)
+        if (live[i].inst != NULL && live[i].id == id)
+            return i;
+    return -1;
+}
+
+static int slot_of_inst(const symm_instance_t *inst)
+{
+    for (int i = 0; inst != NULL && i < ACL_MAX_INSTANCES; i++)
+        if (live[i].inst == inst)
+            return i;
+    return -1;
+}
+
+static void select_instance(symm_instance_t *inst)
+{
+    symm_instance_select(inst);
+    selected = inst;
+}
+
+/* shmem_finalize (CANN's shmem_finalize name is OpenSHMEM's here) destroys
+ * the current instance behind this table's back and leaves none current:
+ * forget it, without touching its freed memory. Called with acl_lock held. */
+static void reconcile(void)
+{
+    if (selected != NULL && symm_cur == NULL) {
+        int i = slot_of_inst(selected);
+        if (i >= 0) {
+            symm_acl_teams_forget(selected);
+            live[i].inst = NULL;
+        }
+        selected = NULL;
+    }
+}
+
+/* Collective over the instance's job: complete, meet, tear down. The next
+ * current instance: the one current before (when another), else instance 0,
+ * else none. Called with acl_lock held. */
+static int destroy_slot(int i, const char *routine)
+{
+    symm_instance_t *inst = live[i].inst, *prev = symm_cur;
+    int rc = ACLSHMEM_SUCCESS;
+    /* The barrier's atomics act on the current instance. */
+    select_instance(inst);
+    symm_barrier_world(inst, 1);
+    int brc = symm_boot_barrier(inst->boot);
+    if (brc != SYMM_OK) {
+        acl_error(routine, "final bootstrap barrier of instance %llu failed: %s",
+                  (unsigned long long)live[i].id, symm_status_str((symm_status_t)brc));
+        rc = acl_status(brc);
+    }
+    symm_acl_teams_forget(inst);
+    live[i].inst = NULL;
+    symm_instance_destroy(inst);
+    if (prev == inst) {
+        int z = slot_of_id(0);
+        prev = z >= 0 ? live[z].inst : NULL;
+    }
+    select_instance(prev);
+    return rc;
+}
+
+static void finalize_all_at_exit(void)
+{
+    pthread_mutex_lock(&acl_lock);
+    reconcile();
+    /* Ascending ids: every process meets its peers in the same order. */
+    for (;;) {
+        int best = -1;
+        for (int i = 0; i < ACL_MAX_INSTANCES; i++)
+            if (live[i].inst != NULL && (best < 0 || live[i].id < live[best].id))
+                best = i;
+        if (best < 0)
+            break;
+        destroy_slot(best, "aclshmem_finalize (at exit)");
+    }
+    pthread_mutex_unlock(&acl_lock);
+}
+
+int aclshmemx_init_attr(aclshmemx_bootstrap_t bootstrap_flags, aclshmemx_init_attr_t *attributes)
+{
+    const aclshmemx_init_attr_t *a = attributes;
+    symm_boot_t *boot = NULL;
+    symm_instance_t *inst;
+    symm_config_t cfg;
+    int rc, slot = -1;
+
+    if (a == NULL) {
+        acl_error(__func__, "attributes is NULL");
+        return ACLSHMEM_INVALID_PARAM;
+    }
+    if (!((int)bootstrap_flags & ACLSHMEMX_INIT_WITH_MPI) &&
+        (a->n_pes < 1 || a->n_pes > ACLSHMEM_MAX_PES || a->my_pe < 0 || a->my_pe >= a->n_pes)) {
+        acl_error(__func__, "my_pe %d of n_pes %d: need 0 <= my_pe < n_pes <= %d", a->my_pe,
+                  a->n_pes, ACLSHMEM_MAX_PES);
+        return ACLSHMEM_INVALID_PARAM;
+    }
+    if (symm_config_load(&cfg) != SYMM_OK)
+        return ACLSHMEM_INVALID_PARAM;
+    double timeout = a->option_attr.shm_init_timeout != 0 ? (double)a->option_attr.shm_init_timeout
+                                                         : cfg.boot_timeout;
+
+    pthread_mutex_lock(&acl_lock);
+    reconcile();
+    if ((slot = slot_of_id(a->instance_id)) >= 0) {
+        acl_warn(__func__, "instance %llu exists already: it is made current, not created again",
+                 (unsigned long long)a->instance_id);
+        select_instance(live[slot].inst);
+        pthread_mutex_unlock(&acl_lock);
+        return ACLSHMEM_SUCCESS;
+    }
+    for (int i = 0; i < ACL_MAX_INSTANCES && slot < 0; i++)
+        if (live[i].inst == NULL)
+            slot = i;
+    if (slot < 0) {
+        acl_error(__func__, "%d instances are alive already (the most one process may hold)",
+                  ACL_MAX_INSTANCES);
+        pthread_mutex_unlock(&acl_lock);
+        return ACLSHMEM_INVALID_VALUE;
+    }
+    /* Failures below are logged where they are found. */
+    rc = make_boot(bootstrap_flags, a, timeout, &boot, __func__);
+    if (rc != ACLSHMEM_SUCCESS) {
+        pthread_mutex_unlock(&acl_lock);
+        return rc;
+    }
+    symm_instance_args_t args = {.thread_level = SHMEM_THREAD_MULTIPLE, .boot = boot,
+                                 .heap_size = (size_t)a->local_mem_size,
+                                 .instance_id = a->instance_id};
+    rc = symm_instance_create(&args, &inst); /* destroys boot on failure */
+    if (log_level_set >= 0)
+        symm_log_set_level(log_level_set); /* creation applied SYMM_LOG_LEVEL */
+    if (rc != SYMM_OK) {
+        pthread_mutex_unlock(&acl_lock);
+        return acl_status(rc);
+    }
+    live[slot].inst = inst;
+    live[slot].id = a->instance_id;
+    select_instance(inst);
+    if (!atexit_done) {
+        atexit(finalize_all_at_exit);
+        atexit_done = 1;
+    }
+    pthread_mutex_unlock(&acl_lock);
+    return ACLSHMEM_SUCCESS;
+}
+
+int aclshmem_finalize(void)
+{
+    pthread_mutex_lock(&acl_lock);
+    reconcile();
+    int i = slot_of_inst(symm_cur), rc = ACLSHMEM_SUCCESS;
+    if (i >= 0)
+        rc = destroy_slot(i, __func__);
+    pthread_mutex_unlock(&acl_lock);
+    if (i < 0 && symm_cur != NULL)
+        shmem_finalize(); /* an instance of shmem_init */
+    return rc;
+}
+
+int aclshmemx_finalize(uint64_t instance_id)
+{
+    pthread_mutex_lock(&acl_lock);
+    reconcile();
+    int i = slot_of_id(instance_id), rc;
+    if (i < 0) {
+        acl_error(__func__, "no instance %llu", (unsigned long long)instance_id);
+        rc = ACLSHMEM_INVALID_PARAM;
+    } else {
+        rc = destroy_slot(i, __func__);
+    }
+    pthread_mutex_unlock(&acl_lock);
+    return rc;
+}
+
+aclshmem_instance_ctx *aclshmemx_instance_ctx_get(void)
+{
+    pthread_mutex_lock(&acl_lock);
+    reconcile();
+    symm_instance_t *s = symm_cur;
+    aclshmem_instance_ctx *ctx = NULL;
+    if (s != NULL) {
+        int i = slot_of_inst(s);
+        cur_ctx.id = i >= 0 ? live[i].id : s->instance_id;
+        cur_ctx.instance = s;
+        ctx = &cur_ctx;
+    }
+    pthread_mutex_unlock(&acl_lock);
+    return ctx;
+}
+
+int aclshmemx_instance_ctx_set(uint64_t instance_id)
+{
+    pthread_mutex_lock(&acl_lock);
+    reconcile();
+    int i = slot_of_id(instance_id);
+    if (i >= 0)
+        select_instance(live[i].inst);
+    pthread_mutex_unlock(&acl_lock);
+    if (i < 0) {
+        acl_error(__func__, "no instance %llu (create it with aclshmemx_init_attr)",
+                  (unsigned long long)instance_id);
+        return ACLSHMEM_INVALID_PARAM;
+    }
+    return ACLSHMEM_SUCCESS;
+}
+
+/* ---- queries ------------------------------------------------------------------ */
+
+int aclshmemx_init_status(void)
+{
+    return symm_cur != NULL ? ACLSHMEM_STATUS_IS_INITIALIZED : ACLSHMEM_STATUS_NOT_INITIALIZED;
+}
+
+int aclshmem_my_pe(void)
+{
+    symm_instance_t *s = symm_cur;
+    return s != NULL ? s->my_pe : -1;
+}
+
+int aclshmem_n_pes(void)
+{
+    symm_instance_t *s = symm_cur;
+    return s != NULL ? s->n_pes : -1;
+}
+
+void aclshmem_info_get_version(int *major, int *minor)
+{
+    if (major != NULL)
+        *major = ACLSHMEM_MAJOR_VERSION;
+    if (minor != NULL)
+        *minor = ACLSHMEM_MINOR_VERSION;
+}
+
+void aclshmem_info_get_name(char *name)
+{
+    if (name != NULL)
+        shmem_info_get_name(name);
+}
+
+void aclshmem_global_exit(int status) { shmem_global_exit(status); }
