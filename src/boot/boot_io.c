@@ -9,6 +9,7 @@
 #define _GNU_SOURCE /* MSG_NOSIGNAL */
 #endif
 #include "boot/boot_io.h"
+#include "boot/tls.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -16,6 +17,7 @@
 #include <sys/socket.h>
 #include <sys/uio.h>
 #include <time.h>
+#include <unistd.h>
 
 double symm_boot_now(void)
 {
@@ -161,4 +163,103 @@ int symm_boot_io_recv_all(int fd, void *buf, size_t n, double end)
         if (rc <= 0)
             return rc == 0 ? SYMM_IO_TIMEOUT : rc;
     }
+}
+
+/* ---- connections, plain or TLS -------------------------------------------- */
+
+/* Header and a small payload go out as one TLS record (and one segment):
+ * copied together, the same way on every retry, as OpenSSL requires. */
+#define CONN_COALESCE 4096
+
+int symm_boot_conn_send_some(symm_boot_conn_t *c, const void *a, size_t alen, const void *b,
+                             size_t blen, size_t *off)
+{
+    if (c->tls == NULL) {
+        c->want = POLLOUT;
+        return symm_boot_io_send_some(c->fd, a, alen, b, blen, off);
+    }
+    while (*off < alen + blen) {
+        unsigned char tmp[CONN_COALESCE];
+        const unsigned char *p;
+        size_t len;
+        if (*off < alen && alen + blen <= sizeof(tmp)) {
+            memcpy(tmp, a, alen);
+            if (blen > 0)
+                memcpy(tmp + alen, b, blen);
+            p = tmp + *off;
+            len = alen + blen - *off;
+        } else if (*off < alen) {
+            p = (const unsigned char *)a + *off;
+            len = alen - *off;
+        } else {
+            p = (const unsigned char *)b + (*off - alen);
+            len = alen + blen - *off;
+        }
+        long k = symm_tls_write(c->tls, p, len, &c->want);
+        if (k > 0)
+            *off += (size_t)k;
+        else
+            return (int)k;
+    }
+    return 1;
+}
+
+int symm_boot_conn_recv_some(symm_boot_conn_t *c, void *buf, size_t n, size_t *off)
+{
+    if (c->tls == NULL) {
+        c->want = POLLIN;
+        return symm_boot_io_recv_some(c->fd, buf, n, off);
+    }
+    while (*off < n) {
+        long k = symm_tls_read(c->tls, (char *)buf + *off, n - *off, &c->want);
+        if (k > 0)
+            *off += (size_t)k;
+        else
+            return (int)k;
+    }
+    return 1;
+}
+
+int symm_boot_conn_send_all(symm_boot_conn_t *c, const void *a, size_t alen, const void *b,
+                            size_t blen, double end)
+{
+    size_t off = 0;
+    for (;;) {
+        int rc = symm_boot_conn_send_some(c, a, alen, b, blen, &off);
+        if (rc != 0)
+            return rc == 1 ? 0 : rc;
+        struct pollfd p = {c->fd, c->want, 0};
+        rc = symm_boot_poll(&p, 1, end);
+        if (rc <= 0)
+            return rc == 0 ? SYMM_IO_TIMEOUT : rc;
+    }
+}
+
+int symm_boot_conn_recv_all(symm_boot_conn_t *c, void *buf, size_t n, double end)
+{
+    size_t off = 0;
+    for (;;) {
+        int rc = symm_boot_conn_recv_some(c, buf, n, &off);
+        if (rc != 0)
+            return rc == 1 ? 0 : rc;
+        struct pollfd p = {c->fd, c->want, 0};
+        rc = symm_boot_poll(&p, 1, end);
+        if (rc <= 0)
+            return rc == 0 ? SYMM_IO_TIMEOUT : rc;
+    }
+}
+
+int symm_boot_conn_pending(const symm_boot_conn_t *c)
+{
+    return c->tls != NULL && symm_tls_pending(c->tls);
+}
+
+void symm_boot_conn_close(symm_boot_conn_t *c)
+{
+    if (c->tls != NULL)
+        symm_tls_free(c->tls);
+    c->tls = NULL;
+    if (c->fd >= 0)
+        close(c->fd);
+    c->fd = -1;
 }

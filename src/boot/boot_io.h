@@ -1,7 +1,7 @@
 /*
  * boot_io.h - deadlines and non-blocking socket I/O for the bootstrap.
  *
- * Private to src/boot/ (tcp.c, tcp_hello.c, fdpass.c). A deadline is a
+ * Private to src/boot/ (tcp.c, tcp_hello.c, tls.c, fdpass.c). A deadline is a
  * monotonic time in seconds; a negative deadline never passes. Every wait
  * here is a poll() bounded by a deadline; nothing raises SIGPIPE. Nothing
  * here logs: callers know which PE a failure concerns.
@@ -16,6 +16,8 @@
  * negative is -errno. */
 #define SYMM_IO_EOF (-5000)
 #define SYMM_IO_TIMEOUT (-5001)
+/* A TLS failure (tls.h's symm_tls_error says which). */
+#define SYMM_IO_TLS (-5002)
 
 double symm_boot_now(void);
 /* timeout_s from now; timeout_s <= 0 gives a deadline that never passes. */
@@ -46,5 +48,29 @@ int symm_boot_io_recv_some(int fd, void *buf, size_t n, size_t *off);
 int symm_boot_io_send_all(int fd, const void *a, size_t alen, const void *b, size_t blen,
                           double end);
 int symm_boot_io_recv_all(int fd, void *buf, size_t n, double end);
+
+/* A bootstrap connection: a socket, with a TLS session over it (tls.h) when
+ * tls is not NULL. The conn calls behave as the fd calls above, reading and
+ * writing through TLS when there is a session; after a result of 0, want is
+ * the poll() event to wait for (TLS may need to write to read, or the
+ * reverse). */
+struct symm_tls;
+typedef struct symm_boot_conn {
+    int fd;               /* -1: none */
+    struct symm_tls *tls; /* NULL: plain */
+    short want;
+} symm_boot_conn_t;
+
+int symm_boot_conn_send_some(symm_boot_conn_t *c, const void *a, size_t alen, const void *b,
+                             size_t blen, size_t *off);
+int symm_boot_conn_recv_some(symm_boot_conn_t *c, void *buf, size_t n, size_t *off);
+int symm_boot_conn_send_all(symm_boot_conn_t *c, const void *a, size_t alen, const void *b,
+                            size_t blen, double end);
+int symm_boot_conn_recv_all(symm_boot_conn_t *c, void *buf, size_t n, double end);
+/* Received bytes already decrypted, which poll() does not report. */
+int symm_boot_conn_pending(const symm_boot_conn_t *c);
+/* Free the session and close the socket (no TLS close_notify: the other
+ * side sees the end of the stream, as without TLS). */
+void symm_boot_conn_close(symm_boot_conn_t *c);
 
 #endif

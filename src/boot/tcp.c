@@ -14,6 +14,12 @@
  * info level only, which keeps one error line per failed job. timeout_s <= 0
  * waits forever.
  *
+ * With TLS (tls.h) every message travels inside the connection's TLS
+ * session; the choice of mode is made here at creation (symm_tls_mode) and
+ * logged at info level. With a pre-shared key the other ranks' hello goes
+ * out as early data at creation, and they finish their handshake at their
+ * first collective (tcp_hello.c), so creation waits no more than without TLS.
+ *
  * Must never: sleep on the common path (a small job's init costs a few round
  * trips, no timer ticks), raise SIGPIPE, mix the data of two collectives, or
  * log more than one line per failure. Not thread-safe: one caller at a time.
@@ -53,8 +59,14 @@ static void step_text(char *buf, size_t cap, int type, uint32_t seq)
 
 /* ---- failures -------------------------------------------------------------- */
 
-int symm_tcp_io_report(int pe, int io, const char *during, double waited_s)
+int symm_tcp_io_report(const symm_boot_conn_t *c, int pe, int io, const char *during,
+                       double waited_s)
 {
+    if (io == SYMM_IO_TLS) {
+        symm_error("bootstrap", "TLS connection to PE %d failed during %s: %s", pe, during,
+                   c->tls ? symm_tls_error(c->tls) : "no session");
+        return SYMM_ERR_PEER;
+    }
     if (io == SYMM_IO_TIMEOUT) {
         symm_error("bootstrap", "timed out after %g s waiting for PE %d (%s)", waited_s, pe,
                    during);
@@ -78,13 +90,15 @@ void symm_tcp_root_abort(tcp_boot_t *tb, int culprit, int status, const size_t *
     uint8_t h[TCP_HDR_LEN];
     tcp_hdr_pack(h, TCP_MSG_ABORT, tb->seq, culprit, (uint64_t)(-(int64_t)status));
     for (int r = 1; r < tb->base.size; r++) {
-        int fd = tb->peer_fd[r];
-        if (fd < 0 || r == culprit)
+        symm_boot_conn_t *c = &tb->peer[r];
+        size_t off = 0;
+        if (c->fd < 0 || r == culprit)
             continue;
-        if (sent != NULL && sent[r] > 0 && sent[r] < TCP_HDR_LEN + total)
-            (void)shutdown(fd, SHUT_RDWR);
-        else
-            (void)send(fd, h, TCP_HDR_LEN, MSG_NOSIGNAL | MSG_DONTWAIT);
+        /* Best effort, never waiting; a TLS record cut short is as good as
+         * a shutdown. */
+        if ((sent != NULL && sent[r] > 0 && sent[r] < TCP_HDR_LEN + total) ||
+            symm_boot_conn_send_some(c, h, TCP_HDR_LEN, NULL, 0, &off) != 1)
+            (void)shutdown(c->fd, SHUT_RDWR);
     }
     tb->failed = status;
 }
@@ -130,26 +144,45 @@ static int root_check_hdr(tcp_boot_t *tb, int r, int type, size_t len, const uin
 /* Progress rank r's part of a gather; sets *done_p when it is all there. */
 static int root_recv_step(tcp_boot_t *tb, int r, int type, void *out, size_t len, int *done_p)
 {
-    int fd = tb->peer_fd[r], io = 1, rc;
+    symm_boot_conn_t *c = &tb->peer[r];
+    int io = 1, rc;
     uint8_t *h = tb->hdr + (size_t)r * TCP_HDR_LEN;
     char during[48];
 
     if (tb->moved[r] < TCP_HDR_LEN) {
-        io = symm_boot_io_recv_some(fd, h, TCP_HDR_LEN, &tb->moved[r]);
+        io = symm_boot_conn_recv_some(c, h, TCP_HDR_LEN, &tb->moved[r]);
         if (io == 1 && (rc = root_check_hdr(tb, r, type, len, h)) != SYMM_OK)
             return rc;
     }
     if (io == 1 && len > 0) {
         size_t off = tb->moved[r] - TCP_HDR_LEN;
-        io = symm_boot_io_recv_some(fd, (uint8_t *)out + (size_t)r * len, len, &off);
+        io = symm_boot_conn_recv_some(c, (uint8_t *)out + (size_t)r * len, len, &off);
         tb->moved[r] = TCP_HDR_LEN + off;
     }
     if (io < 0) {
         step_text(during, sizeof(during), type, tb->seq);
-        return symm_tcp_io_report(r, io, during, 0);
+        return symm_tcp_io_report(c, r, io, during, 0);
     }
     *done_p = io == 1;
     return SYMM_OK;
+}
+
+/* Poll the n connections of tb->pfd; a TLS session holding decrypted bytes
+ * counts as readable without waiting. */
+static int root_poll(tcp_boot_t *tb, int n, double end)
+{
+    int pending = 0;
+    if (tb->tls != NULL)
+        for (int i = 0; i < n && !pending; i++)
+            pending = symm_boot_conn_pending(&tb->peer[tb->pfd_rank[i]]);
+    int pr = symm_boot_poll(tb->pfd, (nfds_t)n, pending ? 0.0 : end);
+    if (pending && pr >= 0) {
+        for (int i = 0; i < n; i++)
+            if (symm_boot_conn_pending(&tb->peer[tb->pfd_rank[i]]))
+                tb->pfd[i].revents |= POLLIN;
+        pr = 1;
+    }
+    return pr;
 }
 
 static int root_gather(tcp_boot_t *tb, int type, void *out, size_t len, double end, int *culprit_p)
@@ -158,11 +191,11 @@ static int root_gather(tcp_boot_t *tb, int type, void *out, size_t len, double e
     int n = 0;
     for (int r = 1; r < tb->base.size; r++) {
         tb->moved[r] = 0;
-        tb->pfd[n] = (struct pollfd){tb->peer_fd[r], POLLIN, 0};
+        tb->pfd[n] = (struct pollfd){tb->peer[r].fd, POLLIN, 0};
         tb->pfd_rank[n++] = r;
     }
     while (n > 0) {
-        int pr = symm_boot_poll(tb->pfd, (nfds_t)n, end);
+        int pr = root_poll(tb, n, end);
         if (pr == 0) {
             snprintf(what, sizeof(what), "in %s #%u", msg_name(type), tb->seq);
             return symm_tcp_root_timeout(tb, n, what);
@@ -186,6 +219,8 @@ static int root_gather(tcp_boot_t *tb, int type, void *out, size_t len, double e
                 tb->pfd[i] = tb->pfd[--n];
                 tb->pfd_rank[i] = tb->pfd_rank[n];
             } else {
+                tb->pfd[i].events = tb->peer[r].want;
+                tb->pfd[i].revents = 0;
                 i++;
             }
         }
@@ -204,7 +239,7 @@ static int root_scatter(tcp_boot_t *tb, int type, const void *data, size_t total
     for (int r = 1; r < tb->base.size; r++) {
         tb->moved[r] = 0;
         /* Try every socket once before the first poll: usually it all fits. */
-        tb->pfd[n] = (struct pollfd){tb->peer_fd[r], POLLOUT, POLLOUT};
+        tb->pfd[n] = (struct pollfd){tb->peer[r].fd, POLLOUT, POLLOUT};
         tb->pfd_rank[n++] = r;
     }
     for (;;) {
@@ -214,17 +249,18 @@ static int root_scatter(tcp_boot_t *tb, int type, const void *data, size_t total
                 i++;
                 continue;
             }
-            int io = symm_boot_io_send_some(tb->peer_fd[r], h, TCP_HDR_LEN, data, total,
-                                            &tb->moved[r]);
+            int io = symm_boot_conn_send_some(&tb->peer[r], h, TCP_HDR_LEN, data, total,
+                                              &tb->moved[r]);
             if (io < 0) {
                 step_text(what, sizeof(what), type, tb->seq);
                 *culprit_p = r;
-                return symm_tcp_io_report(r, io, what, 0);
+                return symm_tcp_io_report(&tb->peer[r], r, io, what, 0);
             }
             if (io == 1) {
                 tb->pfd[i] = tb->pfd[--n];
                 tb->pfd_rank[i] = tb->pfd_rank[n];
             } else {
+                tb->pfd[i].events = tb->peer[r].want;
                 tb->pfd[i].revents = 0;
                 i++;
             }
@@ -273,12 +309,34 @@ static int peer_collective(tcp_boot_t *tb, int type, const void *in, void *out, 
     int io, rc = SYMM_ERR_BOOT;
 
     step_text(during, sizeof(during), type, tb->seq);
+    if (tb->hello_due) {
+        int jrc = symm_tcp_peer_finish_join(tb, end, t0);
+        if (jrc != SYMM_OK) {
+            rc = jrc;
+            goto err_fail;
+        }
+    }
     tcp_hdr_pack(h, type, tb->seq, tb->base.rank, len);
-    io = symm_boot_io_send_all(tb->root_fd, h, TCP_HDR_LEN, in, len, end);
-    if (io == 0)
-        io = symm_boot_io_recv_all(tb->root_fd, h, TCP_HDR_LEN, end);
+    io = symm_boot_conn_send_all(&tb->root, h, TCP_HDR_LEN, in, len, end);
+    if (io == 0) {
+        io = symm_boot_conn_recv_all(&tb->root, h, TCP_HDR_LEN, end);
+    } else if (io == SYMM_IO_EOF || io == -EPIPE || io == -ECONNRESET) {
+        /* Rank 0 closed, maybe after saying why (a refusal, an abort, a TLS
+         * alert): read that, without waiting. */
+        int why = symm_boot_conn_recv_all(&tb->root, h, TCP_HDR_LEN, symm_boot_now());
+        if (why != SYMM_IO_TIMEOUT)
+            io = why;
+    }
+    if (io == SYMM_IO_TLS && tb->seq == 1) {
+        /* Rank 0 judges a certificate after this side's handshake is done:
+         * its refusal arrives here, as a TLS alert. */
+        symm_error("bootstrap", "PE 0 refused this PE's connection: TLS handshake failed (wrong "
+                   "job secret or certificate): %s", symm_tls_error(tb->root.tls));
+        rc = SYMM_ERR_BOOT;
+        goto err_fail;
+    }
     if (io != 0) {
-        rc = symm_tcp_io_report(0, io, during, symm_boot_now() - t0);
+        rc = symm_tcp_io_report(&tb->root, 0, io, during, symm_boot_now() - t0);
         goto err_fail;
     }
     tcp_hdr_t r = tcp_hdr_unpack(h);
@@ -299,10 +357,10 @@ static int peer_collective(tcp_boot_t *tb, int type, const void *in, void *out, 
         symm_error("bootstrap", "PE 0 answered %s #%u (%llu bytes) to %s (%zu bytes)",
                    msg_name(r.type), r.seq, (unsigned long long)r.len, during, total);
     } else {
-        io = total > 0 ? symm_boot_io_recv_all(tb->root_fd, out, total, end) : 0;
+        io = total > 0 ? symm_boot_conn_recv_all(&tb->root, out, total, end) : 0;
         if (io == 0)
             return SYMM_OK;
-        rc = symm_tcp_io_report(0, io, during, symm_boot_now() - t0);
+        rc = symm_tcp_io_report(&tb->root, 0, io, during, symm_boot_now() - t0);
     }
 err_fail:
     tb->failed = rc;
@@ -336,12 +394,11 @@ static int tcp_allgather(symm_boot_t *boot, const void *in, void *out, size_t le
 static void tcp_fini(symm_boot_t *boot)
 {
     tcp_boot_t *tb = (tcp_boot_t *)boot;
-    if (tb->root_fd >= 0)
-        close(tb->root_fd);
-    for (int r = 1; tb->peer_fd != NULL && r < boot->size; r++)
-        if (tb->peer_fd[r] >= 0)
-            close(tb->peer_fd[r]);
-    free(tb->peer_fd);
+    symm_boot_conn_close(&tb->root);
+    for (int r = 1; tb->peer != NULL && r < boot->size; r++)
+        symm_boot_conn_close(&tb->peer[r]);
+    free(tb->peer);
+    symm_tls_ctx_destroy(tb->tls);
     free(tb->pfd);
     free(tb->pfd_rank);
     free(tb->moved);
@@ -358,19 +415,42 @@ static const symm_boot_ops_t tcp_ops = {
 
 /* ---- creation ------------------------------------------------------------- */
 
+/* Choose the TLS mode, and make the context a job of several PEs needs. */
+static int tls_start(tcp_boot_t *tb)
+{
+    int rc = symm_tls_mode(&tb->tls_mode);
+    if (rc != SYMM_OK)
+        return rc;
+    if (tb->tls_mode == SYMM_TLS_OFF) {
+        symm_info("bootstrap", "TLS off: bootstrap traffic is plain%s",
+                  symm_tls_built() ? " (SYMM_BOOT_TLS=0 or aclshmemx_set_conf_store_tls)"
+                                   : " (built without OpenSSL)");
+        return SYMM_OK;
+    }
+    if (tb->base.size == 1) {
+        symm_info("bootstrap", "TLS %s: nothing to protect in a job of one PE",
+                  symm_tls_mode_name(tb->tls_mode));
+        return SYMM_OK;
+    }
+    rc = symm_tls_ctx_create(tb->tls_mode, tb->base.rank == 0, tb->base.secret, &tb->tls);
+    if (rc == SYMM_OK)
+        symm_info("bootstrap", "TLS %s", symm_tls_ctx_describe(tb->tls));
+    return rc;
+}
+
 static int root_start(tcp_boot_t *tb, const symm_boot_tcp_params_t *p, double end)
 {
     size_t n = (size_t)p->size;
     int rc = SYMM_OK;
 
-    tb->peer_fd = malloc(n * sizeof(*tb->peer_fd));
-    for (int r = 0; tb->peer_fd != NULL && r < p->size; r++)
-        tb->peer_fd[r] = -1;
+    tb->peer = malloc(n * sizeof(*tb->peer));
+    for (int r = 0; tb->peer != NULL && r < p->size; r++)
+        tb->peer[r] = (symm_boot_conn_t){-1, NULL, POLLIN};
     tb->pfd = malloc(n * sizeof(*tb->pfd));
     tb->pfd_rank = malloc(n * sizeof(*tb->pfd_rank));
     tb->moved = calloc(n, sizeof(*tb->moved));
     tb->hdr = malloc(n * TCP_HDR_LEN);
-    if (!tb->peer_fd || !tb->pfd || !tb->pfd_rank || !tb->moved || !tb->hdr) {
+    if (!tb->peer || !tb->pfd || !tb->pfd_rank || !tb->moved || !tb->hdr) {
         symm_error("bootstrap", "out of memory for %d PEs", p->size);
         rc = SYMM_ERR_NOMEM;
         goto close_listen;
@@ -412,8 +492,11 @@ int symm_boot_tcp_create(const symm_boot_tcp_params_t *params, symm_boot_t **boo
     tb->base.timeout_s = p->timeout_s;
     memcpy(tb->base.secret, p->secret, TCP_SECRET_LEN);
     tb->base.secret[TCP_SECRET_LEN] = '\0';
-    tb->root_fd = -1;
+    tb->root = (symm_boot_conn_t){-1, NULL, POLLIN};
 
+    rc = tls_start(tb);
+    if (rc != SYMM_OK)
+        goto err_free_boot_close_listen;
     if (p->rank == 0)
         rc = root_start(tb, p, end);
     else
@@ -426,6 +509,8 @@ int symm_boot_tcp_create(const symm_boot_tcp_params_t *params, symm_boot_t **boo
 err_free_boot:
     tcp_fini(&tb->base);
     return rc;
+err_free_boot_close_listen:
+    tcp_fini(&tb->base);
 err_close_listen:
     if (p->listen_fd >= 0 && p->rank == 0)
         close(p->listen_fd);

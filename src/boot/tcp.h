@@ -12,11 +12,23 @@
  * abort:     arg = culprit rank or -1, len = -status: rank 0 gave up
  * magic and version stay where they are in every future version, so that
  * any version can tell another one apart.
+ *
+ * TLS (tls.h; on by default when built with OpenSSL): every connection is
+ * TLS 1.3 from its first byte, the messages above travel inside it
+ * unchanged, the hello (and the secret in it) included: as 0-RTT early data
+ * with a pre-shared key, after the handshake with certificates. Without TLS
+ * the bytes are exactly the above. The first byte tells the two apart (0x16, a
+ * TLS handshake record, against 'S' of the magic), which lets rank 0 name a
+ * PE whose TLS setting differs from its own instead of timing out: it fails
+ * the job once that PE has proven it holds the secret (a plain hello with
+ * it, or a completed PSK handshake), and refuses anything else.
  */
 #ifndef SYMM_BOOT_TCP_H
 #define SYMM_BOOT_TCP_H
 
 #include "boot/boot.h"
+#include "boot/boot_io.h"
+#include "boot/tls.h"
 
 #include <endian.h>
 #include <poll.h>
@@ -29,7 +41,7 @@
 #define TCP_HELLO_LEN (TCP_HDR_LEN + TCP_SECRET_LEN)
 
 enum { TCP_MSG_HELLO = 1, TCP_MSG_BARRIER, TCP_MSG_ALLGATHER, TCP_MSG_REJECT, TCP_MSG_ABORT };
-enum { TCP_REJECT_PROTOCOL = 1, TCP_REJECT_VERSION, TCP_REJECT_SECRET };
+enum { TCP_REJECT_PROTOCOL = 1, TCP_REJECT_VERSION, TCP_REJECT_SECRET, TCP_REJECT_TLS };
 
 typedef struct tcp_hdr {
     uint32_t magic;
@@ -42,8 +54,14 @@ typedef struct tcp_hdr {
 
 typedef struct tcp_boot {
     symm_boot_t base;
-    int root_fd;        /* other ranks: the socket to rank 0 */
-    int *peer_fd;       /* rank 0: socket of each rank; [0] is -1 */
+    symm_boot_conn_t root;  /* other ranks: the connection to rank 0 */
+    symm_boot_conn_t *peer; /* rank 0: connection of each rank; [0].fd is -1 */
+    int tls_mode;       /* SYMM_TLS_* */
+    symm_tls_ctx_t *tls; /* NULL when TLS is off (or a job of one PE) */
+    int hello_due;      /* other ranks with a PSK: the handshake (and the
+                         * hello if rank 0 refused it as early data) come at
+                         * the first collective, so that create never waits
+                         * for rank 0 (as the plain hello does not) */
     uint32_t seq;       /* number of the current collective */
     int failed;         /* first failure; later calls return it without a word */
     struct pollfd *pfd; /* rank 0: scratch for one step, sized for the job */
@@ -90,6 +108,9 @@ static inline const char *tcp_reject_text(int reason)
     case TCP_REJECT_PROTOCOL: return "not a symm bootstrap hello";
     case TCP_REJECT_VERSION: return "bootstrap protocol version differs";
     case TCP_REJECT_SECRET: return "bad job secret";
+    case TCP_REJECT_TLS:
+        return "bootstrap TLS is on at one PE and off at the other (turn it on or off alike on "
+               "every PE: SYMM_BOOT_TLS, aclshmemx_set_conf_store_tls)";
     }
     return "unknown reason";
 }
@@ -99,12 +120,18 @@ static inline const char *tcp_reject_text(int reason)
  * return. Logs its failures. */
 int symm_tcp_root_accept(tcp_boot_t *tb, const char *root_addr, int lfd, double end);
 /* Other ranks: connect to rank 0 (retrying while it does not listen yet) and
- * say hello. Logs its failures. */
+ * say hello: plain, as TLS early data with a PSK (leaving tb->hello_due set),
+ * or after the whole handshake with certificates. Logs its failures. */
 int symm_tcp_peer_join(tcp_boot_t *tb, const char *root_addr, double end);
+/* Other ranks with hello_due: finish the TLS handshake, then say hello if
+ * the early data did not, by end. t0 is when the caller started waiting (for
+ * messages). Logs its failures. */
+int symm_tcp_peer_finish_join(tcp_boot_t *tb, double end, double t0);
 
-/* tcp.c. Log a failed exchange with PE pe (an I/O result of boot_io.h) and
- * return the status for it. */
-int symm_tcp_io_report(int pe, int io, const char *during, double waited_s);
+/* tcp.c. Log a failed exchange with PE pe over c (an I/O result of
+ * boot_io.h) and return the status for it. */
+int symm_tcp_io_report(const symm_boot_conn_t *c, int pe, int io, const char *during,
+                       double waited_s);
 /* Rank 0 gives up with status: tell every connected PE but the culprit. */
 void symm_tcp_root_abort(tcp_boot_t *tb, int culprit, int status, const size_t *sent,
                          size_t total);

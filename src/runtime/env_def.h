@@ -23,6 +23,8 @@
       "polls before a waiting PE starts yielding the CPU; -1 chooses by oversubscription") \
     X(SYMM_BOOTSTRAP, STR, bootstrap, "auto",                                                \
       "auto|tcp|pmix|mpi|singleton: how PEs find each other (auto: oshrun, else PMIx)")    \
+    X(SYMM_BOOT_TLS, STR, boot_tls, "1",                                                     \
+      "1: bootstrap traffic in TLS 1.3 with a key from the job secret; 0: plain")          \
     X(SYMM_TRANSPORT, STR, transport, "auto",                                                \
       "auto: map node-local peers; shm: node-local only")                                  \
     X(SYMM_MAP_GLOBALS, BOOL, map_globals, "1",                                              \
