@@ -353,7 +353,12 @@ int aclshmemx_get_uniqueid(aclshmemx_uniqueid_t *uid)
     }
     memset(uid, 0, sizeof(*uid));
     uid->version = ACLSHMEM_UNIQUEID_VERSION;
-    snprintf(uid->internal, sizeof(uid->internal), "%s%s:%s", UID_MAGIC, secret, addr);
+    int w = snprintf(uid->internal, sizeof(uid->internal), "%s%s:%s", UID_MAGIC, secret, addr);
+    if (w < 0 || (size_t)w >= sizeof(uid->internal)) { /* checked above; keeps gcc -O0 sure */
+        if (fd >= 0)
+            close(fd);
+        return ACLSHMEM_INVALID_PARAM;
+    }
     if (fd >= 0) {
         pthread_mutex_lock(&acl_lock);
         held_put(fd, secret);
