@@ -6,6 +6,7 @@
 #define SHMEMX_H
 
 #include <shmem.h>
+#include <symm_stream.h>
 
 #ifdef __cplusplus
 extern "C" {

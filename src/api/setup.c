@@ -18,6 +18,7 @@
 #include "runtime/log.h"
 #include "runtime/status.h"
 #include "runtime/state.h"
+#include "stream/stream.h"
 #include "shmem.h"
 #include "api/profile.h"
 #include "shmemx.h"
@@ -87,6 +88,8 @@ void shmem_finalize(void)
     symm_instance_t *s = symm_cur;
     if (s == NULL)
         return;
+    /* Streams left alive drain first: their work may touch the heap. */
+    symm_stream_fini_all();
     /* Everything issued completes, and no PE unmaps a heap a peer may still
      * be writing to. */
     symm_barrier_world(s, 1);
