@@ -90,17 +90,16 @@ void symm_acl_log(int level, const char *routine, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(msg, sizeof(msg), fmt, ap);
     va_end(ap);
+    symm_log(level, routine, "%s", msg);
+}
+
+/* Every symm line, core ones included, to the program's logger in CANN's
+ * level numbering (0 debug .. 3 error; symm's is reversed). */
+static void extern_sink(int level, const char *line)
+{
     void (*logger)(int, const char *) = extern_logger;
-    if (logger == NULL) {
-        symm_log(level, routine, "%s", msg);
-        return;
-    }
-    char line[1024];
-    if (symm_cur != NULL)
-        snprintf(line, sizeof(line), "symm: %s: %s (PE %d)", routine, msg, symm_cur->my_pe);
-    else
-        snprintf(line, sizeof(line), "symm: %s: %s", routine, msg);
-    logger(SYMM_LOG_DEBUG - level, line);
+    if (logger != NULL)
+        logger(SYMM_LOG_DEBUG - level, line);
 }
 #define acl_error(routine, ...) symm_acl_log(SYMM_LOG_ERROR, routine, __VA_ARGS__)
 #define acl_warn(routine, ...) symm_acl_log(SYMM_LOG_WARN, routine, __VA_ARGS__)
@@ -120,6 +119,7 @@ int32_t aclshmemx_set_log_level(int level)
 int32_t aclshmemx_set_extern_logger(void (*func)(int level, const char *msg))
 {
     extern_logger = func;
+    symm_log_set_sink(func != NULL ? extern_sink : NULL);
     return ACLSHMEM_SUCCESS;
 }
 

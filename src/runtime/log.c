@@ -16,6 +16,9 @@
 
 static int log_pe = -1;
 static int log_lvl = SYMM_LOG_WARN;
+static void (*log_sink)(int level, const char *line);
+
+void symm_log_set_sink(void (*sink)(int level, const char *line)) { log_sink = sink; }
 
 void symm_log_set_pe(int pe) { log_pe = pe; }
 void symm_log_set_level(int level) { log_lvl = level; }
@@ -33,7 +36,7 @@ const char *symm_status_str(symm_status_t status)
     return "unknown status";
 }
 
-static void log_vwrite(const char *routine, const char *fmt, va_list ap)
+static void log_vwrite(int level, const char *routine, const char *fmt, va_list ap)
 {
     char buf[1024];
     int n = snprintf(buf, sizeof(buf), "symm: %s: ", routine);
@@ -47,6 +50,12 @@ static void log_vwrite(const char *routine, const char *fmt, va_list ap)
         n += snprintf(buf + n, sizeof(buf) - (size_t)n, " (PE %d)\n", log_pe);
     else
         n += snprintf(buf + n, sizeof(buf) - (size_t)n, "\n");
+    void (*sink)(int, const char *) = log_sink;
+    if (sink != NULL) {
+        buf[n - 1] = '\0'; /* the sink gets the line without its newline */
+        sink(level, buf);
+        return;
+    }
     ssize_t w = write(STDERR_FILENO, buf, (size_t)n);
     (void)w;
 }
@@ -57,7 +66,7 @@ void symm_log(int level, const char *routine, const char *fmt, ...)
         return;
     va_list ap;
     va_start(ap, fmt);
-    log_vwrite(routine, fmt, ap);
+    log_vwrite(level, routine, fmt, ap);
     va_end(ap);
 }
 
@@ -81,7 +90,7 @@ void symm_fatal(const char *routine, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    log_vwrite(routine, fmt, ap);
+    log_vwrite(SYMM_LOG_ERROR, routine, fmt, ap);
     va_end(ap);
     /* A plain non-zero exit: the launcher reports this PE as failed and ends
      * the others. */

@@ -19,6 +19,10 @@ int symm_log_level(void);
 
 enum { SYMM_LOG_ERROR = 0, SYMM_LOG_WARN = 1, SYMM_LOG_INFO = 2, SYMM_LOG_DEBUG = 3 };
 
+/* Send every line (without its newline) to sink instead of stderr; NULL
+ * restores stderr. For programs that bring their own logger (aclshmem). */
+void symm_log_set_sink(void (*sink)(int level, const char *line));
+
 /* "symm: <routine>: <message> (PE n)" if level <= current level. */
 void symm_log(int level, const char *routine, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
