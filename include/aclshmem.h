@@ -151,27 +151,7 @@ typedef enum data_op_engine_type_t {
 /* Accepted and ignored: every symmetric allocation is host memory here. */
 typedef enum aclshmem_mem_type_t { HOST_SIDE = 0, DEVICE_SIDE } aclshmem_mem_type_t;
 
-/* Shared with symm_stream.h, which defines the same block when included
- * first: keep the two identical. */
-#ifndef SYMM_ACLSHMEM_BASE_TYPES
-#define SYMM_ACLSHMEM_BASE_TYPES
-typedef int aclshmem_team_t;
-enum aclshmem_team_index_t { ACLSHMEM_TEAM_INVALID = -1, ACLSHMEM_TEAM_WORLD = 0 };
-enum aclshmem_signal_op_type_t { ACLSHMEM_SIGNAL_SET = 0, ACLSHMEM_SIGNAL_ADD = 1 };
-/* Not OpenSHMEM's order: GE is 3 here, 5 in SHMEM_CMP_*. */
-enum aclshmem_cmp_op_type_t {
-    ACLSHMEM_CMP_EQ = 0,
-    ACLSHMEM_CMP_NE = 1,
-    ACLSHMEM_CMP_GT = 2,
-    ACLSHMEM_CMP_GE = 3,
-    ACLSHMEM_CMP_LT = 4,
-    ACLSHMEM_CMP_LE = 5
-};
-/* Names a team whose earlier operations handle_wait completes. */
-typedef struct aclshmem_handle_t {
-    aclshmem_team_t team_id;
-} aclshmem_handle_t;
-#endif
+#include "aclshmem_types.h"
 /* In C the enum tags become type names too, as in C++. */
 typedef enum aclshmem_team_index_t aclshmem_team_index_t;
 typedef enum aclshmem_signal_op_type_t aclshmem_signal_op_type_t;
