@@ -33,6 +33,7 @@ int main(int argc, char **argv)
 #endif
            "; choose with SYMM_BOOTSTRAP=auto|tcp|pmix|mpi|singleton\n");
     int rc = symm_config_load(&cfg);
+    fflush(stdout); /* the table is written to the fd directly */
     symm_config_print(&cfg, STDOUT_FILENO);
     return rc == 0 ? 0 : 1;
 }
