@@ -7,13 +7,13 @@
  * GE 3 and LE 5, OpenSHMEM LE 3 and GE 5); acl_cmp converts at this
  * boundary and nowhere else. int16, uint16, int32, int64, uint32 and uint64
  * forward to the OpenSHMEM routines of the same width (p2p.c). OpenSHMEM has
- * no wait/test for float, int8, uint8 and char: those four are the one scan
- * below, built on the core's comparison (SYMM_CMP_EVAL) and back-off
- * (symm_wait_backoff), like p2p.c's.
+ * no wait/test for float, int8, uint8 and char: those four instantiate the
+ * same scan p2p.c uses (ops/p2p_scan.h).
  */
 #include <stdint.h>
 
 #include "aclshmem.h"
+#include "ops/p2p_scan.h"
 #include "ops/sync.h"
 #include "shmem.h"
 
@@ -147,82 +147,26 @@ ACL_P2P_FORWARD(ACL_DEF_FORWARD)
 
 /* ---- float, int8, uint8, char: one scan over the core's primitives ------------ */
 
-enum { SCAN_ALL, SCAN_ANY, SCAN_SOME };
-
-/* SCAN_ALL: the number of included variables that fail (0: all qualify);
- * SCAN_ANY: 1 with *first set at the first that qualifies, else 0;
- * SCAN_SOME: the number that qualify, their indices in indices[]. *included
- * counts the variables status leaves in. */
-#define ACL_DEF_SCAN(N, T)                                                                   \
-    static size_t scan_##N(T *ivars, size_t n, const int *status, int cmp, const T *vals,    \
-                           T value, int mode, size_t *indices, size_t *first,                \
-                           size_t *included)                                                 \
-    {                                                                                        \
-        size_t hits = 0, inc = 0, fails = 0;                                                 \
-        for (size_t i = 0; i < n; i++) {                                                     \
-            T v;                                                                             \
-            if (status != NULL && status[i] != 0)                                            \
-                continue;                                                                    \
-            inc++;                                                                           \
-            __atomic_load(&ivars[i], &v, __ATOMIC_ACQUIRE);                                  \
-            if (!SYMM_CMP_EVAL(v, cmp, vals != NULL ? vals[i] : value)) {                    \
-                fails++;                                                                     \
-                continue;                                                                    \
-            }                                                                                \
-            if (mode == SCAN_ANY) {                                                          \
-                *first = i;                                                                  \
-                *included = inc;                                                             \
-                return 1;                                                                    \
-            }                                                                                \
-            if (mode == SCAN_SOME)                                                           \
-                indices[hits] = i;                                                           \
-            hits++;                                                                          \
-        }                                                                                    \
-        *included = inc;                                                                     \
-        return mode == SCAN_ALL ? fails : mode == SCAN_ANY ? 0 : hits;                       \
-    }                                                                                        \
-    /* Wait (wait != 0) or test once; the result as the family reports it. */                \
-    static size_t sync_##N(const char *routine, int wait, T *ivars, size_t n,                \
-                           const int *status, int cmp, const T *vals, T value, int mode,     \
-                           size_t *indices)                                                  \
-    {                                                                                        \
-        symm_instance_t *s = symm_inst(routine);                                             \
-        size_t first = SIZE_MAX, inc, r;                                                     \
-        unsigned polls = 0;                                                                  \
-        cmp = acl_cmp(cmp);                                                                  \
-        symm_check_cmp(cmp, routine);                                                        \
-        if (!wait && s->net != NULL)                                                         \
-            s->net->progress(s);                                                             \
-        for (;;) {                                                                           \
-            r = scan_##N(ivars, n, status, cmp, vals, value, mode, indices, &first, &inc);   \
-            int done = mode == SCAN_ALL ? r == 0 : r != 0 || inc == 0;                       \
-            if (done || !wait)                                                               \
-                break;                                                                       \
-            symm_wait_backoff(s, &polls);                                                    \
-        }                                                                                    \
-        return mode == SCAN_ALL ? r == 0 : mode == SCAN_ANY ? first : r;                     \
-    }
-
 #define ACL_DEF_OWN(N, T)                                                                    \
-    ACL_DEF_SCAN(N, T)                                                                       \
+    SYMM_DEF_P2P_SCAN(N, T)                                                                       \
     void aclshmem_##N##_wait_until(T *ivar, int cmp, T cmp_value)                            \
     {                                                                                        \
-        sync_##N(__func__, 1, ivar, 1, NULL, cmp, NULL, cmp_value, SCAN_ALL, NULL);          \
+        symm_p2p_sync_##N(__func__, 1, ivar, 1, NULL, acl_cmp(cmp), NULL, cmp_value, SCAN_ALL, NULL);          \
     }                                                                                        \
     void aclshmem_##N##_wait(T *ivar, T cmp_value)                                           \
     {                                                                                        \
-        sync_##N(__func__, 1, ivar, 1, NULL, ACLSHMEM_CMP_NE, NULL, cmp_value, SCAN_ALL,     \
+        symm_p2p_sync_##N(__func__, 1, ivar, 1, NULL, SHMEM_CMP_NE, NULL, cmp_value, SCAN_ALL,     \
                  NULL);                                                                      \
     }                                                                                        \
     void aclshmem_##N##_wait_until_all(T *ivars, size_t nelems, const int *status, int cmp,  \
                                        T cmp_value)                                          \
     {                                                                                        \
-        sync_##N(__func__, 1, ivars, nelems, status, cmp, NULL, cmp_value, SCAN_ALL, NULL);  \
+        symm_p2p_sync_##N(__func__, 1, ivars, nelems, status, acl_cmp(cmp), NULL, cmp_value, SCAN_ALL, NULL);  \
     }                                                                                        \
     void aclshmem_##N##_wait_until_any(T *ivars, size_t nelems, const int *status, int cmp,  \
                                        T cmp_value, size_t *res_out)                         \
     {                                                                                        \
-        size_t r = sync_##N(__func__, 1, ivars, nelems, status, cmp, NULL, cmp_value,        \
+        size_t r = symm_p2p_sync_##N(__func__, 1, ivars, nelems, status, acl_cmp(cmp), NULL, cmp_value,        \
                             SCAN_ANY, NULL);                                                 \
         if (res_out != NULL)                                                                 \
             *res_out = r;                                                                    \
@@ -231,7 +175,7 @@ enum { SCAN_ALL, SCAN_ANY, SCAN_SOME };
                                         const int *status, int cmp, T cmp_value,             \
                                         size_t *res_out)                                     \
     {                                                                                        \
-        size_t r = sync_##N(__func__, 1, ivars, nelems, status, cmp, NULL, cmp_value,        \
+        size_t r = symm_p2p_sync_##N(__func__, 1, ivars, nelems, status, acl_cmp(cmp), NULL, cmp_value,        \
                             SCAN_SOME, indices);                                             \
         if (res_out != NULL)                                                                 \
             *res_out = r;                                                                    \
@@ -239,12 +183,12 @@ enum { SCAN_ALL, SCAN_ANY, SCAN_SOME };
     void aclshmem_##N##_wait_until_all_vector(T *ivars, size_t nelems, const int *status,    \
                                               int cmp, T *cmp_values)                        \
     {                                                                                        \
-        sync_##N(__func__, 1, ivars, nelems, status, cmp, cmp_values, 0, SCAN_ALL, NULL);    \
+        symm_p2p_sync_##N(__func__, 1, ivars, nelems, status, acl_cmp(cmp), cmp_values, 0, SCAN_ALL, NULL);    \
     }                                                                                        \
     void aclshmem_##N##_wait_until_any_vector(T *ivars, size_t nelems, const int *status,    \
                                               int cmp, T *cmp_values, size_t *res_out)       \
     {                                                                                        \
-        size_t r = sync_##N(__func__, 1, ivars, nelems, status, cmp, cmp_values, 0,          \
+        size_t r = symm_p2p_sync_##N(__func__, 1, ivars, nelems, status, acl_cmp(cmp), cmp_values, 0,          \
                             SCAN_ANY, NULL);                                                 \
         if (res_out != NULL)                                                                 \
             *res_out = r;                                                                    \
@@ -253,14 +197,14 @@ enum { SCAN_ALL, SCAN_ANY, SCAN_SOME };
                                                const int *status, int cmp, T *cmp_values,    \
                                                size_t *res_out)                              \
     {                                                                                        \
-        size_t r = sync_##N(__func__, 1, ivars, nelems, status, cmp, cmp_values, 0,          \
+        size_t r = symm_p2p_sync_##N(__func__, 1, ivars, nelems, status, acl_cmp(cmp), cmp_values, 0,          \
                             SCAN_SOME, indices);                                             \
         if (res_out != NULL)                                                                 \
             *res_out = r;                                                                    \
     }                                                                                        \
     void aclshmem_##N##_test(T *ivars, int cmp, T cmp_value, int *res_out)                   \
     {                                                                                        \
-        size_t r = sync_##N(__func__, 0, ivars, 1, NULL, cmp, NULL, cmp_value, SCAN_ALL,     \
+        size_t r = symm_p2p_sync_##N(__func__, 0, ivars, 1, NULL, acl_cmp(cmp), NULL, cmp_value, SCAN_ALL,     \
                             NULL);                                                           \
         if (res_out != NULL)                                                                 \
             *res_out = (int)r;                                                               \
@@ -268,7 +212,7 @@ enum { SCAN_ALL, SCAN_ANY, SCAN_SOME };
     void aclshmem_##N##_test_any(T *ivars, size_t nelems, const int *status, int cmp,        \
                                  T cmp_value, size_t *res_out)                               \
     {                                                                                        \
-        size_t r = sync_##N(__func__, 0, ivars, nelems, status, cmp, NULL, cmp_value,        \
+        size_t r = symm_p2p_sync_##N(__func__, 0, ivars, nelems, status, acl_cmp(cmp), NULL, cmp_value,        \
                             SCAN_ANY, NULL);                                                 \
         if (res_out != NULL)                                                                 \
             *res_out = r;                                                                    \
@@ -276,7 +220,7 @@ enum { SCAN_ALL, SCAN_ANY, SCAN_SOME };
     void aclshmem_##N##_test_some(T *ivars, size_t nelems, size_t *indices, const int *status, \
                                   int cmp, T cmp_value, size_t *res_out)                     \
     {                                                                                        \
-        size_t r = sync_##N(__func__, 0, ivars, nelems, status, cmp, NULL, cmp_value,        \
+        size_t r = symm_p2p_sync_##N(__func__, 0, ivars, nelems, status, acl_cmp(cmp), NULL, cmp_value,        \
                             SCAN_SOME, indices);                                             \
         if (res_out != NULL)                                                                 \
             *res_out = r;                                                                    \
@@ -284,7 +228,7 @@ enum { SCAN_ALL, SCAN_ANY, SCAN_SOME };
     void aclshmem_##N##_test_all_vector(T *ivars, size_t nelems, const int *status, int cmp, \
                                         T *cmp_values, int *res_out)                         \
     {                                                                                        \
-        size_t r = sync_##N(__func__, 0, ivars, nelems, status, cmp, cmp_values, 0,         \
+        size_t r = symm_p2p_sync_##N(__func__, 0, ivars, nelems, status, acl_cmp(cmp), cmp_values, 0,         \
                             SCAN_ALL, NULL);                                                 \
         if (res_out != NULL)                                                                 \
             *res_out = (int)r;                                                               \
@@ -292,7 +236,7 @@ enum { SCAN_ALL, SCAN_ANY, SCAN_SOME };
     void aclshmem_##N##_test_any_vector(T *ivars, size_t nelems, const int *status, int cmp, \
                                         T *cmp_values, size_t *res_out)                      \
     {                                                                                        \
-        size_t r = sync_##N(__func__, 0, ivars, nelems, status, cmp, cmp_values, 0,         \
+        size_t r = symm_p2p_sync_##N(__func__, 0, ivars, nelems, status, acl_cmp(cmp), cmp_values, 0,         \
                             SCAN_ANY, NULL);                                                 \
         if (res_out != NULL)                                                                 \
             *res_out = r;                                                                    \
@@ -301,7 +245,7 @@ enum { SCAN_ALL, SCAN_ANY, SCAN_SOME };
                                          const int *status, int cmp, T *cmp_values,          \
                                          size_t *res_out)                                    \
     {                                                                                        \
-        size_t r = sync_##N(__func__, 0, ivars, nelems, status, cmp, cmp_values, 0,         \
+        size_t r = symm_p2p_sync_##N(__func__, 0, ivars, nelems, status, acl_cmp(cmp), cmp_values, 0,         \
                             SCAN_SOME, indices);                                             \
         if (res_out != NULL)                                                                 \
             *res_out = r;                                                                    \

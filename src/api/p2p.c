@@ -10,6 +10,7 @@
  */
 #include <stdint.h>
 
+#include "ops/p2p_scan.h"
 #include "ops/sync.h"
 #include "runtime/log.h"
 #include "shmem.h"
@@ -19,82 +20,41 @@
 #undef shmem_wait_until
 #undef shmem_test
 
-enum { SCAN_ALL, SCAN_ANY, SCAN_SOME };
+/* The all/any/some families (scalar or _vector comparison value), each a
+ * call of the shared scan. WAIT: 1 for wait_until_*, 0 for test_*; the
+ * _vector forms are told apart by the value parameter's name. */
+#define SUFFIX_cmp_value
+#define SUFFIX_cmp_values _vector
+#define FAM_NAME(N, OP, KIND, PNAME) FAM_NAME_(N, OP, KIND, SUFFIX_##PNAME)
+#define FAM_NAME_(N, OP, KIND, SFX) FAM_NAME__(N, OP, KIND, SFX)
+#define FAM_NAME__(N, OP, KIND, SFX) shmem_##N##_##OP##_##KIND##SFX
+#define DEF_FAMILY(T, N, OP, WAIT, PT, PNAME, VALS, VAL)                                     \
+    ALL_TYPE_##WAIT FAM_NAME(N, OP, all, PNAME)(T *ivars, size_t nelems, const int *status,  \
+                                               int cmp, PT PNAME)                            \
+    {                                                                                        \
+        ALL_RETURN_##WAIT symm_p2p_sync_##N(__func__, WAIT, ivars, nelems, status, cmp,      \
+                                            VALS, VAL, SCAN_ALL, NULL);                      \
+    }                                                                                        \
+    size_t FAM_NAME(N, OP, any, PNAME)(T *ivars, size_t nelems, const int *status, int cmp,  \
+                                       PT PNAME)                                             \
+    {                                                                                        \
+        return symm_p2p_sync_##N(__func__, WAIT, ivars, nelems, status, cmp, VALS, VAL,      \
+                                 SCAN_ANY, NULL);                                            \
+    }                                                                                        \
+    size_t FAM_NAME(N, OP, some, PNAME)(T *ivars, size_t nelems, size_t *indices,            \
+                                        const int *status, int cmp, PT PNAME)                \
+    {                                                                                        \
+        return symm_p2p_sync_##N(__func__, WAIT, ivars, nelems, status, cmp, VALS, VAL,      \
+                                 SCAN_SOME, indices);                                        \
+    }
+/* wait_until_all returns nothing; test_all returns 1 when all qualify. */
+#define ALL_TYPE_1 void
+#define ALL_TYPE_0 int
+#define ALL_RETURN_1 (void)
+#define ALL_RETURN_0 return (int)
 
-/* Number of included variables that qualify (SCAN_ALL: the number that do
- * not); SCAN_ANY stops at the first and stores its index in *first. */
-#define DEF_P2P_SCAN(T, N)                                                                   \
-    static size_t scan_##N(T *ivars, size_t n, const int *status, int cmp, const T *vals,   \
-                           T value, int mode, size_t *indices, size_t *first,               \
-                           size_t *included)                                                 \
-    {                                                                                        \
-        size_t hits = 0, inc = 0;                                                            \
-        for (size_t i = 0; i < n; i++) {                                                     \
-            if (status != NULL && status[i] != 0)                                            \
-                continue;                                                                    \
-            inc++;                                                                           \
-            T v = __atomic_load_n(&ivars[i], __ATOMIC_ACQUIRE);                              \
-            int ok = SYMM_CMP_EVAL(v, cmp, vals ? vals[i] : value);                          \
-            if (mode == SCAN_ALL) {                                                          \
-                if (!ok)                                                                     \
-                    return 1;                                                                \
-            } else if (ok) {                                                                 \
-                if (mode == SCAN_ANY) {                                                      \
-                    *first = i;                                                              \
-                    return 1;                                                                \
-                }                                                                            \
-                indices[hits++] = i;                                                         \
-            }                                                                                \
-        }                                                                                    \
-        *included = inc;                                                                     \
-        return mode == SCAN_ALL ? 0 : hits;                                                  \
-    }                                                                                        \
-    static void wait_all_##N(const char *routine, T *ivars, size_t n, const int *status,    \
-                             int cmp, const T *vals, T value)                                \
-    {                                                                                        \
-        symm_instance_t *s = symm_inst(routine);                                            \
-        size_t first, inc;                                                                   \
-        unsigned polls = 0;                                                                  \
-        symm_check_cmp(cmp, routine);                                                        \
-        while (scan_##N(ivars, n, status, cmp, vals, value, SCAN_ALL, NULL, &first, &inc))   \
-            symm_wait_backoff(s, &polls);                                                    \
-    }                                                                                        \
-    static size_t wait_any_##N(const char *routine, T *ivars, size_t n, const int *status,  \
-                               int cmp, const T *vals, T value)                              \
-    {                                                                                        \
-        symm_instance_t *s = symm_inst(routine);                                            \
-        size_t first = SIZE_MAX, inc;                                                        \
-        unsigned polls = 0;                                                                  \
-        symm_check_cmp(cmp, routine);                                                        \
-        while (!scan_##N(ivars, n, status, cmp, vals, value, SCAN_ANY, NULL, &first, &inc)) { \
-            if (inc == 0)                                                                    \
-                return SIZE_MAX; /* nothing left to wait for */                              \
-            symm_wait_backoff(s, &polls);                                                    \
-        }                                                                                    \
-        return first;                                                                        \
-    }                                                                                        \
-    static size_t wait_some_##N(const char *routine, T *ivars, size_t n, size_t *indices,   \
-                                const int *status, int cmp, const T *vals, T value)          \
-    {                                                                                        \
-        symm_instance_t *s = symm_inst(routine);                                            \
-        size_t first, inc, hits;                                                             \
-        unsigned polls = 0;                                                                  \
-        symm_check_cmp(cmp, routine);                                                        \
-        while ((hits = scan_##N(ivars, n, status, cmp, vals, value, SCAN_SOME, indices,      \
-                                &first, &inc)) == 0) {                                       \
-            if (inc == 0)                                                                    \
-                return 0;                                                                    \
-            symm_wait_backoff(s, &polls);                                                    \
-        }                                                                                    \
-        return hits;                                                                         \
-    }                                                                                        \
-    static void test_progress_##N(const char *routine, int cmp)                              \
-    {                                                                                        \
-        symm_instance_t *s = symm_inst(routine);                                            \
-        symm_check_cmp(cmp, routine);                                                        \
-        if (s->net)                                                                          \
-            s->net->progress(s);                                                             \
-    }                                                                                        \
+#define DEF_P2P(T, N)                                                                        \
+    SYMM_DEF_P2P_SCAN(N, T)                                                                  \
     void shmem_##N##_wait_until(T *ivar, int cmp, T cmp_value)                               \
     {                                                                                        \
         symm_instance_t *s = symm_inst(__func__);                                           \
@@ -103,94 +63,19 @@ enum { SCAN_ALL, SCAN_ANY, SCAN_SOME };
         while (!SYMM_CMP_EVAL(__atomic_load_n(ivar, __ATOMIC_ACQUIRE), cmp, cmp_value))      \
             symm_wait_backoff(s, &polls);                                                    \
     }                                                                                        \
-    void shmem_##N##_wait_until_all(T *ivars, size_t nelems, const int *status, int cmp,     \
-                                    T cmp_value)                                             \
-    {                                                                                        \
-        wait_all_##N(__func__, ivars, nelems, status, cmp, NULL, cmp_value);                 \
-    }                                                                                        \
-    size_t shmem_##N##_wait_until_any(T *ivars, size_t nelems, const int *status, int cmp,   \
-                                      T cmp_value)                                           \
-    {                                                                                        \
-        return wait_any_##N(__func__, ivars, nelems, status, cmp, NULL, cmp_value);          \
-    }                                                                                        \
-    size_t shmem_##N##_wait_until_some(T *ivars, size_t nelems, size_t *indices,             \
-                                       const int *status, int cmp, T cmp_value)              \
-    {                                                                                        \
-        return wait_some_##N(__func__, ivars, nelems, indices, status, cmp, NULL, cmp_value); \
-    }                                                                                        \
-    void shmem_##N##_wait_until_all_vector(T *ivars, size_t nelems, const int *status,       \
-                                           int cmp, const T *cmp_values)                     \
-    {                                                                                        \
-        wait_all_##N(__func__, ivars, nelems, status, cmp, cmp_values, 0);                   \
-    }                                                                                        \
-    size_t shmem_##N##_wait_until_any_vector(T *ivars, size_t nelems, const int *status,     \
-                                             int cmp, const T *cmp_values)                   \
-    {                                                                                        \
-        return wait_any_##N(__func__, ivars, nelems, status, cmp, cmp_values, 0);            \
-    }                                                                                        \
-    size_t shmem_##N##_wait_until_some_vector(T *ivars, size_t nelems, size_t *indices,      \
-                                              const int *status, int cmp,                    \
-                                              const T *cmp_values)                           \
-    {                                                                                        \
-        return wait_some_##N(__func__, ivars, nelems, indices, status, cmp, cmp_values, 0);  \
-    }                                                                                        \
     int shmem_##N##_test(T *ivar, int cmp, T cmp_value)                                      \
     {                                                                                        \
-        test_progress_##N(__func__, cmp);                                                    \
-        return SYMM_CMP_EVAL(__atomic_load_n(ivar, __ATOMIC_ACQUIRE), cmp, cmp_value);       \
-    }                                                                                        \
-    int shmem_##N##_test_all(T *ivars, size_t nelems, const int *status, int cmp,            \
-                             T cmp_value)                                                    \
-    {                                                                                        \
-        size_t first, inc;                                                                   \
-        test_progress_##N(__func__, cmp);                                                    \
-        return !scan_##N(ivars, nelems, status, cmp, NULL, cmp_value, SCAN_ALL, NULL, &first, \
-                         &inc);                                                              \
-    }                                                                                        \
-    size_t shmem_##N##_test_any(T *ivars, size_t nelems, const int *status, int cmp,         \
-                                T cmp_value)                                                 \
-    {                                                                                        \
-        size_t first = SIZE_MAX, inc;                                                        \
-        test_progress_##N(__func__, cmp);                                                    \
-        scan_##N(ivars, nelems, status, cmp, NULL, cmp_value, SCAN_ANY, NULL, &first, &inc); \
-        return first;                                                                        \
-    }                                                                                        \
-    size_t shmem_##N##_test_some(T *ivars, size_t nelems, size_t *indices, const int *status, \
-                                 int cmp, T cmp_value)                                       \
-    {                                                                                        \
-        size_t first, inc;                                                                   \
-        test_progress_##N(__func__, cmp);                                                    \
-        return scan_##N(ivars, nelems, status, cmp, NULL, cmp_value, SCAN_SOME, indices,     \
-                        &first, &inc);                                                       \
-    }                                                                                        \
-    int shmem_##N##_test_all_vector(T *ivars, size_t nelems, const int *status, int cmp,     \
-                                    const T *cmp_values)                                     \
-    {                                                                                        \
-        size_t first, inc;                                                                   \
-        test_progress_##N(__func__, cmp);                                                    \
-        return !scan_##N(ivars, nelems, status, cmp, cmp_values, 0, SCAN_ALL, NULL, &first,  \
-                         &inc);                                                              \
-    }                                                                                        \
-    size_t shmem_##N##_test_any_vector(T *ivars, size_t nelems, const int *status, int cmp,  \
-                                       const T *cmp_values)                                  \
-    {                                                                                        \
-        size_t first = SIZE_MAX, inc;                                                        \
-        test_progress_##N(__func__, cmp);                                                    \
-        scan_##N(ivars, nelems, status, cmp, cmp_values, 0, SCAN_ANY, NULL, &first, &inc);   \
-        return first;                                                                        \
-    }                                                                                        \
-    size_t shmem_##N##_test_some_vector(T *ivars, size_t nelems, size_t *indices,            \
-                                        const int *status, int cmp, const T *cmp_values)     \
-    {                                                                                        \
-        size_t first, inc;                                                                   \
-        test_progress_##N(__func__, cmp);                                                    \
-        return scan_##N(ivars, nelems, status, cmp, cmp_values, 0, SCAN_SOME, indices,      \
-                        &first, &inc);                                                       \
+        return (int)symm_p2p_sync_##N(__func__, 0, ivar, 1, NULL, cmp, NULL, cmp_value,      \
+                                      SCAN_ALL, NULL);                                       \
     }                                                                                        \
     void shmem_##N##_wait(T *ivar, T cmp_value)                                              \
     {                                                                                        \
         shmem_##N##_wait_until(ivar, SHMEM_CMP_NE, cmp_value);                               \
     }                                                                                        \
+    DEF_FAMILY(T, N, wait_until, 1, const T, cmp_value, NULL, cmp_value)                     \
+    DEF_FAMILY(T, N, wait_until, 1, const T *, cmp_values, cmp_values, 0)                    \
+    DEF_FAMILY(T, N, test, 0, const T, cmp_value, NULL, cmp_value)                           \
+    DEF_FAMILY(T, N, test, 0, const T *, cmp_values, cmp_values, 0)                          \
     SYMM_PALIAS(shmem_##N##_wait_until) SYMM_PALIAS(shmem_##N##_wait_until_all)              \
     SYMM_PALIAS(shmem_##N##_wait_until_any) SYMM_PALIAS(shmem_##N##_wait_until_some)         \
     SYMM_PALIAS(shmem_##N##_wait_until_all_vector)                                           \
@@ -200,7 +85,7 @@ enum { SCAN_ALL, SCAN_ANY, SCAN_SOME };
     SYMM_PALIAS(shmem_##N##_test_some) SYMM_PALIAS(shmem_##N##_test_all_vector)              \
     SYMM_PALIAS(shmem_##N##_test_any_vector) SYMM_PALIAS(shmem_##N##_test_some_vector)       \
     SYMM_PALIAS(shmem_##N##_wait)
-SHMEM_P2P_TYPES(DEF_P2P_SCAN)
+SHMEM_P2P_TYPES(DEF_P2P)
 
 void shmem_wait_until(long *ivar, int cmp, long cmp_value)
 {

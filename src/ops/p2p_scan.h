@@ -1,0 +1,75 @@
+/*
+ * p2p_scan.h - the one scan behind every multi-variable wait and test
+ * (OpenSHMEM's all/any/some and _vector families in api/p2p.c, aclshmem's in
+ * api/aclshmem_p2p.c). SYMM_DEF_P2P_SCAN(N, T) defines, for one type:
+ *   symm_p2p_scan_N  one pass over the variables status leaves in, each read
+ *                    once with an acquire load (other PEs update them);
+ *   symm_p2p_sync_N  wait (back-off, network progress) or test once, and
+ *                    return what the family reports: 1/0 for all, the index
+ *                    or SIZE_MAX for any, the count for some.
+ * cmp is in OpenSHMEM numbering (SHMEM_CMP_*); callers convert before.
+ */
+#ifndef SYMM_P2P_SCAN_H
+#define SYMM_P2P_SCAN_H
+
+#include <stdint.h>
+
+#include "ops/sync.h"
+
+enum { SCAN_ALL, SCAN_ANY, SCAN_SOME };
+
+
+/* SCAN_ALL: the number of included variables that fail (0: all qualify);
+ * SCAN_ANY: 1 with *first set at the first that qualifies, else 0;
+ * SCAN_SOME: the number that qualify, their indices in indices[]. *included
+ * counts the variables status leaves in. */
+#define SYMM_DEF_P2P_SCAN(N, T)                                                                   \
+    static inline size_t symm_p2p_scan_##N(T *ivars, size_t n, const int *status, int cmp, const T *vals,    \
+                           T value, int mode, size_t *indices, size_t *first,                \
+                           size_t *included)                                                 \
+    {                                                                                        \
+        size_t hits = 0, inc = 0, fails = 0;                                                 \
+        for (size_t i = 0; i < n; i++) {                                                     \
+            T v;                                                                             \
+            if (status != NULL && status[i] != 0)                                            \
+                continue;                                                                    \
+            inc++;                                                                           \
+            __atomic_load(&ivars[i], &v, __ATOMIC_ACQUIRE);                                  \
+            if (!SYMM_CMP_EVAL(v, cmp, vals != NULL ? vals[i] : value)) {                    \
+                fails++;                                                                     \
+                continue;                                                                    \
+            }                                                                                \
+            if (mode == SCAN_ANY) {                                                          \
+                *first = i;                                                                  \
+                *included = inc;                                                             \
+                return 1;                                                                    \
+            }                                                                                \
+            if (mode == SCAN_SOME)                                                           \
+                indices[hits] = i;                                                           \
+            hits++;                                                                          \
+        }                                                                                    \
+        *included = inc;                                                                     \
+        return mode == SCAN_ALL ? fails : mode == SCAN_ANY ? 0 : hits;                       \
+    }                                                                                        \
+    /* Wait (wait != 0) or test once; the result as the family reports it. */                \
+    static inline size_t symm_p2p_sync_##N(const char *routine, int wait, T *ivars, size_t n,                \
+                           const int *status, int cmp, const T *vals, T value, int mode,     \
+                           size_t *indices)                                                  \
+    {                                                                                        \
+        symm_instance_t *s = symm_inst(routine);                                             \
+        size_t first = SIZE_MAX, inc, r;                                                     \
+        unsigned polls = 0;                                                                  \
+        symm_check_cmp(cmp, routine);                                                        \
+        if (!wait && s->net != NULL)                                                         \
+            s->net->progress(s);                                                             \
+        for (;;) {                                                                           \
+            r = symm_p2p_scan_##N(ivars, n, status, cmp, vals, value, mode, indices, &first, &inc);   \
+            int done = mode == SCAN_ALL ? r == 0 : r != 0 || inc == 0;                       \
+            if (done || !wait)                                                               \
+                break;                                                                       \
+            symm_wait_backoff(s, &polls);                                                    \
+        }                                                                                    \
+        return mode == SCAN_ALL ? r == 0 : mode == SCAN_ANY ? first : r;                     \
+    }
+
+#endif
