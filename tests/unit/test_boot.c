@@ -49,6 +49,8 @@ typedef struct check_slot {
     char note[MSG_LEN]; /* a message worth showing */
 } check_slot_t;
 
+#include "boot_harness.h"
+
 typedef struct job {
     int n;              /* PEs started */
     int size;           /* SYMM_SIZE given to them */
@@ -77,76 +79,14 @@ static const char *check_name[][MAX_CHECKS] = {
                 "bad rank refused", "bad secret refused", "bad listen fd refused"},
 };
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 /* ---- child side ----------------------------------------------------------- */
 
-static check_slot_t *my_res;
-static int err_fd = -1; /* memfd holding this child's stderr */
 
-static void mark(int check, int ok, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void mark(int check, int ok, const char *fmt, ...)
-{
-    if (my_res[check].state != -1)
-        my_res[check].state = ok ? 1 : -1;
-    if (fmt != NULL && (!ok || my_res[check].note[0] == '\0')) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(my_res[check].note, MSG_LEN, fmt, ap);
-        va_end(ap);
-    }
-}
 
-/* Start capturing stderr (a fresh capture each call). */
-static void capture(void)
-{
-    if (err_fd >= 0)
-        close(err_fd);
-    err_fd = memfd_create("stderr", MFD_CLOEXEC);
-    dup2(err_fd, STDERR_FILENO);
-}
 
-/* The line of captured stderr holding `needle`, or NULL. */
-static const char *captured(const char *needle)
-{
-    static char buf[16384];
-    ssize_t n = pread(err_fd, buf, sizeof(buf) - 1, 0);
-    buf[n > 0 ? n : 0] = '\0';
-    char *hit = strstr(buf, needle);
-    if (hit == NULL)
-        return NULL;
-    while (hit > buf && hit[-1] != '\n')
-        hit--;
-    char *nl = strchr(hit, '\n');
-    if (nl != NULL)
-        *nl = '\0';
-    return hit;
-}
 
-static uint8_t pattern(int rank, size_t i, size_t len)
-{
-    return (uint8_t)(rank * 251 + i * 13 + len);
-}
 
-static void check_allgather(symm_boot_t *b, int check, size_t len)
-{
-    uint8_t *in = malloc(len), *out = malloc(len * (size_t)b->size);
-    for (size_t i = 0; i < len; i++)
-        in[i] = pattern(b->rank, i, len);
-    int rc = symm_boot_allgather(b, in, out, len);
-    size_t bad = 0;
-    for (int r = 0; rc == 0 && r < b->size; r++)
-        for (size_t i = 0; i < len; i++)
-            bad += out[(size_t)r * len + i] != pattern(r, i, len);
-    mark(check, rc == 0 && bad == 0, "rc %d, %zu wrong bytes", rc, bad);
-    free(in);
-    free(out);
-}
 
 static void check_fds(symm_boot_t *b, int check, const int *node_ranks, int n_node, int node_idx,
                       int nfds)
@@ -177,16 +117,6 @@ static void check_fds(symm_boot_t *b, int check, const int *node_ranks, int n_no
     free(out);
 }
 
-static int count_fds(void)
-{
-    int n = 0;
-    DIR *d = opendir("/proc/self/fd");
-    for (struct dirent *e; d != NULL && (e = readdir(d)) != NULL;)
-        n += e->d_name[0] != '.';
-    if (d != NULL)
-        closedir(d);
-    return n;
-}
 
 static void set_env(const job_t *job, int rank)
 {
