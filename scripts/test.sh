@@ -6,7 +6,7 @@
 set -eu
 cd "$(dirname "$0")/.."
 scripts/deps.sh gcc clang make cmake libc6-dev valgrind pkg-config libssl-dev openssl \
-  openmpi-bin libopenmpi-dev libpmix-dev
+  openmpi-bin libopenmpi-dev libpmix-dev libucx-dev iproute2
 jobs=$(nproc)
 
 echo "== gcc build + tests"

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "runtime/config.h"
+#include "transport/ucx.h"
 #include "shmem.h"
 
 int main(int argc, char **argv)
@@ -21,9 +22,20 @@ int main(int argc, char **argv)
     shmem_info_get_version(&major, &minor);
     shmem_info_get_name(name);
     printf("symm %s (%s), OpenSHMEM %d.%d\n", SYMM_VERSION_STRING, name, major, minor);
-    printf("transports:\n");
-    printf("  node-local peers : shm (mapped memfd heaps and global data; put = memcpy)\n");
-    printf("  other nodes      : none in this build\n");
+    symm_config_load(&cfg);
+    const char *ucx = symm_ucx_version();
+    printf("transports (SYMM_TRANSPORT=%s):\n", cfg.transport);
+    if (strcmp(cfg.transport, "ucx") == 0)
+        printf("  node-local peers : ucx %s (forced: every peer but myself)\n",
+               ucx ? ucx : "(not in this build)");
+    else
+        printf("  node-local peers : shm (mapped memfd heaps and global data; put = memcpy)\n");
+    if (strcmp(cfg.transport, "shm") == 0)
+        printf("  other nodes      : none (SYMM_TRANSPORT=shm)\n");
+    else if (ucx != NULL)
+        printf("  other nodes      : ucx %s (UCP RMA + AMO; UCX_TLS and other UCX_* apply)\n", ucx);
+    else
+        printf("  other nodes      : none in this build (no libucx-dev when it was built)\n");
     printf("bootstrap: tcp (oshrun), singleton"
 #ifdef SYMM_HAVE_PMIX
            ", pmix (mpirun, srun --mpi=pmix; libpmix.so.2 loaded at run time)"

@@ -1,6 +1,10 @@
 /*
- * shm.c - node-local collective algorithms: every member's buffers are
- * mapped here, so data moves by one copy from where it is to where it goes.
+ * shm.c - collective algorithms, written as pulls: each PE reads what it
+ * needs from its peers' symmetric buffers. For a mapped peer a pull is one
+ * memcpy from where the data is to where it goes; for a peer on another
+ * node (or every peer under SYMM_TRANSPORT=ucx) it is an RMA get through
+ * the network transport into the same place, so one set of algorithms
+ * serves both, and a team that spans nodes mixes memcpy and gets.
  *
  *  broadcast  barrier; every PE pulls the root's source; barrier
  *  fcollect   barrier; every PE pulls each peer's block; barrier
@@ -26,36 +30,45 @@
 
 #include "coll/coll.h"
 #include "mem/seg.h"
+#include "ops/rma.h"
 #include "runtime/log.h"
 
 #define REDUCE_CHUNK 8192
 
-static const char *peer_buf(symm_group_t *g, const void *addr, int i, const char *routine)
+/* Copy n bytes of group member i's copy of the symmetric addr to dst. */
+static void pull(symm_group_t *g, void *dst, const void *addr, size_t n, int i,
+                 const char *routine)
+{
+    if (n == 0)
+        return;
+    if (i == g->me) {
+        if (dst != addr)
+            memmove(dst, addr, n);
+        return;
+    }
+    symm_rma_get(NULL, dst, addr, n, symm_group_pe(g, i), 0, routine);
+}
+
+/* Member i's copy of addr[0..n): its mapped address, or fetched into buf. */
+static const char *peer_range(symm_group_t *g, const void *addr, size_t n, int i, char *buf,
+                              const char *routine)
 {
     if (i == g->me)
         return addr;
     const char *p = symm_seg_peer_addr(g->s, addr, symm_group_pe(g, i));
-    if (p == NULL)
-        symm_fatal(routine, "buffer %p is not symmetric, or PE %d is not mapped here", addr,
-                   symm_group_pe(g, i));
-    return p;
-}
-
-static void group_require_mapped(symm_group_t *g, const char *routine)
-{
-    if (!g->all_mapped)
-        symm_fatal(routine, "this team spans nodes; collectives across nodes need the network "
-                            "transport, which this build does not have");
+    if (p != NULL)
+        return p;
+    pull(g, buf, addr, n, i, routine);
+    return buf;
 }
 
 void symm_coll_broadcast(symm_group_t *g, void *dest, const void *source, size_t nbytes, int root,
                          int update_root, const char *routine)
 {
-    group_require_mapped(g, routine);
     symm_group_barrier(g, 0);
     if (nbytes != 0) {
         if (g->me != root)
-            memcpy(dest, peer_buf(g, source, root, routine), nbytes);
+            pull(g, dest, source, nbytes, root, routine);
         else if (update_root && dest != source)
             memmove(dest, source, nbytes);
     }
@@ -65,11 +78,10 @@ void symm_coll_broadcast(symm_group_t *g, void *dest, const void *source, size_t
 void symm_coll_fcollect(symm_group_t *g, void *dest, const void *source, size_t nbytes,
                         const char *routine)
 {
-    group_require_mapped(g, routine);
     symm_group_barrier(g, 0);
     for (int k = 0; k < g->size && nbytes != 0; k++) {
         int j = (g->me + k) % g->size; /* start at my own block: spread the readers */
-        memcpy((char *)dest + (size_t)j * nbytes, peer_buf(g, source, j, routine), nbytes);
+        pull(g, (char *)dest + (size_t)j * nbytes, source, nbytes, j, routine);
     }
     symm_group_barrier(g, 0);
 }
@@ -77,15 +89,16 @@ void symm_coll_fcollect(symm_group_t *g, void *dest, const void *source, size_t 
 void symm_coll_collect(symm_group_t *g, void *dest, const void *source, size_t nbytes,
                        const char *routine)
 {
-    group_require_mapped(g, routine);
     __atomic_store_n(g->count, (uint64_t)nbytes, __ATOMIC_RELAXED);
     symm_group_barrier(g, 0);
     size_t off = 0;
     for (int j = 0; j < g->size; j++) {
-        uint64_t n = __atomic_load_n((const uint64_t *)(const void *)peer_buf(g, g->count, j, routine),
-                                     __ATOMIC_RELAXED);
-        if (n != 0)
-            memcpy((char *)dest + off, peer_buf(g, source, j, routine), n);
+        uint64_t n;
+        if (j == g->me)
+            n = nbytes;
+        else
+            pull(g, &n, g->count, sizeof(n), j, routine);
+        pull(g, (char *)dest + off, source, n, j, routine);
         off += n;
     }
     symm_group_barrier(g, 0);
@@ -94,12 +107,11 @@ void symm_coll_collect(symm_group_t *g, void *dest, const void *source, size_t n
 void symm_coll_alltoall(symm_group_t *g, void *dest, const void *source, size_t nbytes,
                         const char *routine)
 {
-    group_require_mapped(g, routine);
     symm_group_barrier(g, 0);
     for (int k = 0; k < g->size && nbytes != 0; k++) {
         int j = (g->me + k) % g->size;
-        memcpy((char *)dest + (size_t)j * nbytes,
-               peer_buf(g, source, j, routine) + (size_t)g->me * nbytes, nbytes);
+        pull(g, (char *)dest + (size_t)j * nbytes, (const char *)source + (size_t)g->me * nbytes,
+             nbytes, j, routine);
     }
     symm_group_barrier(g, 0);
 }
@@ -107,13 +119,18 @@ void symm_coll_alltoall(symm_group_t *g, void *dest, const void *source, size_t 
 void symm_coll_alltoalls(symm_group_t *g, void *dest, const void *source, ptrdiff_t dst,
                          ptrdiff_t sst, size_t nelems, size_t elem, const char *routine)
 {
-    group_require_mapped(g, routine);
     symm_group_barrier(g, 0);
     for (int j = 0; j < g->size && nelems != 0; j++) {
-        const char *src = peer_buf(g, source, j, routine);
-        for (size_t k = 0; k < nelems; k++)
-            memcpy((char *)dest + ((ptrdiff_t)((size_t)j * nelems + k)) * dst * (ptrdiff_t)elem,
-                   src + ((ptrdiff_t)((size_t)g->me * nelems + k)) * sst * (ptrdiff_t)elem, elem);
+        char *d = (char *)dest + (ptrdiff_t)((size_t)j * nelems) * dst * (ptrdiff_t)elem;
+        const char *src =
+            (const char *)source + (ptrdiff_t)((size_t)g->me * nelems) * sst * (ptrdiff_t)elem;
+        if (j == g->me) {
+            for (size_t k = 0; k < nelems; k++)
+                memmove(d + (ptrdiff_t)k * dst * (ptrdiff_t)elem,
+                        src + (ptrdiff_t)k * sst * (ptrdiff_t)elem, elem);
+        } else {
+            symm_rma_iget(NULL, d, src, dst, sst, nelems, elem, symm_group_pe(g, j), routine);
+        }
     }
     symm_group_barrier(g, 0);
 }
@@ -157,6 +174,9 @@ static void reduce_range(symm_group_t *g, char *out, const void *source, size_t 
         return;
     }
     _Alignas(64) char acc[REDUCE_CHUNK];
+    /* Chunks of unmapped peers are fetched here. */
+    _Alignas(64) char in0[REDUCE_CHUNK], in1[REDUCE_CHUNK];
+    const char *src = source;
     for (size_t done = 0; done < count; done += per) {
         size_t c = count - done < per ? count - done : per;
         size_t at = (first + done) * elem;
@@ -164,10 +184,10 @@ static void reduce_range(symm_group_t *g, char *out, const void *source, size_t 
          * accumulate in place (a memcpy of each chunk from a stack buffer
          * ran at a fraction of memory speed here: rep movsb on this EPYC). */
         char *o = stream ? acc : out + done * elem;
-        op(o, peer_buf(g, source, j0, routine) + at,
-           peer_buf(g, source, (j0 + 1) % n, routine) + at, c);
+        op(o, peer_range(g, src + at, c * elem, j0, in0, routine),
+           peer_range(g, src + at, c * elem, (j0 + 1) % n, in1, routine), c);
         for (int k = 2; k < n; k++)
-            op(o, o, peer_buf(g, source, (j0 + k) % n, routine) + at, c);
+            op(o, o, peer_range(g, src + at, c * elem, (j0 + k) % n, in1, routine), c);
         if (stream)
             copy_nt(out + done * elem, acc, c * elem);
     }
@@ -176,7 +196,6 @@ static void reduce_range(symm_group_t *g, char *out, const void *source, size_t 
 void symm_coll_reduce(symm_group_t *g, void *dest, const void *source, size_t count, size_t elem,
                       symm_reduce_fn op, const char *routine)
 {
-    group_require_mapped(g, routine);
     size_t bytes = count * elem;
     int n = g->size;
     /* Whole vector on every PE: small vectors, and 2 PEs, where slicing
@@ -216,8 +235,8 @@ void symm_coll_reduce(symm_group_t *g, void *dest, const void *source, size_t co
     for (int k = 1; k < n; k++) {
         int j = (g->me + k) % n;
         size_t jlo = count * (size_t)j / (size_t)n, jhi = count * (size_t)(j + 1) / (size_t)n;
-        memcpy((char *)dest + jlo * elem, peer_buf(g, dest, j, routine) + jlo * elem,
-               (jhi - jlo) * elem);
+        pull(g, (char *)dest + jlo * elem, (char *)dest + jlo * elem, (jhi - jlo) * elem, j,
+             routine);
     }
     symm_group_barrier(g, 0);
 }

@@ -139,8 +139,10 @@ static void data_atfork_child(void)
                 break;
             done += (size_t)got;
         }
+        /* Raw mremap: UCX's memory hooks (libucm) patch mremap and drop
+         * its fifth argument, the new address. */
         if (done == r->len)
-            mremap(tmp, r->len, r->len, MREMAP_MAYMOVE | MREMAP_FIXED, (void *)r->start);
+            syscall(SYS_mremap, tmp, r->len, r->len, MREMAP_MAYMOVE | MREMAP_FIXED, r->start);
         else
             munmap(tmp, r->len);
     }

@@ -26,7 +26,14 @@
     X(SYMM_BOOT_TLS, STR, boot_tls, "1",                                                     \
       "1: bootstrap traffic in TLS 1.3 with a key from the job secret; 0: plain")          \
     X(SYMM_TRANSPORT, STR, transport, "auto",                                                \
-      "auto: map node-local peers; shm: node-local only")                                  \
+      "auto: map node-local peers, UCX for the rest; shm: node-local only; ucx: every "     \
+      "peer but myself through UCX")                                                       \
+    X(SYMM_PROGRESS_THREAD, STR, progress_thread, "auto",                                    \
+      "auto|1: with UCX, a thread runs UCX progress while the PE computes (wakes every "    \
+      "SYMM_PROGRESS_INTERVAL); 0: progress only inside symm calls")                       \
+    X(SYMM_PROGRESS_INTERVAL, INT, progress_interval, "200",                                 \
+      "microseconds between the progress thread's looks at UCX; it stays out of the way "  \
+      "while the PE is inside a symm call")                                                \
     X(SYMM_MAP_GLOBALS, BOOL, map_globals, "1",                                              \
       "make the program's global and static data symmetric (remapped at init)")            \
     X(SYMM_MAX_TEAMS, INT, max_teams, "64",                                                  \

@@ -25,6 +25,7 @@
 #include "runtime/status.h"
 #include "team/team.h"
 #include "transport/shm.h"
+#include "transport/ucx.h"
 
 symm_instance_t *symm_cur;
 
@@ -66,6 +67,13 @@ static int discover_node(symm_instance_t *inst)
     char mine[SYMM_NODE_ID_LEN];
     if (ids == NULL)
         return SYMM_ERR_NOMEM;
+    if (strcmp(inst->cfg.transport, "auto") != 0 && strcmp(inst->cfg.transport, "shm") != 0 &&
+        strcmp(inst->cfg.transport, "ucx") != 0) {
+        symm_error("shmem_init", "SYMM_TRANSPORT='%s' is not one of auto, shm, ucx",
+                   inst->cfg.transport);
+        free(ids);
+        return SYMM_ERR_INVALID;
+    }
     node_id(mine);
     rc = symm_boot_allgather(inst->boot, mine, ids, SYMM_NODE_ID_LEN);
     if (rc != SYMM_OK)
@@ -75,22 +83,37 @@ static int discover_node(symm_instance_t *inst)
         rc = SYMM_ERR_NOMEM;
         goto out;
     }
+    /* SYMM_TRANSPORT=ucx: every other PE counts as remote. */
+    int force_net = strcmp(inst->cfg.transport, "ucx") == 0;
     inst->n_local = 0;
     for (int pe = 0; pe < n; pe++) {
-        if (memcmp(ids[pe], mine, SYMM_NODE_ID_LEN) != 0)
+        inst->peers[pe].same_node = memcmp(ids[pe], mine, SYMM_NODE_ID_LEN) == 0;
+        if (!inst->peers[pe].same_node || (force_net && pe != inst->my_pe))
             continue;
         if (pe == inst->my_pe)
             inst->local_idx = inst->n_local;
         inst->local_pes[inst->n_local++] = pe;
     }
-    for (int pe = 0; pe < n; pe++) {
-        if (memcmp(ids[pe], mine, SYMM_NODE_ID_LEN) != 0 && inst->net == NULL) {
-            symm_error("shmem_init",
-                       "PE %d runs on another node (%s) and this build has no network transport",
+    inst->n_remote = n - inst->n_local;
+    for (int pe = 0; pe < n && inst->n_remote > 0; pe++) {
+        if (memcmp(ids[pe], mine, SYMM_NODE_ID_LEN) == 0 && !force_net)
+            continue;
+        if (pe == inst->my_pe)
+            continue;
+        if (strcmp(inst->cfg.transport, "shm") == 0) {
+            symm_error("shmem_init", "PE %d runs on another node (%s) and SYMM_TRANSPORT=shm",
                        pe, ids[pe]);
             rc = SYMM_ERR_UNSUPPORTED;
             goto out;
         }
+        if ((inst->net = symm_ucx_transport()) == NULL) {
+            symm_error("shmem_init",
+                       "PE %d is not on this node (%s) and this symm was built without UCX "
+                       "(install libucx-dev and rebuild)", pe, ids[pe]);
+            rc = SYMM_ERR_UNSUPPORTED;
+            goto out;
+        }
+        break;
     }
 out:
     free(ids);
@@ -248,9 +271,11 @@ int symm_instance_create(const symm_instance_args_t *args, symm_instance_t **ins
     for (int i = 0; i < inst->n_data_ranges; i++)
         inst->data[i] = data->ranges[i];
 
+    if (inst->net != NULL && (rc = inst->net->init(inst)) != SYMM_OK)
+        goto err_net;
     rc = symm_alloc_init(&inst->alloc, inst->scratch_size, inst->heap_size);
     if (rc != SYMM_OK)
-        goto err_shm;
+        goto err_net;
     rc = symm_team_init_predefined(inst);
     if (rc != SYMM_OK)
         goto err_alloc;
@@ -280,7 +305,9 @@ int symm_instance_create(const symm_instance_args_t *args, symm_instance_t **ins
 err_alloc:
     symm_team_fini_predefined(inst);
     symm_alloc_fini(&inst->alloc);
-err_shm:
+err_net:
+    if (inst->net != NULL)
+        inst->net->fini(inst);
     symm_shm_fini(inst);
 err_local:
     free(inst->local_pes);
@@ -297,6 +324,8 @@ void symm_instance_destroy(symm_instance_t *inst)
 {
     symm_team_fini_predefined(inst);
     symm_alloc_fini(&inst->alloc);
+    if (inst->net != NULL)
+        inst->net->fini(inst);
     symm_shm_fini(inst);
     symm_boot_destroy(inst->boot);
     free(inst->local_pes);

@@ -39,6 +39,7 @@ typedef struct symm_peer {
     char *data_base;
     int local_idx;           /* index among node-local PEs, -1 if not mapped */
     int mapped;
+    int same_node;           /* on this node, mapped or not (SYMM_TRANSPORT=ucx) */
 } symm_peer_t;
 
 /* An ordering/completion context. SHMEM_CTX_DEFAULT points at the
@@ -94,6 +95,8 @@ typedef struct symm_instance {
     struct symm_team *team_world;
     struct symm_team *team_shared;
     const struct symm_transport_ops *net;
+    void *net_state;         /* the network transport's own state */
+    int n_remote;            /* PEs reached through the network transport */
 } symm_instance_t;
 
 /* The instance the OpenSHMEM API acts on; NULL before shmem_init. */

@@ -13,6 +13,7 @@
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 #include <stdlib.h>
 
 #include <shmem.h>
@@ -75,6 +76,14 @@ static inline uint64_t test_mix(uint64_t x)
 static inline uint64_t test_hash4(uint64_t a, uint64_t b, uint64_t c, uint64_t d)
 {
     return test_mix(test_mix(test_mix(test_mix(a) ^ b) ^ c) ^ d);
+}
+
+/* SYMM_TRANSPORT=ucx: every other PE is reached through UCX, so only my own
+ * PE is mapped (shmem_ptr of a peer is NULL, SHMEM_TEAM_SHARED is myself). */
+static inline int test_net_forced(void)
+{
+    const char *t = getenv("SYMM_TRANSPORT");
+    return t != NULL && strcmp(t, "ucx") == 0;
 }
 
 #endif

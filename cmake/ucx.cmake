@@ -1,0 +1,28 @@
+# ucx.cmake - the UCX network transport (src/transport/ucx.c), when libucx-dev
+# is installed (option SYMM_UCX, default ON). Without it symm reaches only
+# node-local PEs, and a job spanning nodes fails at init saying so.
+option(SYMM_UCX "Reach PEs on other nodes through UCX when libucx-dev is found" ON)
+set(SYMM_HAVE_UCX OFF)
+set(SYMM_PC_UCX_LIBS "")
+if(SYMM_UCX)
+  find_package(PkgConfig QUIET)
+  if(PKG_CONFIG_FOUND)
+    pkg_check_modules(UCX QUIET ucx)
+  endif()
+  if(UCX_FOUND)
+    set(SYMM_HAVE_UCX ON)
+    message(STATUS "symm: UCX ${UCX_VERSION} network transport")
+  else()
+    message(STATUS "symm: UCX not found (libucx-dev): node-local transport only")
+  endif()
+endif()
+if(SYMM_HAVE_UCX)
+  target_compile_definitions(symm_obj PRIVATE SYMM_HAVE_UCX)
+  target_include_directories(symm_obj PRIVATE ${UCX_INCLUDE_DIRS})
+  target_link_directories(symm PRIVATE ${UCX_LIBRARY_DIRS})
+  target_link_libraries(symm PRIVATE ${UCX_LIBRARIES})
+  # The static library names UCX plainly, like OpenSSL in tls.cmake.
+  target_link_libraries(symm_static INTERFACE ${UCX_LIBRARIES})
+  list(TRANSFORM UCX_LIBRARIES PREPEND "-l" OUTPUT_VARIABLE SYMM_PC_UCX_LIBS)
+  string(JOIN " " SYMM_PC_UCX_LIBS ${SYMM_PC_UCX_LIBS})
+endif()

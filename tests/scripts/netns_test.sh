@@ -1,0 +1,53 @@
+#!/bin/bash
+# netns_test.sh PROG... - run each PROG as a 2-PE job whose PEs live in two
+# network namespaces joined by a veth pair, so they are on different "nodes"
+# (different addresses; node identity includes the network namespace) and
+# everything between them goes through UCX over TCP on the veth addresses.
+# The bootstrap (TCP, rank 0 listening on its veth address) also uses only
+# those addresses. Needs root and iproute2; otherwise exits 77 (skipped) and
+# says why.
+set -u
+if [ "$(id -u)" -ne 0 ]; then echo "SKIP: netns test needs root (ip netns)"; exit 77; fi
+if ! command -v ip >/dev/null; then echo "SKIP: netns test needs iproute2 (ip)"; exit 77; fi
+tag="symm$$"
+nsa="${tag}a"; nsb="${tag}b"
+# A /24 from the process id keeps parallel runs apart.
+net="10.$(( ($$ >> 8) % 200 + 20 )).$(( $$ % 250 ))"
+cleanup() { ip netns del "$nsa" 2>/dev/null; ip netns del "$nsb" 2>/dev/null; }
+trap cleanup EXIT
+if ! ip netns add "$nsa" 2>/dev/null || ! ip netns add "$nsb"; then
+  echo "SKIP: cannot create network namespaces here (container without CAP_SYS_ADMIN?)"; exit 77
+fi
+ip link add "${tag}x" type veth peer name "${tag}y" || { echo "SKIP: cannot create a veth pair"; exit 77; }
+ip link set "${tag}x" netns "$nsa"
+ip link set "${tag}y" netns "$nsb"
+ip -n "$nsa" addr add "$net.1/24" dev "${tag}x"
+ip -n "$nsb" addr add "$net.2/24" dev "${tag}y"
+for ns in "$nsa" "$nsb"; do ip -n "$ns" link set lo up; done
+ip -n "$nsa" link set "${tag}x" up
+ip -n "$nsb" link set "${tag}y" up
+
+secret=$(head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n')
+port=$(( 20000 + $$ % 20000 ))
+fail=0
+for prog in "$@"; do
+  port=$((port + 1))
+  common=(SYMM_SIZE=2 SYMM_BOOT_ADDR="$net.1:$port" SYMM_JOB_SECRET="$secret"
+          UCX_TLS=tcp SYMM_BOOT_TIMEOUT=30)
+  ip netns exec "$nsa" env "${common[@]}" SYMM_RANK=0 UCX_NET_DEVICES="${tag}x" \
+     timeout 120 $prog > "/tmp/$tag.0" 2>&1 &
+  p0=$!
+  ip netns exec "$nsb" env "${common[@]}" SYMM_RANK=1 UCX_NET_DEVICES="${tag}y" \
+     timeout 120 $prog > "/tmp/$tag.1" 2>&1 &
+  p1=$!
+  wait $p0; r0=$?
+  wait $p1; r1=$?
+  sed "s/^/[PE 0] /" "/tmp/$tag.0"; sed "s/^/[PE 1] /" "/tmp/$tag.1"
+  rm -f "/tmp/$tag.0" "/tmp/$tag.1"
+  if [ $r0 -ne 0 ] || [ $r1 -ne 0 ]; then
+    echo "FAIL: $prog across namespaces: exit $r0 / $r1"; fail=1
+  else
+    echo "ok: $prog across namespaces $net.1 <-> $net.2"
+  fi
+done
+exit $fail

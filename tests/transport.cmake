@@ -1,0 +1,19 @@
+# The network transport (UCX): pe/remote.c with every peer unmapped, the
+# SYMM_TRANSPORT errors, and the two-namespace job (root only; skipped with
+# its reason elsewhere). The rest of the suite runs again under
+# SYMM_TRANSPORT=ucx through symm_pe_test (label ucx).
+symm_pe_test(remote NOUCX)
+symm_expect_fail(transport_bad 2 "SYMM_TRANSPORT='bogus' is not one of auto, shm, ucx"
+  ${CMAKE_COMMAND} -E env SYMM_TRANSPORT=bogus $<TARGET_FILE:empty>)
+if(SYMM_HAVE_UCX)
+  symm_pe_test(remote_ucx SOURCES pe/remote.c NPS 2 4 ENV SYMM_TRANSPORT=ucx ARGS remote NOUCX
+    TIMEOUT 120)
+  add_test(NAME netns
+    COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/scripts/netns_test.sh
+      "$<TARGET_FILE:remote> remote" $<TARGET_FILE:rma_sizes> $<TARGET_FILE:amo>
+      $<TARGET_FILE:signal> $<TARGET_FILE:p2p> $<TARGET_FILE:lock> $<TARGET_FILE:coll_barrier>)
+  set_tests_properties(netns PROPERTIES TIMEOUT 600 SKIP_RETURN_CODE 77 LABELS ucx)
+else()
+  symm_expect_fail(transport_ucx_missing 2 "built without UCX"
+    ${CMAKE_COMMAND} -E env SYMM_TRANSPORT=ucx $<TARGET_FILE:empty>)
+endif()
