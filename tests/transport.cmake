@@ -13,6 +13,11 @@ if(SYMM_HAVE_UCX)
       "$<TARGET_FILE:remote> remote" $<TARGET_FILE:rma_sizes> $<TARGET_FILE:amo>
       $<TARGET_FILE:signal> $<TARGET_FILE:p2p> $<TARGET_FILE:lock> $<TARGET_FILE:coll_barrier>)
   set_tests_properties(netns PROPERTIES TIMEOUT 600 SKIP_RETURN_CODE 77 LABELS ucx)
+  # A PE on the other "node" dies: its peer ends with a message naming it.
+  add_test(NAME netns_death
+    COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/scripts/netns_test.sh "$<TARGET_FILE:remote> die")
+  set_tests_properties(netns_death PROPERTIES TIMEOUT 120 SKIP_RETURN_CODE 77 LABELS ucx
+    ENVIRONMENT "NETNS_EXPECT_FAIL=connection to PE 1 failed")
 else()
   symm_expect_fail(transport_ucx_missing 2 "built without UCX"
     ${CMAKE_COMMAND} -E env SYMM_TRANSPORT=ucx $<TARGET_FILE:empty>)

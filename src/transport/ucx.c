@@ -625,8 +625,10 @@ static void ucx_fini(symm_instance_t *s)
             if (p->data_rkey[i])
                 ucp_rkey_destroy(p->data_rkey[i]);
         if (p->ep) {
+            /* Forced close needs peer failure handling; the others flush. */
             ucp_request_param_t prm = {.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS,
-                                       .flags = UCP_EP_CLOSE_FLAG_FORCE};
+                                       .flags = s->peers[pe].same_node ? 0
+                                                                       : UCP_EP_CLOSE_FLAG_FORCE};
             wait_req(u, ucp_ep_close_nbx(p->ep, &prm));
         }
     }

@@ -3,7 +3,8 @@
  * reached through UCX (SYMM_TRANSPORT=ucx, or PEs in different network
  * namespaces: tests/scripts/netns_test.sh). With argument "remote" it first
  * checks that no peer is mapped (shmem_ptr NULL, TEAM_SHARED is myself), so
- * the rest cannot pass by memcpy.
+ * the rest cannot pass by memcpy. With "die", PE 1 exits after init and PE 0
+ * keeps reading from it: the job must end naming PE 1.
  *
  * Checks, every value computed here from PE numbers: put/get of several
  * sizes (heap and global data), _nbi + quiet, strided iput/iget, fetching and
@@ -15,6 +16,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <shmem.h>
 
@@ -37,6 +39,23 @@ int main(int argc, char **argv)
     long *src = malloc(sizeof(long) * N);
     CHECK(heap && src, "allocation expected memory");
 
+    if (argc > 1 && strcmp(argv[1], "die") == 0) {
+        /* PE 1 dies; PE 0 keeps reading from it: the job must end with a
+         * message naming PE 1, not hang. */
+        shmem_barrier_all();
+        if (me == 1)
+            _exit(7);
+        if (me == 0) {
+            for (int i = 0; i < 6000; i++) {
+                (void)shmem_long_g(heap, 1);
+                usleep(10000);
+            }
+            printf("remote die: PE 1's death went unnoticed for 60 s\n");
+            return 1;
+        }
+        shmem_finalize();
+        return 0;
+    }
     if (argc > 1 && strcmp(argv[1], "remote") == 0) {
         for (int p = 0; p < npes; p++)
             if (p != me)

@@ -5,7 +5,8 @@
 # everything between them goes through UCX over TCP on the veth addresses.
 # The bootstrap (TCP, rank 0 listening on its veth address) also uses only
 # those addresses. Needs root and iproute2; otherwise exits 77 (skipped) and
-# says why.
+# says why. NETNS_EXPECT_FAIL=REGEX: each job must instead fail, without
+# hanging, and print a line matching REGEX.
 set -u
 if [ "$(id -u)" -ne 0 ]; then echo "SKIP: netns test needs root (ip netns)"; exit 77; fi
 if ! command -v ip >/dev/null; then echo "SKIP: netns test needs iproute2 (ip)"; exit 77; fi
@@ -42,9 +43,19 @@ for prog in "$@"; do
   p1=$!
   wait $p0; r0=$?
   wait $p1; r1=$?
-  sed "s/^/[PE 0] /" "/tmp/$tag.0"; sed "s/^/[PE 1] /" "/tmp/$tag.1"
+  out=$(sed "s/^/[PE 0] /" "/tmp/$tag.0"; sed "s/^/[PE 1] /" "/tmp/$tag.1")
+  echo "$out"
   rm -f "/tmp/$tag.0" "/tmp/$tag.1"
-  if [ $r0 -ne 0 ] || [ $r1 -ne 0 ]; then
+  if [ -n "${NETNS_EXPECT_FAIL:-}" ]; then
+    # The job must fail (not hang: timeout's 124 is a failure here) and say why.
+    if [ $r0 -eq 0 ] || [ $r0 -eq 124 ] || [ $r1 -eq 124 ] ||
+       ! grep -q -E "$NETNS_EXPECT_FAIL" <<<"$out"; then
+      echo "FAIL: $prog across namespaces: expected a failure matching '$NETNS_EXPECT_FAIL'," \
+           "got exit $r0 / $r1"; fail=1
+    else
+      echo "ok: $prog failed as expected ('$NETNS_EXPECT_FAIL')"
+    fi
+  elif [ $r0 -ne 0 ] || [ $r1 -ne 0 ]; then
     echo "FAIL: $prog across namespaces: exit $r0 / $r1"; fail=1
   else
     echo "ok: $prog across namespaces $net.1 <-> $net.2"
