@@ -31,6 +31,10 @@ int shmem_ctx_create(long options, shmem_ctx_t *ctx)
     c->inst = s;
     c->team = s->team_world;
     c->options = options;
+    if (s->net != NULL && s->net->ctx_create != NULL && s->net->ctx_create(c) != 0) {
+        free(c);
+        return 1;
+    }
     *ctx = (shmem_ctx_t)c;
     return 0;
 }
@@ -45,6 +49,8 @@ void shmem_ctx_destroy(shmem_ctx_t ctx)
         symm_fatal(__func__, "SHMEM_CTX_DEFAULT cannot be destroyed");
     /* Destroying a context completes its outstanding operations. */
     symm_quiet(s, c);
+    if (s->net != NULL && s->net->ctx_destroy != NULL)
+        s->net->ctx_destroy(c);
     free(c);
 }
 

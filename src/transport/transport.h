@@ -53,6 +53,10 @@ typedef struct symm_transport_ops {
     void (*progress)(struct symm_instance *inst);
     /* The heap grew to new_size bytes on every PE (collective). */
     int (*heap_grown)(struct symm_instance *inst, size_t new_size);
+    /* A context was created (attach per-context state to ctx->net) or is
+     * being destroyed (after its quiet). The default context has none. */
+    int (*ctx_create)(struct symm_ctx *ctx);
+    void (*ctx_destroy)(struct symm_ctx *ctx);
 } symm_transport_ops_t;
 
 

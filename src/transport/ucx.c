@@ -36,25 +36,61 @@
 #include <ucp/api/ucp.h>
 
 #include "mem/seg.h"
+#include "shmem.h"
 #include "runtime/log.h"
 #include "runtime/status.h"
 #include "transport/transport.h"
 
+/* What every worker shares about a peer: where its segments are and, in
+ * the init exchange, its default worker's address and packed rkeys. */
 typedef struct ucx_peer {
-    ucp_ep_h ep;
     int pe;
     struct ucx_state *u;
     uint64_t heap_base;
-    ucp_rkey_h heap_rkey;
     uint64_t data_start[SYMM_MAX_DATA_RANGES];
-    ucp_rkey_h data_rkey[SYMM_MAX_DATA_RANGES];
+    const void *addr;                           /* worker address in u->blob */
+    const void *heap_rkey;                      /* packed, in u->heap_blob */
+    const void *data_rkey[SYMM_MAX_DATA_RANGES]; /* packed, in u->blob */
 } ucx_peer_t;
+
+/* A worker's way to one peer: endpoint and unpacked rkeys (per endpoint in
+ * UCX). ep NULL: not connected yet (context workers connect lazily). */
+typedef struct ucx_conn {
+    ucp_ep_h ep;
+    ucp_rkey_h heap_rkey;
+    ucp_rkey_h data_rkey[SYMM_MAX_DATA_RANGES];
+} ucx_conn_t;
+
+/* One UCP worker: the instance's (default context, target of every peer's
+ * operations, run by wait loops and the progress thread), or a context's
+ * own (its operations only; quiet and fence on it touch nothing else). */
+typedef struct ucx_wk {
+    ucp_worker_h worker;
+    ucx_conn_t *conn;        /* [n_pes] */
+    void **pending;          /* [PENDING_MAX] non-blocking requests until quiet */
+    size_t n_pending;
+    int pending_lock;
+    uint64_t sink;           /* old values of non-fetching atomics */
+    pthread_mutex_t connect_lock;
+    struct ucx_wk *next;     /* context workers, for heap growth */
+} ucx_wk_t;
+
+#define SYMM_UCX_MAX_CTX_WORKERS 256
 
 typedef struct ucx_state {
     symm_instance_t *inst;
     ucp_context_h ctx;
-    ucp_worker_h worker;
-    ucx_peer_t *peers;       /* [n_pes]; ep NULL for mapped peers */
+    ucx_wk_t dflt;
+    ucx_wk_t *ctx_wks;       /* workers of live contexts, guarded by ctx_lock */
+    ucx_wk_t *free_wks;      /* workers of destroyed contexts, for reuse */
+    /* Every context worker ever made (they are pooled, never freed before
+     * finalize): wait loops and the progress thread run them all, since a
+     * peer's endpoint to an idle worker still needs it to answer. */
+    ucp_worker_h all_wks[SYMM_UCX_MAX_CTX_WORKERS];
+    int n_all_wks;
+    pthread_mutex_t ctx_lock;
+    ucx_peer_t *peers;       /* [n_pes] */
+    char *blob, *heap_blob;  /* the init and latest heap-key exchanges */
     ucp_mem_h heap_mh;
     ucp_mem_h data_mh[SYMM_MAX_DATA_RANGES];
     volatile int closing;    /* finalize started: endpoint errors are expected */
@@ -62,9 +98,6 @@ typedef struct ucx_state {
     int thread_on;
     pthread_t thread;
     unsigned long activity;  /* bumped whenever the PE itself runs progress */
-    void **pending;          /* [PENDING_MAX] non-blocking requests until quiet */
-    size_t n_pending;
-    int pending_lock;
     int stop_pipe[2];
 } ucx_state_t;
 
@@ -107,8 +140,8 @@ static void backoff(ucx_state_t *u, unsigned *polls)
     sched_yield();
 }
 
-/* Wait for a request (NULL: done at once) with progress; its status. */
-static ucs_status_t wait_req(ucx_state_t *u, ucs_status_ptr_t req)
+/* Wait for a request of worker wk (NULL: done at once) with progress. */
+static ucs_status_t wait_req(ucx_state_t *u, ucx_wk_t *wk, ucs_status_ptr_t req)
 {
     if (req == NULL)
         return UCS_OK;
@@ -118,7 +151,7 @@ static ucs_status_t wait_req(ucx_state_t *u, ucs_status_ptr_t req)
     unsigned polls = 0;
     __atomic_store_n(&u->activity, u->activity + 1, __ATOMIC_RELAXED);
     while ((st = ucp_request_check_status(req)) == UCS_INPROGRESS) {
-        if (ucp_worker_progress(u->worker) == 0)
+        if (ucp_worker_progress(wk->worker) == 0)
             backoff(u, &polls);
     }
     ucp_request_free(req);
@@ -132,33 +165,33 @@ static ucs_status_t wait_req(ucx_state_t *u, ucs_status_ptr_t req)
  * may add at once (SHMEM_THREAD_MULTIPLE): a spin lock guards the list. */
 #define PENDING_MAX 4096
 
-static void pending_lock(ucx_state_t *u)
+static void pending_lock(ucx_wk_t *wk)
 {
-    while (__atomic_exchange_n(&u->pending_lock, 1, __ATOMIC_ACQUIRE))
+    while (__atomic_exchange_n(&wk->pending_lock, 1, __ATOMIC_ACQUIRE))
         sched_yield();
 }
 
-static void pending_unlock(ucx_state_t *u)
+static void pending_unlock(ucx_wk_t *wk)
 {
-    __atomic_store_n(&u->pending_lock, 0, __ATOMIC_RELEASE);
+    __atomic_store_n(&wk->pending_lock, 0, __ATOMIC_RELEASE);
 }
 
-static ucs_status_t wait_pending(ucx_state_t *u)
+static ucs_status_t wait_pending(ucx_state_t *u, ucx_wk_t *wk)
 {
     ucs_status_t st = UCS_OK;
     for (;;) {
-        pending_lock(u);
-        void *req = u->n_pending > 0 ? u->pending[--u->n_pending] : NULL;
-        pending_unlock(u);
+        pending_lock(wk);
+        void *req = wk->n_pending > 0 ? wk->pending[--wk->n_pending] : NULL;
+        pending_unlock(wk);
         if (req == NULL)
             return st;
-        ucs_status_t r = wait_req(u, req);
+        ucs_status_t r = wait_req(u, wk, req);
         if (r != UCS_OK)
             st = r;
     }
 }
 
-static ucs_status_t keep_req(ucx_state_t *u, ucs_status_ptr_t req)
+static ucs_status_t keep_req(ucx_state_t *u, ucx_wk_t *wk, ucs_status_ptr_t req)
 {
     if (req == NULL)
         return UCS_OK;
@@ -170,18 +203,27 @@ static ucs_status_t keep_req(ucx_state_t *u, ucs_status_ptr_t req)
         return st;
     }
     for (;;) {
-        pending_lock(u);
-        if (u->n_pending < PENDING_MAX)
+        pending_lock(wk);
+        if (wk->n_pending < PENDING_MAX)
             break;
-        pending_unlock(u);
-        if ((st = wait_pending(u)) != UCS_OK) {
+        pending_unlock(wk);
+        if ((st = wait_pending(u, wk)) != UCS_OK) {
             ucp_request_free(req);
             return st;
         }
     }
-    u->pending[u->n_pending++] = req;
-    pending_unlock(u);
+    wk->pending[wk->n_pending++] = req;
+    pending_unlock(wk);
     return UCS_OK;
+}
+
+/* Complete everything wk has issued: kept requests, then a worker flush. */
+static ucs_status_t wk_quiet(ucx_state_t *u, ucx_wk_t *wk)
+{
+    ucp_request_param_t prm = {.op_attr_mask = 0};
+    ucs_status_t st = wait_pending(u, wk);
+    ucs_status_t f = wait_req(u, wk, ucp_worker_flush_nbx(wk->worker, &prm));
+    return st != UCS_OK ? st : f;
 }
 
 static int to_symm(ucx_state_t *u, ucs_status_t st, int pe, const char *what)
@@ -193,23 +235,108 @@ static int to_symm(ucx_state_t *u, ucs_status_t st, int pe, const char *what)
     return SYMM_ERR_PEER;
 }
 
-/* ---- address translation --------------------------------------------- */
+/* ---- connections ------------------------------------------------------ */
 
-static inline ucx_peer_t *peer_target(ucx_state_t *u, int seg, size_t off, int pe,
-                                      uint64_t *raddr, ucp_rkey_h *rkey)
+/* force: at finalize, when every peer is closing too. Otherwise (a context
+ * destroyed while the job runs) the close is flushed, so the peer drops the
+ * endpoint UCX made back to this worker instead of finding it refused. */
+static void conn_close(ucx_state_t *u, ucx_wk_t *wk, int pe, int force)
+{
+    ucx_conn_t *c = &wk->conn[pe];
+    if (c->heap_rkey)
+        ucp_rkey_destroy(c->heap_rkey);
+    for (int i = 0; i < SYMM_MAX_DATA_RANGES; i++)
+        if (c->data_rkey[i])
+            ucp_rkey_destroy(c->data_rkey[i]);
+    if (c->ep) {
+        /* A forced close also needs peer failure handling. */
+        ucp_request_param_t prm = {.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS,
+                                   .flags = force && !u->inst->peers[pe].same_node
+                                                ? UCP_EP_CLOSE_FLAG_FORCE : 0};
+        wait_req(u, wk, ucp_ep_close_nbx(c->ep, &prm));
+    }
+    memset(c, 0, sizeof(*c));
+}
+
+/* Endpoint from wk to pe's default worker and the rkeys for it. */
+static int conn_open(ucx_state_t *u, ucx_wk_t *wk, int pe)
 {
     ucx_peer_t *p = &u->peers[pe];
+    ucx_conn_t c = {0};
+    ucs_status_t st;
+    /* Peer failure detection for peers on other nodes. UCX 1.13's
+     * shared-memory transports have none and would be excluded by it; a
+     * node-local PE's death is seen by the launcher on this node. */
+    ucp_ep_params_t ep = {
+        .field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS | UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE |
+                      UCP_EP_PARAM_FIELD_ERR_HANDLER,
+        .address = (const ucp_address_t *)p->addr,
+        .err_mode = u->inst->peers[pe].same_node ? UCP_ERR_HANDLING_MODE_NONE
+                                                 : UCP_ERR_HANDLING_MODE_PEER,
+        .err_handler = {.cb = peer_error, .arg = p},
+    };
+    if ((st = ucp_ep_create(wk->worker, &ep, &c.ep)) != UCS_OK) {
+        symm_error("ucx", "endpoint to PE %d: %s", pe, ucs_status_string(st));
+        return SYMM_ERR_SYS;
+    }
+    st = ucp_ep_rkey_unpack(c.ep, p->heap_rkey, &c.heap_rkey);
+    for (int i = 0; st == UCS_OK && i < u->inst->n_data_ranges; i++)
+        st = ucp_ep_rkey_unpack(c.ep, p->data_rkey[i], &c.data_rkey[i]);
+    wk->conn[pe] = c;
+    if (st != UCS_OK) {
+        symm_error("ucx", "memory keys of PE %d: %s", pe, ucs_status_string(st));
+        conn_close(u, wk, pe, 1);
+        return SYMM_ERR_SYS;
+    }
+    /* Finish the wire-up now with a blocking read of one word: UCX 1.13
+     * queues operations on an endpoint still wiring up, and a worker flush
+     * issued then can return before they reach the peer (lost atomics were
+     * seen here). The word is the start of the peer's internal scratch. */
+    uint64_t word;
+    ucp_request_param_t prm = {.op_attr_mask = 0};
+    st = wait_req(u, wk, ucp_get_nbx(c.ep, &word, sizeof(word), p->heap_base, c.heap_rkey, &prm));
+    if (st != UCS_OK) {
+        symm_error("ucx", "first contact with PE %d: %s", pe, ucs_status_string(st));
+        conn_close(u, wk, pe, 1);
+        return SYMM_ERR_SYS;
+    }
+    return SYMM_OK;
+}
+
+static void __attribute__((noinline)) conn_open_lazy(ucx_state_t *u, ucx_wk_t *wk, int pe)
+{
+    pthread_mutex_lock(&wk->connect_lock);
+    if (__atomic_load_n(&wk->conn[pe].ep, __ATOMIC_ACQUIRE) == NULL &&
+        conn_open(u, wk, pe) != SYMM_OK)
+        symm_fatal("ucx", "cannot reach PE %d from this context", pe);
+    pthread_mutex_unlock(&wk->connect_lock);
+}
+
+/* ---- address translation --------------------------------------------- */
+
+static inline ucx_wk_t *wk_of(ucx_state_t *u, struct symm_ctx *ctx)
+{
+    return ctx->net != NULL ? (ucx_wk_t *)ctx->net : &u->dflt;
+}
+
+static inline ucp_ep_h peer_target(ucx_state_t *u, ucx_wk_t *wk, int seg, size_t off, int pe,
+                                   uint64_t *raddr, ucp_rkey_h *rkey)
+{
+    ucx_peer_t *p = &u->peers[pe];
+    ucx_conn_t *c = &wk->conn[pe];
+    if (__builtin_expect(__atomic_load_n(&c->ep, __ATOMIC_ACQUIRE) == NULL, 0))
+        conn_open_lazy(u, wk, pe);
     if (seg == SYMM_SEG_HEAP) {
         *raddr = p->heap_base + off;
-        *rkey = p->heap_rkey;
-        return p;
+        *rkey = c->heap_rkey;
+        return c->ep;
     }
     const symm_instance_t *s = u->inst;
     for (int i = 0; i < s->n_data_ranges; i++) {
         if (off - s->data[i].off < s->data[i].len) {
             *raddr = p->data_start[i] + (off - s->data[i].off);
-            *rkey = p->data_rkey[i];
-            return p;
+            *rkey = c->data_rkey[i];
+            return c->ep;
         }
     }
     symm_fatal("ucx", "offset %zu is in no symmetric data range", off);
@@ -221,12 +348,13 @@ static int ucx_put_common(struct symm_ctx *ctx, int seg, size_t off, const void 
                           int pe, int nbi)
 {
     ucx_state_t *u = state_of(ctx->inst);
+    ucx_wk_t *wk = wk_of(u, ctx);
     uint64_t raddr;
     ucp_rkey_h rkey;
-    ucx_peer_t *p = peer_target(u, seg, off, pe, &raddr, &rkey);
+    ucp_ep_h ep = peer_target(u, wk, seg, off, pe, &raddr, &rkey);
     ucp_request_param_t prm = {.op_attr_mask = 0};
-    ucs_status_ptr_t req = ucp_put_nbx(p->ep, src, n, raddr, rkey, &prm);
-    return to_symm(u, nbi ? keep_req(u, req) : wait_req(u, req), pe, "put");
+    ucs_status_ptr_t req = ucp_put_nbx(ep, src, n, raddr, rkey, &prm);
+    return to_symm(u, nbi ? keep_req(u, wk, req) : wait_req(u, wk, req), pe, "put");
 }
 
 static int ucx_put(struct symm_ctx *ctx, int seg, size_t off, const void *src, size_t n, int pe)
@@ -244,12 +372,13 @@ static int ucx_get_common(struct symm_ctx *ctx, void *dst, int seg, size_t off, 
                           int nbi)
 {
     ucx_state_t *u = state_of(ctx->inst);
+    ucx_wk_t *wk = wk_of(u, ctx);
     uint64_t raddr;
     ucp_rkey_h rkey;
-    ucx_peer_t *p = peer_target(u, seg, off, pe, &raddr, &rkey);
+    ucp_ep_h ep = peer_target(u, wk, seg, off, pe, &raddr, &rkey);
     ucp_request_param_t prm = {.op_attr_mask = 0};
-    ucs_status_ptr_t req = ucp_get_nbx(p->ep, dst, n, raddr, rkey, &prm);
-    return to_symm(u, nbi ? keep_req(u, req) : wait_req(u, req), pe, "get");
+    ucs_status_ptr_t req = ucp_get_nbx(ep, dst, n, raddr, rkey, &prm);
+    return to_symm(u, nbi ? keep_req(u, wk, req) : wait_req(u, wk, req), pe, "get");
 }
 
 static int ucx_get(struct symm_ctx *ctx, void *dst, int seg, size_t off, size_t n, int pe)
@@ -272,9 +401,10 @@ static int ucx_amo(struct symm_ctx *ctx, symm_amo_op_t op, size_t size, int seg,
                    const void *operand, const void *compare, void *result, int nbi, int pe)
 {
     ucx_state_t *u = state_of(ctx->inst);
+    ucx_wk_t *wk = wk_of(u, ctx);
     uint64_t raddr;
     ucp_rkey_h rkey;
-    ucx_peer_t *p = peer_target(u, seg, off, pe, &raddr, &rkey);
+    ucp_ep_h ep = peer_target(u, wk, seg, off, pe, &raddr, &rkey);
     uint64_t value = 0, reply = 0;
     ucp_atomic_op_t opc;
     if (size != 4 && size != 8)
@@ -298,23 +428,28 @@ static int ucx_amo(struct symm_ctx *ctx, symm_amo_op_t op, size_t size, int seg,
     }
     ucp_request_param_t prm = {.op_attr_mask = UCP_OP_ATTR_FIELD_DATATYPE,
                                .datatype = ucp_dt_make_contig(size)};
-    /* A swap always needs somewhere to put the old value. */
-    int needs_reply = result != NULL || opc == UCP_ATOMIC_OP_SWAP || opc == UCP_ATOMIC_OP_CSWAP ||
-                      op == SYMM_AMO_FETCH;
-    if (needs_reply) {
-        prm.op_attr_mask |= UCP_OP_ATTR_FIELD_REPLY_BUFFER;
-        /* nbi with a result: UCX writes the user's buffer at completion,
-         * which the next quiet waits for. cswap's compare goes in the reply. */
-        if (nbi && result != NULL && opc != UCP_ATOMIC_OP_CSWAP) {
-            prm.reply_buffer = result;
-        } else {
-            prm.reply_buffer = &reply;
-            nbi = 0;
-        }
+    /* Every atomic fetches: a non-fetching one's old value goes to the
+     * worker's sink, so its request completes only when the peer has
+     * applied it, and quiet waits for that request. (UCX 1.13's flush
+     * alone let non-fetching atomics of a new endpoint arrive after the
+     * quiet here.) A fetching _nbi op has UCX write the user's buffer at
+     * completion; cswap's reply buffer carries the new value in, so it and
+     * blocking fetches use a local word. */
+    int keep;
+    prm.op_attr_mask |= UCP_OP_ATTR_FIELD_REPLY_BUFFER;
+    if (result == NULL) {
+        prm.reply_buffer = &wk->sink;
+        keep = 1;
+    } else if (nbi && opc != UCP_ATOMIC_OP_CSWAP) {
+        prm.reply_buffer = result;
+        keep = 1;
+    } else {
+        prm.reply_buffer = &reply;
+        keep = 0;
     }
     /* The value travels in the request: operand needn't outlive the call. */
-    ucs_status_ptr_t req = ucp_atomic_op_nbx(p->ep, opc, &value, 1, raddr, rkey, &prm);
-    ucs_status_t st = nbi || !needs_reply ? keep_req(u, req) : wait_req(u, req);
+    ucs_status_ptr_t req = ucp_atomic_op_nbx(ep, opc, &value, 1, raddr, rkey, &prm);
+    ucs_status_t st = keep ? keep_req(u, wk, req) : wait_req(u, wk, req);
     if (st == UCS_OK && result != NULL && prm.reply_buffer == &reply)
         memcpy(result, &reply, size);
     return to_symm(u, st, pe, "atomic");
@@ -325,23 +460,29 @@ static int ucx_amo(struct symm_ctx *ctx, symm_amo_op_t op, size_t size, int seg,
 static int ucx_fence(struct symm_ctx *ctx)
 {
     ucx_state_t *u = state_of(ctx->inst);
-    return to_symm(u, ucp_worker_fence(u->worker), ctx->inst->my_pe, "fence");
+    return to_symm(u, ucp_worker_fence(wk_of(u, ctx)->worker), ctx->inst->my_pe, "fence");
 }
 
 static int ucx_quiet(struct symm_ctx *ctx)
 {
     ucx_state_t *u = state_of(ctx->inst);
-    ucp_request_param_t prm = {.op_attr_mask = 0};
-    ucs_status_t st = wait_pending(u);
-    ucs_status_t f = wait_req(u, ucp_worker_flush_nbx(u->worker, &prm));
-    return to_symm(u, st != UCS_OK ? st : f, ctx->inst->my_pe, "quiet");
+    return to_symm(u, wk_quiet(u, wk_of(u, ctx)), ctx->inst->my_pe, "quiet");
+}
+
+static unsigned progress_all(ucx_state_t *u)
+{
+    unsigned n = ucp_worker_progress(u->dflt.worker);
+    int k = __atomic_load_n(&u->n_all_wks, __ATOMIC_ACQUIRE);
+    for (int i = 0; i < k; i++)
+        n += ucp_worker_progress(u->all_wks[i]);
+    return n;
 }
 
 static void ucx_progress(symm_instance_t *s)
 {
     ucx_state_t *u = state_of(s);
     __atomic_store_n(&u->activity, u->activity + 1, __ATOMIC_RELAXED);
-    ucp_worker_progress(u->worker);
+    progress_all(u);
 }
 
 /* Runs the worker while the PE computes, so a peer's emulated RMA/AMO on my
@@ -364,7 +505,7 @@ static void *progress_main(void *arg)
             seen = now;
             continue;
         }
-        while (ucp_worker_progress(u->worker) != 0)
+        while (progress_all(u) != 0)
             ;
     }
 }
@@ -405,6 +546,105 @@ static void stop_progress_thread(ucx_state_t *u)
     close(u->stop_pipe[0]);
     close(u->stop_pipe[1]);
     u->thread_on = 0;
+}
+
+/* ---- workers and contexts --------------------------------------------- */
+
+static int wk_init(ucx_state_t *u, ucx_wk_t *wk, ucs_thread_mode_t mode)
+{
+    ucs_status_t st;
+    ucp_worker_params_t wp = {.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE,
+                              .thread_mode = mode};
+    memset(wk, 0, sizeof(*wk));
+    pthread_mutex_init(&wk->connect_lock, NULL);
+    wk->conn = calloc((size_t)u->inst->n_pes, sizeof(ucx_conn_t));
+    wk->pending = malloc(PENDING_MAX * sizeof(void *));
+    if (wk->conn == NULL || wk->pending == NULL)
+        return SYMM_ERR_NOMEM;
+    if ((st = ucp_worker_create(u->ctx, &wp, &wk->worker)) != UCS_OK) {
+        symm_error("ucx", "creating a worker: %s", ucs_status_string(st));
+        return SYMM_ERR_SYS;
+    }
+    return SYMM_OK;
+}
+
+/* Complete, disconnect and destroy. */
+static void wk_fini(ucx_state_t *u, ucx_wk_t *wk, int force)
+{
+    if (wk->worker != NULL) {
+        wk_quiet(u, wk);
+        for (int pe = 0; wk->conn != NULL && pe < u->inst->n_pes; pe++)
+            conn_close(u, wk, pe, force);
+        ucp_worker_destroy(wk->worker);
+    }
+    free(wk->conn);
+    free(wk->pending);
+    pthread_mutex_destroy(&wk->connect_lock);
+    memset(wk, 0, sizeof(*wk));
+}
+
+/* A context gets its own worker, connected to peers on first use: its
+ * quiet and fence flush and order its own operations only, and threads with
+ * their own contexts do not share a worker. A destroyed context's worker
+ * (completed by the destroy's quiet) goes to a pool for the next context:
+ * closing endpoints while the job runs left UCX 1.13 peers with endpoints
+ * back to a worker that was gone (connection refused, then a hang), and
+ * reuse makes create/destroy cheap. Pooled workers are destroyed at
+ * finalize, when every PE closes. Context workers are thread-safe (a pooled
+ * one may next serve a shared context). */
+static int ucx_ctx_create(struct symm_ctx *ctx)
+{
+    ucx_state_t *u = state_of(ctx->inst);
+    pthread_mutex_lock(&u->ctx_lock);
+    ucx_wk_t *wk = u->free_wks;
+    if (wk != NULL)
+        u->free_wks = wk->next;
+    pthread_mutex_unlock(&u->ctx_lock);
+    if (wk == NULL) {
+        if (__atomic_load_n(&u->n_all_wks, __ATOMIC_RELAXED) >= SYMM_UCX_MAX_CTX_WORKERS) {
+            symm_warn("shmem_ctx_create", "%d contexts exist: new ones share the default "
+                      "context's worker", SYMM_UCX_MAX_CTX_WORKERS);
+            return SYMM_OK;
+        }
+        wk = malloc(sizeof(*wk));
+        if (wk == NULL)
+            return SYMM_ERR_NOMEM;
+        int rc = wk_init(u, wk, UCS_THREAD_MODE_MULTI);
+        if (rc != SYMM_OK) {
+            wk_fini(u, wk, 1);
+            free(wk);
+            return rc;
+        }
+        pthread_mutex_lock(&u->ctx_lock);
+        int k = u->n_all_wks;
+        u->all_wks[k] = wk->worker;
+        __atomic_store_n(&u->n_all_wks, k + 1, __ATOMIC_RELEASE);
+        pthread_mutex_unlock(&u->ctx_lock);
+    }
+    pthread_mutex_lock(&u->ctx_lock);
+    wk->next = u->ctx_wks;
+    u->ctx_wks = wk;
+    pthread_mutex_unlock(&u->ctx_lock);
+    ctx->net = wk;
+    return SYMM_OK;
+}
+
+static void ucx_ctx_destroy(struct symm_ctx *ctx)
+{
+    ucx_state_t *u = state_of(ctx->inst);
+    ucx_wk_t *wk = ctx->net;
+    if (wk == NULL)
+        return;
+    pthread_mutex_lock(&u->ctx_lock);
+    for (ucx_wk_t **pp = &u->ctx_wks; *pp != NULL; pp = &(*pp)->next)
+        if (*pp == wk) {
+            *pp = wk->next;
+            break;
+        }
+    wk->next = u->free_wks;
+    u->free_wks = wk;
+    pthread_mutex_unlock(&u->ctx_lock);
+    ctx->net = NULL;
 }
 
 /* ---- setup ----------------------------------------------------------- */
@@ -466,7 +706,7 @@ static int ucx_init(symm_instance_t *s)
     size_t rklen[1 + SYMM_MAX_DATA_RANGES] = {0};
     ucp_address_t *addr = NULL;
     size_t addr_len = 0;
-    char *mine = NULL, *all = NULL;
+    char *mine = NULL;
     size_t stride = 0;
     ucs_status_t st;
     int rc;
@@ -475,9 +715,9 @@ static int ucx_init(symm_instance_t *s)
         return SYMM_ERR_NOMEM;
     u->inst = s;
     s->net_state = u;
+    pthread_mutex_init(&u->ctx_lock, NULL);
     u->peers = calloc((size_t)s->n_pes, sizeof(ucx_peer_t));
-    u->pending = malloc(PENDING_MAX * sizeof(void *));
-    if (u->peers == NULL || u->pending == NULL)
+    if (u->peers == NULL)
         return SYMM_ERR_NOMEM;
 
     if ((st = ucp_config_read(NULL, NULL, &cfg)) != UCS_OK)
@@ -494,12 +734,10 @@ static int ucx_init(symm_instance_t *s)
     if (st != UCS_OK)
         return ucx_fail("ucp_init", st);
 
-    /* The progress thread and the PE's own calls share the worker. */
-    ucp_worker_params_t wp = {.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE,
-                              .thread_mode = UCS_THREAD_MODE_MULTI};
-    if ((st = ucp_worker_create(u->ctx, &wp, &u->worker)) != UCS_OK)
-        return ucx_fail("creating a worker", st);
-    if ((st = ucp_worker_get_address(u->worker, &addr, &addr_len)) != UCS_OK)
+    /* The progress thread and the PE's threads share the default worker. */
+    if ((rc = wk_init(u, &u->dflt, UCS_THREAD_MODE_MULTI)) != SYMM_OK)
+        return rc;
+    if ((st = ucp_worker_get_address(u->dflt.worker, &addr, &addr_len)) != UCS_OK)
         return ucx_fail("worker address", st);
 
     /* Register both segments and pack their rkeys. */
@@ -541,63 +779,40 @@ static int ucx_init(symm_instance_t *s)
         memcpy(w, rkbuf[i], rklen[i]);
         w += rklen[i];
     }
-    if ((rc = allgather_var(s, mine, len, &all, &stride)) != SYMM_OK)
+    if ((rc = allgather_var(s, mine, len, &u->blob, &stride)) != SYMM_OK)
         goto out;
 
-    /* Endpoints and keys of every peer that is not mapped. */
+    /* Every peer's segments; endpoints of the default worker to every peer
+     * that is not mapped, eagerly (a job that reaches a peer through UCX
+     * nearly always talks to it, and failures show at init). */
     for (int pe = 0; pe < s->n_pes; pe++) {
         ucx_peer_t *p = &u->peers[pe];
-        p->pe = pe;
-        p->u = u;
-        if (!is_remote(s, pe))
-            continue;
-        const char *b = all + (size_t)pe * stride;
+        const char *b = u->blob + (size_t)pe * stride;
         ucx_blob_hdr_t h;
         memcpy(&h, b, sizeof(h));
-        const char *r = b + sizeof(h);
-        /* Peer failure detection for peers on other nodes. UCX 1.13's
-         * shared-memory transports have none and would be excluded by it;
-         * a node-local PE's death is seen by the launcher on this node. */
-        ucp_ep_params_t ep = {
-            .field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS | UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE |
-                          UCP_EP_PARAM_FIELD_ERR_HANDLER,
-            .address = (const ucp_address_t *)r,
-            .err_mode = s->peers[pe].same_node ? UCP_ERR_HANDLING_MODE_NONE
-                                               : UCP_ERR_HANDLING_MODE_PEER,
-            .err_handler = {.cb = peer_error, .arg = p},
-        };
-        if ((st = ucp_ep_create(u->worker, &ep, &p->ep)) != UCS_OK) {
-            symm_error("shmem_init", "UCX endpoint to PE %d: %s", pe, ucs_status_string(st));
-            rc = SYMM_ERR_SYS;
-            goto out;
-        }
-        r += h.addr_len;
+        p->pe = pe;
+        p->u = u;
         p->heap_base = h.heap_base;
-        if ((st = ucp_ep_rkey_unpack(p->ep, r, &p->heap_rkey)) != UCS_OK) {
-            symm_error("shmem_init", "UCX heap key of PE %d: %s", pe, ucs_status_string(st));
-            rc = SYMM_ERR_SYS;
-            goto out;
-        }
-        r += h.heap_rkey_len;
+        p->addr = b + sizeof(h);
+        p->heap_rkey = b + sizeof(h) + h.addr_len;
+        const char *r = (const char *)p->heap_rkey + h.heap_rkey_len;
         for (int i = 0; i < s->n_data_ranges; i++) {
             p->data_start[i] = h.data_start[i];
-            if ((st = ucp_ep_rkey_unpack(p->ep, r, &p->data_rkey[i])) != UCS_OK) {
-                symm_error("shmem_init", "UCX data key of PE %d: %s", pe, ucs_status_string(st));
-                rc = SYMM_ERR_SYS;
-                goto out;
-            }
+            p->data_rkey[i] = r;
             r += h.data_rkey_len[i];
         }
     }
+    for (int pe = 0; pe < s->n_pes; pe++)
+        if (is_remote(s, pe) && (rc = conn_open(u, &u->dflt, pe)) != SYMM_OK)
+            goto out;
     rc = start_progress_thread(u);
 out:
     for (int i = 0; i <= SYMM_MAX_DATA_RANGES; i++)
         if (rkbuf[i])
             ucp_rkey_buffer_release(rkbuf[i]);
     if (addr)
-        ucp_worker_release_address(u->worker, addr);
+        ucp_worker_release_address(u->dflt.worker, addr);
     free(mine);
-    free(all);
     return rc;
 }
 
@@ -606,48 +821,63 @@ static void ucx_fini(symm_instance_t *s)
     ucx_state_t *u = state_of(s);
     if (u == NULL)
         return;
-    if (u->worker) {
-        ucp_request_param_t prm = {.op_attr_mask = 0};
-        wait_pending(u);
-        wait_req(u, ucp_worker_flush_nbx(u->worker, &prm));
-    }
-    free(u->pending);
-    /* Once every PE has flushed, nothing more arrives: errors from here
-     * on are peers closing. */
+    /* Complete everything, then close together: once every PE has
+     * flushed, nothing more arrives, and errors from here on are peers
+     * closing. */
+    for (ucx_wk_t *wk = u->ctx_wks; wk != NULL; wk = wk->next)
+        wk_quiet(u, wk);
+    if (u->dflt.worker)
+        wk_quiet(u, &u->dflt);
     u->closing = 1;
     symm_boot_barrier(s->boot);
     stop_progress_thread(u);
-    for (int pe = 0; pe < s->n_pes && u->peers; pe++) {
-        ucx_peer_t *p = &u->peers[pe];
-        if (p->heap_rkey)
-            ucp_rkey_destroy(p->heap_rkey);
-        for (int i = 0; i < SYMM_MAX_DATA_RANGES; i++)
-            if (p->data_rkey[i])
-                ucp_rkey_destroy(p->data_rkey[i]);
-        if (p->ep) {
-            /* Forced close needs peer failure handling; the others flush. */
-            ucp_request_param_t prm = {.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS,
-                                       .flags = s->peers[pe].same_node ? 0
-                                                                       : UCP_EP_CLOSE_FLAG_FORCE};
-            wait_req(u, ucp_ep_close_nbx(p->ep, &prm));
+    u->n_all_wks = 0;
+    for (int list = 0; list < 2; list++) {
+        ucx_wk_t **head = list == 0 ? &u->ctx_wks : &u->free_wks;
+        while (*head != NULL) {
+            ucx_wk_t *wk = *head;
+            *head = wk->next;
+            wk_fini(u, wk, 1);
+            free(wk);
         }
     }
+    wk_fini(u, &u->dflt, 1);
     if (u->heap_mh)
         ucp_mem_unmap(u->ctx, u->heap_mh);
     for (int i = 0; i < SYMM_MAX_DATA_RANGES; i++)
         if (u->data_mh[i])
             ucp_mem_unmap(u->ctx, u->data_mh[i]);
-    if (u->worker)
-        ucp_worker_destroy(u->worker);
     if (u->ctx)
         ucp_cleanup(u->ctx);
+    pthread_mutex_destroy(&u->ctx_lock);
+    free(u->blob);
+    free(u->heap_blob);
     free(u->peers);
     free(u);
     s->net_state = NULL;
 }
 
+/* New heap rkeys for every connection of wk. */
+static int wk_rekey(ucx_state_t *u, ucx_wk_t *wk)
+{
+    for (int pe = 0; pe < u->inst->n_pes; pe++) {
+        ucx_conn_t *c = &wk->conn[pe];
+        ucp_rkey_h nk;
+        ucs_status_t st;
+        if (c->ep == NULL)
+            continue;
+        if ((st = ucp_ep_rkey_unpack(c->ep, u->peers[pe].heap_rkey, &nk)) != UCS_OK) {
+            symm_error("shmem_malloc", "UCX heap key of PE %d: %s", pe, ucs_status_string(st));
+            return SYMM_ERR_SYS;
+        }
+        ucp_rkey_destroy(c->heap_rkey);
+        c->heap_rkey = nk;
+    }
+    return SYMM_OK;
+}
+
 /* The heap grew on every PE: register the larger range, trade keys, retire
- * the old ones. Collective. */
+ * the old ones. Collective (shmem_malloc and friends). */
 static int ucx_heap_grown(symm_instance_t *s, size_t new_size)
 {
     ucx_state_t *u = state_of(s);
@@ -656,32 +886,32 @@ static int ucx_heap_grown(symm_instance_t *s, size_t new_size)
     size_t rklen = 0, stride = 0;
     char *all = NULL;
     ucs_status_t st;
-    ucp_request_param_t prm = {.op_attr_mask = 0};
-    wait_pending(u);
-    int rc = to_symm(u, wait_req(u, ucp_worker_flush_nbx(u->worker, &prm)), s->my_pe, "flush");
+    pthread_mutex_lock(&u->ctx_lock);
+    for (ucx_wk_t *wk = u->ctx_wks; wk != NULL; wk = wk->next)
+        wk_quiet(u, wk);
+    int rc = to_symm(u, wk_quiet(u, &u->dflt), s->my_pe, "flush");
+    if (rc == SYMM_OK)
+        rc = map_mem(u, s->heap_base, new_size, &mh);
     if (rc != SYMM_OK)
-        return rc;
-    if ((rc = map_mem(u, s->heap_base, new_size, &mh)) != SYMM_OK)
-        return rc;
+        goto out;
     if ((st = ucp_rkey_pack(u->ctx, mh, &rk, &rklen)) != UCS_OK) {
         ucp_mem_unmap(u->ctx, mh);
-        return ucx_fail("packing the heap key", st);
+        rc = ucx_fail("packing the heap key", st);
+        goto out;
     }
     rc = allgather_var(s, rk, rklen, &all, &stride);
     ucp_rkey_buffer_release(rk);
-    for (int pe = 0; rc == SYMM_OK && pe < s->n_pes; pe++) {
-        ucx_peer_t *p = &u->peers[pe];
-        if (p->ep == NULL)
-            continue;
-        ucp_rkey_h nk;
-        if ((st = ucp_ep_rkey_unpack(p->ep, all + (size_t)pe * stride, &nk)) != UCS_OK) {
-            rc = ucx_fail("unpacking a heap key", st);
-            break;
-        }
-        ucp_rkey_destroy(p->heap_rkey);
-        p->heap_rkey = nk;
+    if (rc == SYMM_OK) {
+        free(u->heap_blob);
+        u->heap_blob = all;
+        for (int pe = 0; pe < s->n_pes; pe++)
+            u->peers[pe].heap_rkey = all + (size_t)pe * stride;
+        rc = wk_rekey(u, &u->dflt);
+        for (ucx_wk_t *wk = u->ctx_wks; rc == SYMM_OK && wk != NULL; wk = wk->next)
+            rc = wk_rekey(u, wk);
+        for (ucx_wk_t *wk = u->free_wks; rc == SYMM_OK && wk != NULL; wk = wk->next)
+            rc = wk_rekey(u, wk);
     }
-    free(all);
     /* Nobody uses my old key any more once every PE has the new one. */
     if (rc == SYMM_OK)
         rc = symm_boot_barrier(s->boot);
@@ -691,6 +921,8 @@ static int ucx_heap_grown(symm_instance_t *s, size_t new_size)
     } else {
         ucp_mem_unmap(u->ctx, mh);
     }
+out:
+    pthread_mutex_unlock(&u->ctx_lock);
     return rc;
 }
 
@@ -707,6 +939,8 @@ static const symm_transport_ops_t ucx_ops = {
     .quiet = ucx_quiet,
     .progress = ucx_progress,
     .heap_grown = ucx_heap_grown,
+    .ctx_create = ucx_ctx_create,
+    .ctx_destroy = ucx_ctx_destroy,
 };
 
 const symm_transport_ops_t *symm_ucx_transport(void) { return &ucx_ops; }
