@@ -1,0 +1,73 @@
+# The Python package symm (python/symm): pure Python over libsymm with
+# ctypes. At build time it is copied to ${CMAKE_BINARY_DIR}/python/symm with
+# a _config.py naming the build tree's library, so the tests (and a user
+# trying the build: PYTHONPATH=build/python) run against the build tree; it
+# installs to SYMM_PYTHON_INSTALL_DIR with a _config.py naming the installed
+# library. Only where SYMM_PYTHON (Debian's /usr/bin/python3) has numpy;
+# otherwise this part is skipped with a message.
+
+set(SYMM_PYTHON "/usr/bin/python3" CACHE FILEPATH
+  "Python interpreter of the symm Python package and its tests (needs numpy)")
+set(SYMM_PYTHON_INSTALL_DIR "${CMAKE_INSTALL_LIBDIR}/python3/dist-packages" CACHE PATH
+  "Where the symm Python package installs (relative: under the install prefix)")
+
+set(SYMM_HAVE_PYTHON OFF)
+if(EXISTS "${SYMM_PYTHON}")
+  execute_process(COMMAND "${SYMM_PYTHON}" -c "import numpy"
+    RESULT_VARIABLE _symm_py_rc OUTPUT_QUIET ERROR_QUIET)
+  if(_symm_py_rc EQUAL 0)
+    set(SYMM_HAVE_PYTHON ON)
+  endif()
+endif()
+if(NOT SYMM_HAVE_PYTHON)
+  message(STATUS "symm: Python package: no (${SYMM_PYTHON} with numpy not found)")
+  return()
+endif()
+message(STATUS "symm: Python package: yes (${SYMM_PYTHON})")
+
+# ---- the build tree's copy ---------------------------------------------------
+file(GLOB SYMM_PY_SOURCES CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/python/symm/*.py)
+list(FILTER SYMM_PY_SOURCES EXCLUDE REGEX "/_config\\.py$")
+set(SYMM_PY_BUILD_DIR ${PROJECT_BINARY_DIR}/python/symm)
+set(_symm_py_outputs)
+foreach(src ${SYMM_PY_SOURCES})
+  get_filename_component(name ${src} NAME)
+  add_custom_command(OUTPUT ${SYMM_PY_BUILD_DIR}/${name}
+    COMMAND ${CMAKE_COMMAND} -E copy_if_different ${src} ${SYMM_PY_BUILD_DIR}/${name}
+    DEPENDS ${src}
+    COMMENT "Copying python/symm/${name}"
+    VERBATIM)
+  list(APPEND _symm_py_outputs ${SYMM_PY_BUILD_DIR}/${name})
+endforeach()
+file(GENERATE OUTPUT ${SYMM_PY_BUILD_DIR}/_config.py CONTENT
+"# Written by CMake (cmake/python.cmake): the library this copy of symm loads.
+LIBRARIES = [\"$<TARGET_FILE:symm>\"]
+")
+add_custom_target(symm_python ALL DEPENDS ${_symm_py_outputs})
+add_dependencies(symm_python symm)
+
+# ---- the installed copy --------------------------------------------------------
+# _config.py finds the library relative to itself where both install
+# directories are relative (so `cmake --install --prefix X` works), and also
+# names the configured absolute path.
+if(IS_ABSOLUTE "${SYMM_PYTHON_INSTALL_DIR}")
+  set(_symm_py_rel "")
+else()
+  file(RELATIVE_PATH _symm_py_rel "/prefix/${SYMM_PYTHON_INSTALL_DIR}/symm"
+    "/prefix/${CMAKE_INSTALL_LIBDIR}")
+endif()
+file(GENERATE OUTPUT ${PROJECT_BINARY_DIR}/python-install/_config.py CONTENT
+"# Written by CMake (cmake/python.cmake): the installed library.
+import os as _os
+
+_here = _os.path.dirname(_os.path.abspath(__file__))
+LIBRARIES = [p for p in (
+    _os.path.normpath(_os.path.join(_here, \"${_symm_py_rel}\", \"$<TARGET_FILE_NAME:symm>\"))
+    if \"${_symm_py_rel}\" else None,
+    \"${CMAKE_INSTALL_FULL_LIBDIR}/$<TARGET_FILE_NAME:symm>\",
+) if p]
+")
+install(FILES ${SYMM_PY_SOURCES} ${PROJECT_BINARY_DIR}/python-install/_config.py
+  DESTINATION ${SYMM_PYTHON_INSTALL_DIR}/symm)
+file(GLOB SYMM_PY_EXAMPLES CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/examples/python/*.py)
+install(FILES ${SYMM_PY_EXAMPLES} DESTINATION ${CMAKE_INSTALL_DATADIR}/symm/examples/python)

@@ -1,0 +1,192 @@
+"""Collectives over teams: barrier, sync, broadcast, allgather (fcollect),
+alltoall, reductions (every PE of the team gets the result) and
+reduce_scatter.
+
+Every PE of the team calls each collective, in the same order, with arrays
+of the same shapes. dest and source are symmetric arrays (reduce_scatter's
+dest may be any array). Arguments are checked on each PE before any
+communication: a PE whose call is wrong raises TypeError/ValueError and has
+not entered the collective, so its peers wait for its next (correct) call.
+"""
+
+import numpy as np
+
+from . import _arrays, _lib, runtime
+from ._arrays import as_array, symmetric
+from ._lib import c_int, c_size_t, c_void_p, fn
+from .team import TEAM_WORLD, team_arg
+
+OPS = ("sum", "prod", "min", "max", "and", "or", "xor")
+_UFUNC = {"sum": np.add, "prod": np.multiply, "min": np.minimum, "max": np.maximum,
+          "and": np.bitwise_and, "or": np.bitwise_or, "xor": np.bitwise_xor}
+
+
+def barrier_all():
+    """Complete this PE's puts, then meet every PE."""
+    runtime.ensure()
+    fn("shmem_barrier_all", None, [])()
+    from . import rma
+    del rma._nbi_keep[:]
+
+
+def sync_all():
+    """Meet every PE (puts are not completed)."""
+    runtime.ensure()
+    fn("shmem_sync_all", None, [])()
+
+
+def sync(team=None):
+    """Meet every PE of team (default TEAM_WORLD)."""
+    runtime.ensure()
+    t = team_arg(team, "sync")
+    if t is TEAM_WORLD:
+        return sync_all()
+    mark = _lib.log_mark()
+    if fn("shmem_team_sync", c_int, [c_void_p])(t.handle) != 0:
+        _lib.fail("sync", "shmem_team_sync failed", mark)
+
+
+def barrier(team=None):
+    """Complete this PE's puts, then meet every PE of team."""
+    runtime.ensure()
+    t = team_arg(team, "barrier")
+    if t is TEAM_WORLD:
+        return barrier_all()
+    from . import rma
+    rma.quiet()
+    sync(t)
+
+
+def _pair(routine, dest, source, raw_ok=True):
+    runtime.ensure()
+    d = as_array(dest, routine, "dest", raw_ok=raw_ok)
+    s = as_array(source, routine, "source", raw_ok=raw_ok)
+    if d.dtype != s.dtype:
+        raise TypeError("symm.%s: source has dtype %s, dest has dtype %s"
+                        % (routine, s.dtype, d.dtype))
+    _arrays.contiguous(d, routine, "dest")
+    _arrays.contiguous(s, routine, "source")
+    symmetric(d, routine, "dest")
+    symmetric(s, routine, "source")
+    return d, s
+
+
+def _rc(rc, routine, cname, mark):
+    if rc != 0:
+        _lib.fail(routine, "%s failed" % cname, mark)
+
+
+def broadcast(dest, source, root=0, team=None):
+    """Copy root's source into every PE's dest (root's dest too). root is a
+    PE number in team. Returns dest."""
+    t = team_arg(team, "broadcast")
+    d, s = _pair("broadcast", dest, source)
+    root = _arrays.pe_arg(root, "broadcast", "root", t.n_pes())
+    if d.nbytes != s.nbytes:
+        raise ValueError("symm.broadcast: dest has %d elements, source %d"
+                         % (d.size, s.size))
+    mark = _lib.log_mark()
+    _rc(fn("shmem_broadcastmem", c_int, [c_void_p, c_void_p, c_void_p, c_size_t, c_int])(
+        t.handle, _arrays.data_ptr(d), _arrays.data_ptr(s), s.nbytes, root),
+        "broadcast", "shmem_broadcastmem", mark)
+    return dest
+
+
+def allgather(dest, source, team=None):
+    """dest = every team PE's source, in team order (fcollect): dest holds
+    n_pes times source's elements. Returns dest."""
+    t = team_arg(team, "allgather")
+    d, s = _pair("allgather", dest, source)
+    n = t.n_pes()
+    if d.size != n * s.size:
+        raise ValueError("symm.allgather: dest has %d elements, need %d PEs x %d"
+                         % (d.size, n, s.size))
+    mark = _lib.log_mark()
+    _rc(fn("shmem_fcollectmem", c_int, [c_void_p, c_void_p, c_void_p, c_size_t])(
+        t.handle, _arrays.data_ptr(d), _arrays.data_ptr(s), s.nbytes),
+        "allgather", "shmem_fcollectmem", mark)
+    return dest
+
+
+fcollect = allgather
+
+
+def alltoall(dest, source, team=None):
+    """Block j of source (its elements split into n_pes equal blocks) goes
+    to PE j's dest, block i of dest comes from PE i. Returns dest."""
+    t = team_arg(team, "alltoall")
+    d, s = _pair("alltoall", dest, source)
+    n = t.n_pes()
+    if d.size != s.size or s.size % n != 0:
+        raise ValueError("symm.alltoall: source and dest need the same number of elements, "
+                         "a multiple of %d PEs (source %d, dest %d)" % (n, s.size, d.size))
+    mark = _lib.log_mark()
+    _rc(fn("shmem_alltoallmem", c_int, [c_void_p, c_void_p, c_void_p, c_size_t])(
+        t.handle, _arrays.data_ptr(d), _arrays.data_ptr(s), s.nbytes // n),
+        "alltoall", "shmem_alltoallmem", mark)
+    return dest
+
+
+def _op_arg(op, routine):
+    if not isinstance(op, str) or op.lower() not in OPS:
+        raise ValueError("symm.%s: op %r is not one of %s" % (routine, op, ", ".join(OPS)))
+    return op.lower()
+
+
+def reduce(dest, source, op="sum", team=None):
+    """dest = op over every team PE's source, elementwise, on every PE (an
+    all-reduce). op: sum, prod, min, max (numbers), and, or, xor
+    (integers). dest may be source. Returns dest."""
+    routine = "reduce"
+    t = team_arg(team, routine)
+    op = _op_arg(op, routine)
+    d, s = _pair(routine, dest, source, raw_ok=False)
+    dt = _arrays.dtype_in(s, _arrays.REDUCE_TYPES[op], routine, "source", "op %r" % op)
+    if d.size != s.size:
+        raise ValueError("symm.%s: dest has %d elements, source %d" % (routine, d.size, s.size))
+    cname = _arrays.C_NAME[dt]
+    mark = _lib.log_mark()
+    name = "shmem_%s_%s_reduce" % (cname, op)
+    _rc(fn(name, c_int, [c_void_p, c_void_p, c_void_p, c_size_t])(
+        t.handle, _arrays.data_ptr(d), _arrays.data_ptr(s), s.size), routine, name, mark)
+    return dest
+
+
+allreduce = reduce
+
+
+def reduce_scatter(dest, source, op="sum", team=None):
+    """source (symmetric, n_pes equal blocks) is reduced elementwise over
+    the team, and PE i's dest receives block i of the result. dest may be
+    any array of one block's size. Returns dest."""
+    routine = "reduce_scatter"
+    t = team_arg(team, routine)
+    op = _op_arg(op, routine)
+    runtime.ensure()
+    s = as_array(source, routine, "source", raw_ok=False)
+    d = as_array(dest, routine, "dest", raw_ok=False)
+    dt = _arrays.dtype_in(s, _arrays.REDUCE_TYPES[op], routine, "source", "op %r" % op)
+    if d.dtype != dt:
+        raise TypeError("symm.%s: source has dtype %s, dest has dtype %s" % (routine, dt, d.dtype))
+    _arrays.contiguous(s, routine, "source")
+    symmetric(s, routine, "source")
+    _arrays.writable(d, routine, "dest")
+    n, me = t.n_pes(), t.my_pe()
+    if s.size != n * d.size:
+        raise ValueError("symm.%s: source has %d elements, need %d PEs x dest's %d"
+                         % (routine, s.size, n, d.size))
+    chunk = d.size
+    mine = s.reshape(-1)[me * chunk:(me + 1) * chunk]
+    world = [t.translate_pe(i) for i in range(n)]
+    sync(t)  # every PE's source is ready
+    acc = np.array(mine)
+    if n > 1:
+        tmp = np.empty_like(acc)
+        get = fn("shmem_getmem", None, [c_void_p, c_void_p, c_size_t, c_int])
+        ufunc = _UFUNC[op]
+        for i in range(1, n):  # rotated: PE me reads from me+1 first, no hot spot
+            get(_arrays.data_ptr(tmp), _arrays.data_ptr(mine), mine.nbytes, world[(me + i) % n])
+            ufunc(acc, tmp, out=acc)
+    sync(t)  # nobody rewrites its source while a peer still reads it
+    np.copyto(d, acc.reshape(d.shape))
+    return dest

@@ -1,0 +1,157 @@
+"""Teams: TEAM_WORLD, TEAM_SHARED and the teams split from them.
+
+A Team wraps an OpenSHMEM team handle. Splits are collective over the
+parent team and return None on PEs that are not members of the new team.
+Teams die at destroy() or finalize.
+"""
+
+import ctypes
+import weakref
+
+from . import _arrays, _lib, runtime
+from ._lib import c_int, c_long, c_void_p, fn, state
+
+_live = weakref.WeakSet()
+
+
+class Team:
+    """A team of PEs. Collectives take one (default: TEAM_WORLD)."""
+
+    def __init__(self, handle=None, var=None, name=None):
+        self._h = handle
+        self._var = var
+        self._name = name or "team"
+        if var is None:
+            _live.add(self)
+
+    @property
+    def handle(self):
+        """The C shmem_team_t (an address)."""
+        if self._var is not None:
+            runtime.ensure()
+            return _lib.var_ptr(self._var)
+        if self._h is None:
+            raise ValueError("symm: %s was destroyed" % self._name)
+        return self._h
+
+    @property
+    def valid(self):
+        return self._var is not None or self._h is not None
+
+    def my_pe(self):
+        """This PE's number in the team."""
+        return fn("shmem_team_my_pe", c_int, [c_void_p])(self.handle)
+
+    def n_pes(self):
+        """The number of PEs in the team."""
+        return fn("shmem_team_n_pes", c_int, [c_void_p])(self.handle)
+
+    def split_strided(self, start, stride, size):
+        """The team of the parent's PEs start, start+stride, ... (size of
+        them). Collective over this team; returns None on non-members."""
+        h = self.handle
+        start = _arrays.int_arg(start, "split_strided", "start")
+        stride = _arrays.int_arg(stride, "split_strided", "stride")
+        size = _arrays.int_arg(size, "split_strided", "size")
+        new = c_void_p()
+        mark = _lib.log_mark()
+        rc = fn("shmem_team_split_strided", c_int,
+                [c_void_p, c_int, c_int, c_int, c_void_p, c_long, ctypes.POINTER(c_void_p)])(
+            h, start, stride, size, None, 0, ctypes.byref(new))
+        if rc != 0:
+            _lib.fail("split_strided", "cannot split (start %d, stride %d, size %d) of a "
+                      "%d-PE team" % (start, stride, size, self.n_pes()), mark)
+        if not new.value:
+            return None
+        return Team(new.value, name="team (%d, %d, %d) of %s" % (start, stride, size,
+                                                                   self._name))
+
+    def split_2d(self, xrange):
+        """(x team, y team): the team seen as a grid xrange wide; the x team
+        holds this PE's row, the y team its column. Collective."""
+        h = self.handle
+        xrange = _arrays.int_arg(xrange, "split_2d", "xrange")
+        x, y = c_void_p(), c_void_p()
+        mark = _lib.log_mark()
+        rc = fn("shmem_team_split_2d", c_int,
+                [c_void_p, c_int, c_void_p, c_long, ctypes.POINTER(c_void_p), c_void_p, c_long,
+                 ctypes.POINTER(c_void_p)])(h, xrange, None, 0, ctypes.byref(x), None, 0,
+                                            ctypes.byref(y))
+        if rc != 0:
+            _lib.fail("split_2d", "cannot split a %d-PE team with xrange %d"
+                      % (self.n_pes(), xrange), mark)
+        return (Team(x.value, name="x team of %s" % self._name) if x.value else None,
+                Team(y.value, name="y team of %s" % self._name) if y.value else None)
+
+    def translate_pe(self, pe, dest_team=None):
+        """PE pe of this team as numbered in dest_team (default TEAM_WORLD);
+        -1 if it is not a member there."""
+        pe = _arrays.int_arg(pe, "translate_pe", "pe")
+        dest = TEAM_WORLD if dest_team is None else dest_team
+        if not isinstance(dest, Team):
+            raise TypeError("symm.translate_pe: dest_team must be a symm.Team")
+        return fn("shmem_team_translate_pe", c_int, [c_void_p, c_int, c_void_p])(
+            self.handle, pe, dest.handle)
+
+    def sync(self):
+        """Meet every PE of the team (no completion of puts)."""
+        from . import coll
+        coll.sync(self)
+
+    def barrier(self):
+        """Complete this PE's puts, then meet every PE of the team."""
+        from . import coll
+        coll.barrier(self)
+
+    def destroy(self):
+        """Release the team (collective over its members)."""
+        if self._var is not None:
+            raise ValueError("symm.destroy: %s cannot be destroyed" % self._name)
+        if self._h is None:
+            return
+        if state.initialized:
+            fn("shmem_team_destroy", None, [c_void_p])(self._h)
+        self._h = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.destroy()
+
+    def __eq__(self, other):
+        return isinstance(other, Team) and self.valid and other.valid and \
+            self.handle == other.handle
+
+    def __hash__(self):
+        return id(self) if self._var is None else hash(self._var)
+
+    def __repr__(self):
+        if not self.valid:
+            return "<symm.Team %s (destroyed)>" % self._name
+        if not state.initialized:
+            return "<symm.Team %s>" % self._name
+        return "<symm.Team %s: PE %d of %d>" % (self._name, self.my_pe(), self.n_pes())
+
+
+TEAM_WORLD = Team(var="SHMEM_TEAM_WORLD", name="TEAM_WORLD")
+TEAM_SHARED = Team(var="SHMEM_TEAM_SHARED", name="TEAM_SHARED")
+
+
+def team_arg(team, routine):
+    if team is None:
+        return TEAM_WORLD
+    if not isinstance(team, Team):
+        raise TypeError("symm.%s: team must be a symm.Team, not %s"
+                        % (routine, type(team).__name__))
+    if not team.valid:
+        raise ValueError("symm.%s: %s was destroyed" % (routine, team._name))
+    return team
+
+
+def _forget_all():
+    for t in list(_live):
+        t._h = None
+
+
+state.before_finalize.append(_forget_all)

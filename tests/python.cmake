@@ -1,0 +1,94 @@
+# The Python package (python/symm, cmake/python.cmake): pytest files under
+# the build tree's oshrun at 1, 2 and 4 PEs, each a separate ctest test
+# (core, coll, fused, torch) so each stays well under a minute at 4 PEs on
+# 2 cores; a unique-id job of N processes started without a launcher; the
+# examples. Not in sanitizer builds (python3 is not instrumented), and only
+# where SYMM_PYTHON has numpy (and pytest; torch for the torch part).
+
+if(NOT SYMM_HAVE_PYTHON)
+  return()
+endif()
+if(SYMM_SANITIZE OR SYMM_TSAN)
+  message(STATUS "symm: Python tests: not in a sanitizer build")
+  return()
+endif()
+
+function(_symm_py_has module out)
+  execute_process(COMMAND "${SYMM_PYTHON}" -c
+    "import importlib.util, sys; sys.exit(importlib.util.find_spec('${module}') is None)"
+    RESULT_VARIABLE rc OUTPUT_QUIET ERROR_QUIET)
+  if(rc EQUAL 0)
+    set(${out} ON PARENT_SCOPE)
+  else()
+    set(${out} OFF PARENT_SCOPE)
+  endif()
+endfunction()
+_symm_py_has(pytest SYMM_HAVE_PYTEST)
+_symm_py_has(torch SYMM_HAVE_TORCH)
+
+# Run against the build tree's copy of the package and library; never
+# write bytecode or pytest caches into the source tree; one BLAS/OpenMP
+# thread per PE (the PEs already oversubscribe the cores).
+set(SYMM_PY_TEST_ENV
+  "PYTHONPATH=${PROJECT_BINARY_DIR}/python"
+  "SYMM_LIBRARY=$<TARGET_FILE:symm>"
+  "PYTHONDONTWRITEBYTECODE=1"
+  "OPENBLAS_NUM_THREADS=1"
+  "OMP_NUM_THREADS=1")
+
+# symm_py_test(NAME NP TIMEOUT COMMAND...): under oshrun with NP PEs.
+function(symm_py_test name np timeout)
+  add_test(NAME ${name}.np${np}
+    COMMAND ${SYMM_OSHRUN} --timeout ${timeout} -np ${np} ${ARGN})
+  math(EXPR ctest_timeout "${timeout} + 10")
+  set_tests_properties(${name}.np${np} PROPERTIES TIMEOUT ${ctest_timeout}
+    ENVIRONMENT "${SYMM_PY_TEST_ENV}" LABELS python)
+endfunction()
+
+if(SYMM_HAVE_PYTEST)
+  set(_parts core coll fused)
+  if(SYMM_HAVE_TORCH)
+    list(APPEND _parts torch)
+  else()
+    message(STATUS "symm: Python tests: torch not found, python_torch not registered")
+  endif()
+  foreach(part ${_parts})
+    foreach(np ${SYMM_TEST_NPS})
+      symm_py_test(python_${part} ${np} 120
+        ${SYMM_PYTHON} -m pytest -q -p no:cacheprovider
+        ${CMAKE_CURRENT_SOURCE_DIR}/python/test_${part}.py)
+    endforeach()
+  endforeach()
+  # The package over the network path: every peer through UCX.
+  if(SYMM_HAVE_UCX AND SYMM_TEST_UCX)
+    foreach(np 2 4)
+      add_test(NAME python_ucx.np${np}
+        COMMAND ${SYMM_OSHRUN} --timeout 120 -np ${np} ${SYMM_PYTHON} -m pytest -q
+                -p no:cacheprovider ${CMAKE_CURRENT_SOURCE_DIR}/python/test_core.py
+                ${CMAKE_CURRENT_SOURCE_DIR}/python/test_coll.py
+                ${CMAKE_CURRENT_SOURCE_DIR}/python/test_fused.py)
+      set_tests_properties(python_ucx.np${np} PROPERTIES TIMEOUT 130
+        ENVIRONMENT "${SYMM_PY_TEST_ENV};SYMM_TRANSPORT=ucx" LABELS "python;ucx")
+    endforeach()
+  endif()
+else()
+  message(STATUS "symm: Python tests: pytest not found for ${SYMM_PYTHON}; not registered")
+endif()
+
+# Unique-id initialisation: N python processes, no launcher, the id passed
+# through a temporary file.
+foreach(np ${SYMM_TEST_NPS})
+  add_test(NAME python_uid.np${np}
+    COMMAND ${SYMM_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/python/uid_driver.py ${np})
+  set_tests_properties(python_uid.np${np} PROPERTIES TIMEOUT 120
+    ENVIRONMENT "${SYMM_PY_TEST_ENV}" LABELS python)
+endforeach()
+
+# The examples a newcomer runs, and the benchmark's quick mode.
+foreach(ex hello producer_consumer fused_matmul)
+  foreach(np ${SYMM_TEST_NPS})
+    symm_py_test(python_example_${ex} ${np} 60
+      ${SYMM_PYTHON} ${PROJECT_SOURCE_DIR}/examples/python/${ex}.py)
+  endforeach()
+endforeach()
+symm_py_test(python_bench 2 120 ${SYMM_PYTHON} -m symm.bench --quick)
