@@ -33,6 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <dlfcn.h>
 #include <ucp/api/ucp.h>
 
 #include "mem/seg.h"
@@ -40,6 +41,87 @@
 #include "runtime/log.h"
 #include "runtime/status.h"
 #include "transport/transport.h"
+
+/* ---- UCX, loaded at run time ------------------------------------------ */
+
+/* libucp is opened (dlopen) when a job first needs the network, not linked:
+ * programs that never leave the node do not load UCX, whose memory hooks
+ * (libucm) patch mmap/madvise in every process that loads it (they crashed
+ * ThreadSanitizer's interceptors here, and Open MPI needs them turned off in
+ * containers). Every UCP/UCS function used is called through this table. */
+#define UCX_FUNCS(X)                                                                         \
+    X(ucp_config_read) X(ucp_config_release) X(ucp_init_version) X(ucp_cleanup)             \
+    X(ucp_worker_create) X(ucp_worker_destroy) X(ucp_worker_get_address)                    \
+    X(ucp_worker_release_address) X(ucp_worker_progress) X(ucp_worker_fence)                \
+    X(ucp_worker_flush_nbx) X(ucp_mem_map) X(ucp_mem_unmap) X(ucp_rkey_pack)                \
+    X(ucp_rkey_buffer_release) X(ucp_ep_create) X(ucp_ep_close_nbx) X(ucp_ep_rkey_unpack)   \
+    X(ucp_rkey_destroy) X(ucp_put_nbx) X(ucp_get_nbx) X(ucp_atomic_op_nbx)                  \
+    X(ucp_request_check_status) X(ucp_request_free) X(ucp_get_version_string)               \
+    X(ucs_status_string)
+
+static struct {
+#define UCX_FIELD(f) __typeof__(f) *f;
+    UCX_FUNCS(UCX_FIELD)
+#undef UCX_FIELD
+} ucx_fn;
+static int ucx_loaded; /* 1 loaded, -1 failed */
+static char ucx_load_error[256];
+
+/* Load libucp (and through it libucs) once; thread-safe by pthread_once. */
+static pthread_once_t ucx_once = PTHREAD_ONCE_INIT;
+static void ucx_load_once(void)
+{
+    void *h = dlopen("libucp.so.0", RTLD_NOW | RTLD_GLOBAL);
+    if (h == NULL) {
+        snprintf(ucx_load_error, sizeof(ucx_load_error), "cannot load libucp.so.0 (%s): "
+                 "install UCX (Debian: libucx0)", dlerror());
+        ucx_loaded = -1;
+        return;
+    }
+#define UCX_SYM(f)                                                                           \
+    if ((ucx_fn.f = (__typeof__(ucx_fn.f))dlsym(h, #f)) == NULL) {                         \
+        snprintf(ucx_load_error, sizeof(ucx_load_error), "libucp.so.0 has no %s", #f);    \
+        ucx_loaded = -1;                                                                     \
+        return;                                                                              \
+    }
+    UCX_FUNCS(UCX_SYM)
+#undef UCX_SYM
+    ucx_loaded = 1;
+}
+
+static int ucx_load(void)
+{
+    pthread_once(&ucx_once, ucx_load_once);
+    return ucx_loaded == 1;
+}
+
+/* From here on the UCP/UCS names call through the table. */
+#define ucp_config_read ucx_fn.ucp_config_read
+#define ucp_config_release ucx_fn.ucp_config_release
+#define ucp_init_version ucx_fn.ucp_init_version
+#define ucp_cleanup ucx_fn.ucp_cleanup
+#define ucp_worker_create ucx_fn.ucp_worker_create
+#define ucp_worker_destroy ucx_fn.ucp_worker_destroy
+#define ucp_worker_get_address ucx_fn.ucp_worker_get_address
+#define ucp_worker_release_address ucx_fn.ucp_worker_release_address
+#define ucp_worker_progress ucx_fn.ucp_worker_progress
+#define ucp_worker_fence ucx_fn.ucp_worker_fence
+#define ucp_worker_flush_nbx ucx_fn.ucp_worker_flush_nbx
+#define ucp_mem_map ucx_fn.ucp_mem_map
+#define ucp_mem_unmap ucx_fn.ucp_mem_unmap
+#define ucp_rkey_pack ucx_fn.ucp_rkey_pack
+#define ucp_rkey_buffer_release ucx_fn.ucp_rkey_buffer_release
+#define ucp_ep_create ucx_fn.ucp_ep_create
+#define ucp_ep_close_nbx ucx_fn.ucp_ep_close_nbx
+#define ucp_ep_rkey_unpack ucx_fn.ucp_ep_rkey_unpack
+#define ucp_rkey_destroy ucx_fn.ucp_rkey_destroy
+#define ucp_put_nbx ucx_fn.ucp_put_nbx
+#define ucp_get_nbx ucx_fn.ucp_get_nbx
+#define ucp_atomic_op_nbx ucx_fn.ucp_atomic_op_nbx
+#define ucp_request_check_status ucx_fn.ucp_request_check_status
+#define ucp_request_free ucx_fn.ucp_request_free
+#define ucp_get_version_string ucx_fn.ucp_get_version_string
+#define ucs_status_string ucx_fn.ucs_status_string
 
 /* What every worker shares about a peer: where its segments are and, in
  * the init exchange, its default worker's address and packed rkeys. */
@@ -716,6 +798,10 @@ static int ucx_init(symm_instance_t *s)
     u->inst = s;
     s->net_state = u;
     pthread_mutex_init(&u->ctx_lock, NULL);
+    if (!ucx_load()) {
+        symm_error("shmem_init", "some PEs are not on this node, but %s", ucx_load_error);
+        return SYMM_ERR_UNSUPPORTED;
+    }
     u->peers = calloc((size_t)s->n_pes, sizeof(ucx_peer_t));
     if (u->peers == NULL)
         return SYMM_ERR_NOMEM;
@@ -729,7 +815,7 @@ static int ucx_init(symm_instance_t *s)
         .mt_workers_shared = 0,
         .estimated_num_eps = (size_t)s->n_pes,
     };
-    st = ucp_init(&params, cfg, &u->ctx);
+    st = ucp_init_version(UCP_API_MAJOR, UCP_API_MINOR, &params, cfg, &u->ctx);
     ucp_config_release(cfg);
     if (st != UCS_OK)
         return ucx_fail("ucp_init", st);
@@ -944,7 +1030,7 @@ static const symm_transport_ops_t ucx_ops = {
 };
 
 const symm_transport_ops_t *symm_ucx_transport(void) { return &ucx_ops; }
-const char *symm_ucx_version(void) { return ucp_get_version_string(); }
+const char *symm_ucx_version(void) { return ucx_load() ? ucp_get_version_string() : NULL; }
 
 #else /* !SYMM_HAVE_UCX */
 
