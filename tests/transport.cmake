@@ -8,6 +8,10 @@ symm_expect_fail(transport_bad 2 "SYMM_TRANSPORT='bogus' is not one of auto, shm
 if(SYMM_HAVE_UCX)
   symm_pe_test(remote_ucx SOURCES pe/remote.c NPS 2 4 ENV SYMM_TRANSPORT=ucx ARGS remote NOUCX
     TIMEOUT 120)
+  # Atomics on PEs that compute without calling symm: over tcp (atomics
+  # emulated in software) they finish only through the progress thread.
+  symm_pe_test(remote_progress SOURCES pe/remote.c NPS 2 4 ARGS progress NOUCX TIMEOUT 60
+    ENV SYMM_TRANSPORT=ucx UCX_TLS=tcp)
   add_test(NAME netns
     COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/scripts/netns_test.sh
       "$<TARGET_FILE:remote> remote" $<TARGET_FILE:rma_sizes> $<TARGET_FILE:amo>

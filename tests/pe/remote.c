@@ -4,7 +4,8 @@
  * namespaces: tests/scripts/netns_test.sh). With argument "remote" it first
  * checks that no peer is mapped (shmem_ptr NULL, TEAM_SHARED is myself), so
  * the rest cannot pass by memcpy. With "die", PE 1 exits after init and PE 0
- * keeps reading from it: the job must end naming PE 1.
+ * keeps reading from it: the job must end naming PE 1. With "progress", PE 0
+ * does atomics on PEs that compute without calling symm (progress thread).
  *
  * Checks, every value computed here from PE numbers: put/get of several
  * sizes (heap and global data), _nbi + quiet, strided iput/iget, fetching and
@@ -53,6 +54,33 @@ int main(int argc, char **argv)
             printf("remote die: PE 1's death went unnoticed for 60 s\n");
             return 1;
         }
+        shmem_finalize();
+        return 0;
+    }
+    if (argc > 1 && strcmp(argv[1], "progress") == 0) {
+        /* Every PE but 0 computes, making no symm call, until PE 0 has done a
+         * fetch-add on it and then set its flag: with UCX emulating atomics
+         * in software this completes only if something runs UCX on the
+         * computing PE (the progress thread); without, the job times out. */
+        long *flag = shmem_calloc(2, sizeof(long));
+        shmem_barrier_all();
+        if (me == 0) {
+            for (int p = 1; p < npes; p++) {
+                long old = shmem_long_atomic_fetch_add(&flag[1], 10, p);
+                CHECK_EQ("fetch_add on a computing PE", 0L, old);
+                shmem_long_atomic_set(&flag[0], 1, p);
+            }
+            shmem_quiet();
+        } else {
+            volatile double x = 1.0;
+            while (__atomic_load_n(&flag[0], __ATOMIC_ACQUIRE) == 0)
+                x = x * 1.0000001 + 1e-9; /* compute, no symm call */
+            CHECK_EQ("counter after PE 0's fetch_add", 10L, flag[1]);
+        }
+        shmem_barrier_all();
+        shmem_free(flag);
+        if (me == 0)
+            printf("remote progress: ok on %d PEs\n", npes);
         shmem_finalize();
         return 0;
     }
