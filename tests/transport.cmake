@@ -11,11 +11,12 @@ if(SYMM_HAVE_UCX)
   # Atomics on PEs that compute without calling symm: over tcp (atomics
   # emulated in software) they finish only through the progress thread.
   symm_pe_test(remote_progress SOURCES pe/remote.c NPS 2 4 ARGS progress NOUCX TIMEOUT 60
-    ENV SYMM_TRANSPORT=ucx UCX_TLS=tcp)
+    ENV SYMM_TRANSPORT=ucx UCX_TLS=tcp SYMM_PROGRESS_THREAD=1)
   add_test(NAME netns
     COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/scripts/netns_test.sh
       "$<TARGET_FILE:remote> remote" $<TARGET_FILE:rma_sizes> $<TARGET_FILE:amo>
-      $<TARGET_FILE:signal> $<TARGET_FILE:p2p> $<TARGET_FILE:lock> $<TARGET_FILE:coll_barrier>)
+      $<TARGET_FILE:signal> $<TARGET_FILE:p2p> $<TARGET_FILE:lock> $<TARGET_FILE:coll_barrier>
+      $<TARGET_FILE:ctx> $<TARGET_FILE:threads> $<TARGET_FILE:coll>)
   set_tests_properties(netns PROPERTIES TIMEOUT 600 SKIP_RETURN_CODE 77 LABELS ucx)
   # A PE on the other "node" dies: its peer ends with a message naming it.
   add_test(NAME netns_death

@@ -29,8 +29,8 @@
       "auto: map node-local peers, UCX for the rest; shm: node-local only; ucx: every "     \
       "peer but myself through UCX")                                                       \
     X(SYMM_PROGRESS_THREAD, STR, progress_thread, "auto",                                    \
-      "auto|1: with UCX, a thread runs UCX progress while the PE computes (wakes every "    \
-      "SYMM_PROGRESS_INTERVAL); 0: progress only inside symm calls")                       \
+      "auto|1: with UCX, a thread runs UCX progress while the PE computes; 0: progress "    \
+      "only inside symm calls (experimental: some polling patterns stall over tcp)")       \
     X(SYMM_PROGRESS_INTERVAL, INT, progress_interval, "200",                                 \
       "microseconds between the progress thread's looks at UCX; it stays out of the way "  \
       "while the PE is inside a symm call")                                                \

@@ -32,6 +32,7 @@
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/sysinfo.h>
 #include <unistd.h>
 #include <dlfcn.h>
 #include <ucp/api/ucp.h>
@@ -222,6 +223,15 @@ static void backoff(ucx_state_t *u, unsigned *polls)
     sched_yield();
 }
 
+static unsigned progress_all(ucx_state_t *u)
+{
+    unsigned n = ucp_worker_progress(u->dflt.worker);
+    int k = __atomic_load_n(&u->n_all_wks, __ATOMIC_ACQUIRE);
+    for (int i = 0; i < k; i++)
+        n += ucp_worker_progress(u->all_wks[i]);
+    return n;
+}
+
 /* Wait for a request of worker wk (NULL: done at once) with progress. */
 static ucs_status_t wait_req(ucx_state_t *u, ucx_wk_t *wk, ucs_status_ptr_t req)
 {
@@ -231,9 +241,15 @@ static ucs_status_t wait_req(ucx_state_t *u, ucx_wk_t *wk, ucs_status_ptr_t req)
         return UCS_PTR_STATUS(req);
     ucs_status_t st;
     unsigned polls = 0;
-    __atomic_store_n(&u->activity, u->activity + 1, __ATOMIC_RELAXED);
+    /* Each turn tells the progress thread this PE is progressing itself,
+     * so it runs every worker, not only wk's: the default worker serves
+     * peers, and a flush of one worker can wait on a peer's endpoint to
+     * another (UCX's reverse endpoints), so two PEs each waiting on one
+     * worker would wait for each other. */
+    (void)wk;
     while ((st = ucp_request_check_status(req)) == UCS_INPROGRESS) {
-        if (ucp_worker_progress(wk->worker) == 0)
+        __atomic_store_n(&u->activity, u->activity + 1, __ATOMIC_RELAXED);
+        if (progress_all(u) == 0)
             backoff(u, &polls);
     }
     ucp_request_free(req);
@@ -396,6 +412,10 @@ static void __attribute__((noinline)) conn_open_lazy(ucx_state_t *u, ucx_wk_t *w
 
 /* ---- address translation --------------------------------------------- */
 
+/* Every operation starts here, and tells the progress thread that the PE
+ * is inside symm (issuing, not only waiting): the thread must not take the
+ * worker's lock from under a PE that is queueing a window of puts (when it
+ * did, the two spun on one core and put bandwidth halved, run to run). */
 static inline ucx_wk_t *wk_of(ucx_state_t *u, struct symm_ctx *ctx)
 {
     return ctx->net != NULL ? (ucx_wk_t *)ctx->net : &u->dflt;
@@ -551,15 +571,6 @@ static int ucx_quiet(struct symm_ctx *ctx)
     return to_symm(u, wk_quiet(u, wk_of(u, ctx)), ctx->inst->my_pe, "quiet");
 }
 
-static unsigned progress_all(ucx_state_t *u)
-{
-    unsigned n = ucp_worker_progress(u->dflt.worker);
-    int k = __atomic_load_n(&u->n_all_wks, __ATOMIC_ACQUIRE);
-    for (int i = 0; i < k; i++)
-        n += ucp_worker_progress(u->all_wks[i]);
-    return n;
-}
-
 static void ucx_progress(symm_instance_t *s)
 {
     ucx_state_t *u = state_of(s);
@@ -579,6 +590,13 @@ static void ucx_progress(symm_instance_t *s)
 static void *progress_main(void *arg)
 {
     ucx_state_t *u = arg;
+    /* Run on any core, not the one the launcher bound the PE to: the thread
+     * is for a PE that keeps its own core busy computing. */
+    cpu_set_t all;
+    CPU_ZERO(&all);
+    for (int c = 0; c < get_nprocs_conf() && c < CPU_SETSIZE; c++)
+        CPU_SET(c, &all);
+    pthread_setaffinity_np(pthread_self(), sizeof(all), &all);
     struct pollfd pf = {.fd = u->stop_pipe[0], .events = POLLIN};
     long base = u->inst->cfg.progress_interval, us = base;
     unsigned long seen = 0;
@@ -593,18 +611,22 @@ static void *progress_main(void *arg)
                                           : us * 2;
             continue;
         }
-        while (progress_all(u) != 0)
+        /* Until idle, but yield to the PE as soon as it progresses itself. */
+        while (progress_all(u) != 0 && __atomic_load_n(&u->activity, __ATOMIC_RELAXED) == seen)
             ;
         us = base;
     }
 }
 
-static int start_progress_thread(ucx_state_t *u)
+/* Whether the PE keeps a progress thread after init: SYMM_PROGRESS_THREAD
+ * auto or 1: yes. (An auto that left it out where PEs fill every core made
+ * put bandwidth steadier here, but then the p2p and lock tests stalled over
+ * tcp with progress only inside symm calls; until that is understood the
+ * thread stays, and 0 is for experiments.) */
+static int progress_thread_wanted(ucx_state_t *u, int *wanted)
 {
     const char *mode = u->inst->cfg.progress_thread;
-    if (strcmp(mode, "0") == 0)
-        return SYMM_OK;
-    if (strcmp(mode, "1") != 0 && strcmp(mode, "auto") != 0) {
+    if (strcmp(mode, "1") != 0 && strcmp(mode, "auto") != 0 && strcmp(mode, "0") != 0) {
         symm_error("shmem_init", "SYMM_PROGRESS_THREAD='%s' is not one of auto, 0, 1", mode);
         return SYMM_ERR_INVALID;
     }
@@ -613,6 +635,12 @@ static int start_progress_thread(ucx_state_t *u)
                    (long)u->inst->cfg.progress_interval);
         return SYMM_ERR_INVALID;
     }
+    *wanted = strcmp(mode, "0") != 0;
+    return SYMM_OK;
+}
+
+static int start_progress_thread(ucx_state_t *u)
+{
     if (pipe2(u->stop_pipe, O_CLOEXEC) != 0)
         return SYMM_ERR_SYS;
     if (pthread_create(&u->thread, NULL, progress_main, u) != 0) {
@@ -895,10 +923,21 @@ static int ucx_init(symm_instance_t *s)
             r += h.data_rkey_len[i];
         }
     }
+    /* Wiring up needs both ends to run UCX, but a PE done with its own
+     * endpoints waits in the bootstrap's barrier, which does not: the
+     * progress thread runs during the connection phase on every PE, and
+     * stays only where wanted. */
+    int wanted;
+    if ((rc = progress_thread_wanted(u, &wanted)) != SYMM_OK ||
+        (rc = start_progress_thread(u)) != SYMM_OK)
+        goto out;
     for (int pe = 0; pe < s->n_pes; pe++)
         if (is_remote(s, pe) && (rc = conn_open(u, &u->dflt, pe)) != SYMM_OK)
             goto out;
-    rc = start_progress_thread(u);
+    if ((rc = symm_boot_barrier(s->boot)) != SYMM_OK)
+        goto out;
+    if (!wanted)
+        stop_progress_thread(u);
 out:
     for (int i = 0; i <= SYMM_MAX_DATA_RANGES; i++)
         if (rkbuf[i])
