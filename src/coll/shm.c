@@ -31,6 +31,7 @@
 #include "coll/coll.h"
 #include "mem/seg.h"
 #include "ops/rma.h"
+#include "ops/sync.h"
 #include "runtime/log.h"
 
 #define REDUCE_CHUNK 8192
@@ -47,19 +48,6 @@ static void pull(symm_group_t *g, void *dst, const void *addr, size_t n, int i,
         return;
     }
     symm_rma_get(NULL, dst, addr, n, symm_group_pe(g, i), 0, routine);
-}
-
-/* Member i's copy of addr[0..n): its mapped address, or fetched into buf. */
-static const char *peer_range(symm_group_t *g, const void *addr, size_t n, int i, char *buf,
-                              const char *routine)
-{
-    if (i == g->me)
-        return addr;
-    const char *p = symm_seg_peer_addr(g->s, addr, symm_group_pe(g, i));
-    if (p != NULL)
-        return p;
-    pull(g, buf, addr, n, i, routine);
-    return buf;
 }
 
 void symm_coll_broadcast(symm_group_t *g, void *dest, const void *source, size_t nbytes, int root,
@@ -161,36 +149,64 @@ static void copy_nt(char *dst, const char *src, size_t n)
  * time so partial results stay in cache. `stream` (peers will read out, see
  * copy_nt): each chunk is built in a private buffer and streamed out, so
  * out may be my own source (in place). Otherwise out must not overlap any
- * source. */
+ * source. Unmapped members' data is fetched ahead, REMOTE_SPAN bytes of
+ * every one of them with non-blocking gets and one quiet, so a reduction
+ * across nodes makes a round trip per REMOTE_SPAN, not per chunk. */
+#define REMOTE_SPAN (256u << 10)
+
 static void reduce_range(symm_group_t *g, char *out, const void *source, size_t first,
                          size_t count, size_t elem, symm_reduce_fn op, int j0, int stream,
                          const char *routine)
 {
-    int n = g->size;
+    int n = g->size, remote = 0;
     size_t per = REDUCE_CHUNK / elem;
     if (n == 1) {
         if (out != (const char *)source + first * elem && count != 0)
             memmove(out, (const char *)source + first * elem, count * elem);
         return;
     }
+    for (int k = 0; k < n; k++)
+        remote += k != g->me && symm_seg_peer_addr(g->s, source, symm_group_pe(g, k)) == NULL;
     _Alignas(64) char acc[REDUCE_CHUNK];
-    /* Chunks of unmapped peers are fetched here. */
-    _Alignas(64) char in0[REDUCE_CHUNK], in1[REDUCE_CHUNK];
     const char *src = source;
-    for (size_t done = 0; done < count; done += per) {
-        size_t c = count - done < per ? count - done : per;
-        size_t at = (first + done) * elem;
-        /* Streamed: build the chunk privately, then stream it out. Else
-         * accumulate in place (a memcpy of each chunk from a stack buffer
-         * ran at a fraction of memory speed here: rep movsb on this EPYC). */
-        char *o = stream ? acc : out + done * elem;
-        op(o, peer_range(g, src + at, c * elem, j0, in0, routine),
-           peer_range(g, src + at, c * elem, (j0 + 1) % n, in1, routine), c);
-        for (int k = 2; k < n; k++)
-            op(o, o, peer_range(g, src + at, c * elem, (j0 + k) % n, in1, routine), c);
-        if (stream)
-            copy_nt(out + done * elem, acc, c * elem);
+    const char *base_here[64];
+    const char **base = n <= 64 ? base_here : malloc(sizeof(char *) * (size_t)n);
+    char *fetched = remote ? malloc((size_t)n * REMOTE_SPAN) : NULL;
+    if (base == NULL || (remote && fetched == NULL))
+        symm_fatal(routine, "out of memory for a reduction's buffers");
+    size_t span = remote ? REMOTE_SPAN / elem : count;
+    for (size_t s0 = 0; s0 < count; s0 += span) {
+        size_t sc = count - s0 < span ? count - s0 : span;
+        size_t sat = (first + s0) * elem;
+        /* base[j]: member j's source at element first + s0, here. */
+        for (int j = 0; j < n; j++) {
+            const char *p = j == g->me ? src + sat
+                                       : symm_seg_peer_addr(g->s, src + sat, symm_group_pe(g, j));
+            if (p == NULL) {
+                p = fetched + (size_t)j * REMOTE_SPAN;
+                symm_rma_get(NULL, (char *)p, src + sat, sc * elem, symm_group_pe(g, j), 1,
+                             routine);
+            }
+            base[j] = p;
+        }
+        if (remote)
+            symm_quiet(g->s, &g->s->ctx_default);
+        for (size_t d = 0; d < sc; d += per) {
+            size_t c = sc - d < per ? sc - d : per, done = s0 + d;
+            /* Streamed: build the chunk privately, then stream it out. Else
+             * accumulate in place (a memcpy of each chunk from a stack buffer
+             * ran at a fraction of memory speed here: rep movsb on this EPYC). */
+            char *o = stream ? acc : out + done * elem;
+            op(o, base[j0] + d * elem, base[(j0 + 1) % n] + d * elem, c);
+            for (int k = 2; k < n; k++)
+                op(o, o, base[(j0 + k) % n] + d * elem, c);
+            if (stream)
+                copy_nt(out + done * elem, acc, c * elem);
+        }
     }
+    free(fetched);
+    if (base != base_here)
+        free(base);
 }
 
 void symm_coll_reduce(symm_group_t *g, void *dest, const void *source, size_t count, size_t elem,
