@@ -54,6 +54,8 @@ int main(int argc, char **argv)
             printf("remote die: PE 1's death went unnoticed for 60 s\n");
             return 1;
         }
+        shmem_free(heap);
+        free(src);
         shmem_finalize();
         return 0;
     }
@@ -79,6 +81,8 @@ int main(int argc, char **argv)
         }
         shmem_barrier_all();
         shmem_free(flag);
+        shmem_free(heap);
+        free(src);
         if (me == 0)
             printf("remote progress: ok on %d PEs\n", npes);
         shmem_finalize();
