@@ -412,10 +412,7 @@ static void __attribute__((noinline)) conn_open_lazy(ucx_state_t *u, ucx_wk_t *w
 
 /* ---- address translation --------------------------------------------- */
 
-/* Every operation starts here, and tells the progress thread that the PE
- * is inside symm (issuing, not only waiting): the thread must not take the
- * worker's lock from under a PE that is queueing a window of puts (when it
- * did, the two spun on one core and put bandwidth halved, run to run). */
+/* The worker of a context: its own, or the instance's default one. */
 static inline ucx_wk_t *wk_of(ucx_state_t *u, struct symm_ctx *ctx)
 {
     return ctx->net != NULL ? (ucx_wk_t *)ctx->net : &u->dflt;
