@@ -443,8 +443,10 @@ static inline ucp_ep_h peer_target(ucx_state_t *u, ucx_wk_t *wk, int seg, size_t
 
 /* ---- RMA ------------------------------------------------------------- */
 
-static int ucx_put_common(struct symm_ctx *ctx, int seg, size_t off, const void *src, size_t n,
-                          int pe, int nbi)
+/* One transfer between local and (seg, off) on pe: a put (local is the
+ * source) or a get (local is the destination); blocking or kept for quiet. */
+static int ucx_rma(struct symm_ctx *ctx, int is_put, void *local, int seg, size_t off, size_t n,
+                   int pe, int nbi)
 {
     ucx_state_t *u = state_of(ctx->inst);
     ucx_wk_t *wk = wk_of(u, ctx);
@@ -452,42 +454,31 @@ static int ucx_put_common(struct symm_ctx *ctx, int seg, size_t off, const void 
     ucp_rkey_h rkey;
     ucp_ep_h ep = peer_target(u, wk, seg, off, pe, &raddr, &rkey);
     ucp_request_param_t prm = {.op_attr_mask = 0};
-    ucs_status_ptr_t req = ucp_put_nbx(ep, src, n, raddr, rkey, &prm);
-    return to_symm(u, nbi ? keep_req(u, wk, req) : wait_req(u, wk, req), pe, "put");
+    ucs_status_ptr_t req = is_put ? ucp_put_nbx(ep, local, n, raddr, rkey, &prm)
+                                  : ucp_get_nbx(ep, local, n, raddr, rkey, &prm);
+    return to_symm(u, nbi ? keep_req(u, wk, req) : wait_req(u, wk, req), pe,
+                   is_put ? "put" : "get");
 }
 
 static int ucx_put(struct symm_ctx *ctx, int seg, size_t off, const void *src, size_t n, int pe)
 {
-    return ucx_put_common(ctx, seg, off, src, n, pe, 0);
+    return ucx_rma(ctx, 1, (void *)src, seg, off, n, pe, 0);
 }
 
 static int ucx_put_nbi(struct symm_ctx *ctx, int seg, size_t off, const void *src, size_t n,
                        int pe)
 {
-    return ucx_put_common(ctx, seg, off, src, n, pe, 1);
-}
-
-static int ucx_get_common(struct symm_ctx *ctx, void *dst, int seg, size_t off, size_t n, int pe,
-                          int nbi)
-{
-    ucx_state_t *u = state_of(ctx->inst);
-    ucx_wk_t *wk = wk_of(u, ctx);
-    uint64_t raddr;
-    ucp_rkey_h rkey;
-    ucp_ep_h ep = peer_target(u, wk, seg, off, pe, &raddr, &rkey);
-    ucp_request_param_t prm = {.op_attr_mask = 0};
-    ucs_status_ptr_t req = ucp_get_nbx(ep, dst, n, raddr, rkey, &prm);
-    return to_symm(u, nbi ? keep_req(u, wk, req) : wait_req(u, wk, req), pe, "get");
+    return ucx_rma(ctx, 1, (void *)src, seg, off, n, pe, 1);
 }
 
 static int ucx_get(struct symm_ctx *ctx, void *dst, int seg, size_t off, size_t n, int pe)
 {
-    return ucx_get_common(ctx, dst, seg, off, n, pe, 0);
+    return ucx_rma(ctx, 0, dst, seg, off, n, pe, 0);
 }
 
 static int ucx_get_nbi(struct symm_ctx *ctx, void *dst, int seg, size_t off, size_t n, int pe)
 {
-    return ucx_get_common(ctx, dst, seg, off, n, pe, 1);
+    return ucx_rma(ctx, 0, dst, seg, off, n, pe, 1);
 }
 
 /* ---- atomics --------------------------------------------------------- */
