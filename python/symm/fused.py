@@ -66,6 +66,19 @@ def _signals(key, count):
     return sig, e
 
 
+def _arrivals(sptr, n, nb, me, epoch):
+    """(pe, block) of every other PE's block, in the order their signals
+    (n*nb int32 words at sptr, one per (pe, block)) reach this call's epoch."""
+    status = np.zeros(n * nb, dtype=np.intc)
+    status[me * nb:(me + 1) * nb] = 1  # my own blocks need no wait
+    wait_any = _wait_any()
+    stp = _arrays.data_ptr(status)
+    for _ in range((n - 1) * nb):
+        i = wait_any(sptr, n * nb, stp, _CMP_EQ, epoch)
+        status[i] = 1
+        yield divmod(i, nb)
+
+
 def _get_stream():
     s = _stream[0]
     if s is None or not s._alive:
@@ -214,14 +227,7 @@ def fused_all_gather_matmul(a, b, gather_out=None, block_rows=None, out=None, ov
         # My own rows first: no waiting.
         np.matmul(Asrc, B, out=C[me * m:(me + 1) * m])
         # Then every other block, in the order they arrive.
-        status = np.zeros(n * nb, dtype=np.intc)
-        status[me * nb:(me + 1) * nb] = 1
-        wait_any = _wait_any()
-        stp = _arrays.data_ptr(status)
-        for _ in range((n - 1) * nb):
-            i = wait_any(sptr, n * nb, stp, _CMP_EQ, epoch)
-            status[i] = 1
-            pe, bi = divmod(i, nb)
+        for pe, bi in _arrivals(sptr, n, nb, me, epoch):
             r0, r1 = blocks[bi]
             rows = slice(pe * m + r0, pe * m + r1)
             np.matmul(G[rows], B, out=C[rows])
@@ -314,14 +320,7 @@ def fused_matmul_reduce_scatter(x, w, op="sum", out=None, block_rows=None, overl
                     putsig(dst, src, (r1 - r0) * row, sptr + 4 * (me * nb + bi), epoch,
                            _SIGNAL_SET, t)
         np.matmul(X[me * ml:(me + 1) * ml], W, out=acc)  # my own rows last
-        status = np.zeros(n * nb, dtype=np.intc)
-        status[me * nb:(me + 1) * nb] = 1
-        wait_any = _wait_any()
-        stp = _arrays.data_ptr(status)
-        for _ in range((n - 1) * nb):
-            i = wait_any(sptr, n * nb, stp, _CMP_EQ, epoch)
-            status[i] = 1
-            src_pe, bi = divmod(i, nb)
+        for src_pe, bi in _arrivals(sptr, n, nb, me, epoch):
             r0, r1 = blocks[bi]
             ufunc(acc[r0:r1], recv[src_pe, r0:r1], out=acc[r0:r1])
         if overlap:
