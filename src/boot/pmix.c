@@ -56,6 +56,9 @@ int symm_boot_pmix_create(double timeout_s, symm_boot_t **boot_p);
 #define PMIX_BOOT_MAX_SIZE (1 << 20)
 /* How long the diagnosis after a failed fence waits for each PE's key. */
 #define PMIX_PROBE_S 1
+/* How long the PEs other than the reporter of a failed fence wait before
+ * they report it too (report_fence). */
+#define REPORT_GRACE_S 2.0
 
 /* ---- libpmix, loaded at run time --------------------------------------- */
 
@@ -314,13 +317,18 @@ static int report_fence(pmix_boot_t *pb, const char *what, const char *key, int 
         snprintf(cause, sizeof(cause), "failed after %.3g s (%s)", waited, pmix_err(st));
     if (nmiss > 0) {
         /* Every PE that arrived sees the same; the lowest of them reports
-         * it, the others only at info level: one error line per job. */
+         * it at once. The others wait REPORT_GRACE_S first and report only
+         * if still alive: usually the launcher has ended the job by then
+         * (one error line per job), but if the reporter was slower than a
+         * PE whose exit made the launcher kill it, the cause still shows. */
         int reporter = 0;
         for (int i = 0; i < nmiss && missing[i] == reporter; i++)
             reporter++;
         symm_boot_ranks_format(list, sizeof(list), missing, nmiss);
-        symm_log(pb->base.rank == reporter ? SYMM_LOG_ERROR : SYMM_LOG_INFO, "bootstrap",
-                 "PMIx fence for %s %s: PE(s) %s did not arrive", what, cause, list);
+        if (pb->base.rank != reporter)
+            symm_boot_sleep(REPORT_GRACE_S);
+        symm_error("bootstrap", "PMIx fence for %s %s: PE(s) %s did not arrive", what, cause,
+                   list);
     } else if (nmiss == 0) {
         symm_error("bootstrap", "PMIx fence for %s %s although every PE arrived (the PMIx "
                    "server or launcher failed?)", what, cause);
