@@ -17,12 +17,35 @@
 #include <stdint.h>
 
 #include "coll/coll.h"
+#include "mem/seg.h"
 #include "ops/amo.h"
+#include "runtime/status.h"
 #include "ops/sync.h"
 #include "runtime/log.h"
 #include "team/team.h"
 
 #define FLAG_STRIDE (SYMM_CACHE_LINE / sizeof(uint64_t))
+
+/* pSync flags are longs that remote_add_one adds to as 64-bit words. */
+_Static_assert(sizeof(long) == sizeof(uint64_t), "long is not 64 bits");
+
+/* Add 1 to the 64-bit flag on unmapped PE pe: a transport notification
+ * (one message, no reply awaited) where the transport has one, else a
+ * non-blocking atomic add whose completion a later quiet collects. */
+static void remote_add_one(symm_instance_t *s, void *flag, int pe)
+{
+    size_t off, room;
+    int seg = symm_seg_translate(s, flag, &off, &room);
+    if (seg != SYMM_SEG_NONE && s->net != NULL && s->net->notify != NULL) {
+        int rc = s->net->notify(&s->ctx_default, seg, off, 1, pe);
+        if (rc != 0)
+            symm_fatal("barrier", "signalling PE %d failed: %s", pe,
+                       symm_status_str((symm_status_t)rc));
+        return;
+    }
+    uint64_t one = 1;
+    symm_amo_slow(NULL, flag, SYMM_AMO_ADD, sizeof(one), &one, NULL, NULL, 0, pe, "barrier");
+}
 
 static void flag_set(symm_instance_t *s, uint64_t *flag, uint64_t value, int pe)
 {
@@ -31,13 +54,10 @@ static void flag_set(symm_instance_t *s, uint64_t *flag, uint64_t value, int pe)
         __atomic_store_n(r, value, __ATOMIC_RELEASE);
         return;
     }
-    /* Through the network: each flag is written by one partner, once per
-     * barrier, and epochs count barriers, so adding 1 gives the same value as
-     * storing the epoch, in a non-blocking atomic that needs no round trip
-     * (its completion is collected by a later quiet). */
-    uint64_t one = 1;
-    (void)value;
-    symm_amo_slow(NULL, flag, SYMM_AMO_ADD, sizeof(one), &one, NULL, NULL, 0, pe, "barrier");
+    /* Each flag is written by one partner, once per barrier, and epochs
+     * count barriers, so adding 1 gives the same value as storing the
+     * epoch. */
+    remote_add_one(s, flag, pe);
 }
 
 void symm_team_barrier(struct symm_team *t, int quiet)
@@ -76,10 +96,12 @@ void symm_group_barrier(symm_group_t *g, int quiet)
         __atomic_thread_fence(__ATOMIC_SEQ_CST);
     for (int k = 0, dist = 1; dist < n; k++, dist <<= 1) {
         long *flag = &g->psync[k];
-        long one = 1;
         int to = symm_group_pe(g, (g->me + dist) % n);
-        SYMM_AMO_DO(NULL, long, flag, to, SYMM_AMO_ADD, &one, NULL, NULL, 0, "barrier",
-                    __atomic_fetch_add(r_, 1, __ATOMIC_RELEASE));
+        long *r = symm_seg_peer_addr(s, flag, to);
+        if (r != NULL)
+            __atomic_fetch_add(r, 1, __ATOMIC_RELEASE);
+        else
+            remote_add_one(s, flag, to);
         unsigned polls = 0;
         while (__atomic_load_n(flag, __ATOMIC_ACQUIRE) < 1)
             symm_wait_backoff(s, &polls);

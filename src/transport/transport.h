@@ -47,6 +47,11 @@ typedef struct symm_transport_ops {
      * ops. nbi: result is written by the next quiet of ctx. */
     int (*amo)(struct symm_ctx *ctx, symm_amo_op_t op, size_t size, int seg, size_t off,
                const void *operand, const void *compare, void *result, int nbi, int pe);
+    /* Add value to the 64-bit word at (seg, off) on pe, atomically against
+     * pe's CPU atomics on it, one-way: nothing reports its completion, a
+     * later quiet does not wait for it; it follows the caller's earlier
+     * quiet. For flags that collectives wait on. NULL: use amo. */
+    int (*notify)(struct symm_ctx *ctx, int seg, size_t off, uint64_t value, int pe);
     int (*fence)(struct symm_ctx *ctx);
     int (*quiet)(struct symm_ctx *ctx);
     /* Make progress on everything outstanding (called from wait loops). */

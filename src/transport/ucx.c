@@ -58,7 +58,7 @@
     X(ucp_rkey_buffer_release) X(ucp_ep_create) X(ucp_ep_close_nbx) X(ucp_ep_rkey_unpack)   \
     X(ucp_rkey_destroy) X(ucp_put_nbx) X(ucp_get_nbx) X(ucp_atomic_op_nbx)                  \
     X(ucp_request_check_status) X(ucp_request_free) X(ucp_get_version_string)               \
-    X(ucs_status_string)
+    X(ucs_status_string) X(ucp_am_send_nbx) X(ucp_worker_set_am_recv_handler)
 
 static struct {
 #define UCX_FIELD(f) __typeof__(f) *f;
@@ -123,6 +123,8 @@ static int ucx_load(void)
 #define ucp_request_free ucx_fn.ucp_request_free
 #define ucp_get_version_string ucx_fn.ucp_get_version_string
 #define ucs_status_string ucx_fn.ucs_status_string
+#define ucp_am_send_nbx ucx_fn.ucp_am_send_nbx
+#define ucp_worker_set_am_recv_handler ucx_fn.ucp_worker_set_am_recv_handler
 
 /* What every worker shares about a peer: where its segments are and, in
  * the init exchange, its default worker's address and packed rkeys. */
@@ -545,6 +547,80 @@ static int ucx_amo(struct symm_ctx *ctx, symm_amo_op_t op, size_t size, int seg,
     return to_symm(u, st, pe, "atomic");
 }
 
+/* ---- notifications ---------------------------------------------------- */
+
+/* A notification is one active message to the peer's default worker, whose
+ * handler adds value to the 64-bit word at (seg, off) with a CPU atomic.
+ * Collectives signal with it: where UCX emulates RMA and atomics in software
+ * (tcp) a put or atomic costs a request and a reply, a notification one
+ * message, and its add is atomic against the owner's CPU atomics on the
+ * same word, which a NIC atomic is not. */
+#define UCX_AM_NOTIFY 1
+
+typedef struct ucx_notify_msg {
+    uint64_t off;
+    uint64_t value;
+    uint32_t seg;
+    uint32_t from;
+} ucx_notify_msg_t;
+
+static ucs_status_t notify_cb(void *arg, const void *header, size_t header_len, void *data,
+                              size_t len, const ucp_am_recv_param_t *param)
+{
+    ucx_state_t *u = arg;
+    const symm_instance_t *s = u->inst;
+    ucx_notify_msg_t m;
+    (void)data;
+    (void)param;
+    if (header_len != sizeof(m) || len != 0)
+        symm_fatal("ucx", "malformed notification (%zu+%zu bytes)", header_len, len);
+    memcpy(&m, header, sizeof(m));
+    uint64_t *w = NULL;
+    if (m.seg == SYMM_SEG_HEAP && m.off + sizeof(*w) <= s->heap_size) {
+        w = (uint64_t *)(void *)((char *)s->heap_base + m.off);
+    } else if (m.seg == SYMM_SEG_DATA) {
+        for (int i = 0; i < s->n_data_ranges; i++)
+            if (m.off - s->data[i].off < s->data[i].len)
+                w = (uint64_t *)(s->data[i].start + (m.off - s->data[i].off));
+    }
+    if (w == NULL)
+        symm_fatal("ucx", "notification from PE %u for segment %u offset %llu, outside "
+                   "symmetric memory", m.from, m.seg, (unsigned long long)m.off);
+    __atomic_fetch_add(w, m.value, __ATOMIC_RELEASE);
+    return UCS_OK;
+}
+
+static int notify_register(ucx_state_t *u)
+{
+    ucp_am_handler_param_t hp = {
+        .field_mask = UCP_AM_HANDLER_PARAM_FIELD_ID | UCP_AM_HANDLER_PARAM_FIELD_CB |
+                      UCP_AM_HANDLER_PARAM_FIELD_ARG | UCP_AM_HANDLER_PARAM_FIELD_FLAGS,
+        .id = UCX_AM_NOTIFY,
+        .flags = UCP_AM_FLAG_WHOLE_MSG,
+        .cb = notify_cb,
+        .arg = u,
+    };
+    ucs_status_t st = ucp_worker_set_am_recv_handler(u->dflt.worker, &hp);
+    return st == UCS_OK ? SYMM_OK : ucx_fail("registering the notification handler", st);
+}
+
+static int ucx_notify(struct symm_ctx *ctx, int seg, size_t off, uint64_t value, int pe)
+{
+    ucx_state_t *u = state_of(ctx->inst);
+    ucx_wk_t *wk = wk_of(u, ctx);
+    uint64_t raddr;
+    ucp_rkey_h rkey;
+    ucp_ep_h ep = peer_target(u, wk, seg, off, pe, &raddr, &rkey);
+    ucx_notify_msg_t m = {.off = off, .value = value, .seg = (uint32_t)seg,
+                          .from = (uint32_t)ctx->inst->my_pe};
+    ucp_request_param_t prm = {.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS,
+                               .flags = UCP_AM_SEND_FLAG_EAGER};
+    /* The header must live until the send completes: m is on this stack, so
+     * wait (an eager message of this size is normally sent at once). */
+    ucs_status_ptr_t req = ucp_am_send_nbx(ep, UCX_AM_NOTIFY, &m, sizeof(m), NULL, 0, &prm);
+    return to_symm(u, wait_req(u, wk, req), pe, "notify");
+}
+
 /* ---- ordering and progress -------------------------------------------- */
 
 static int ucx_fence(struct symm_ctx *ctx)
@@ -834,7 +910,7 @@ static int ucx_init(symm_instance_t *s)
     ucp_params_t params = {
         .field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_MT_WORKERS_SHARED |
                       UCP_PARAM_FIELD_ESTIMATED_NUM_EPS,
-        .features = UCP_FEATURE_RMA | UCP_FEATURE_AMO32 | UCP_FEATURE_AMO64,
+        .features = UCP_FEATURE_RMA | UCP_FEATURE_AMO32 | UCP_FEATURE_AMO64 | UCP_FEATURE_AM,
         .mt_workers_shared = 0,
         .estimated_num_eps = (size_t)s->n_pes,
     };
@@ -845,6 +921,8 @@ static int ucx_init(symm_instance_t *s)
 
     /* The progress thread and the PE's threads share the default worker. */
     if ((rc = wk_init(u, &u->dflt, UCS_THREAD_MODE_MULTI)) != SYMM_OK)
+        return rc;
+    if ((rc = notify_register(u)) != SYMM_OK)
         return rc;
     if ((st = ucp_worker_get_address(u->dflt.worker, &addr, &addr_len)) != UCS_OK)
         return ucx_fail("worker address", st);
@@ -1055,6 +1133,7 @@ static const symm_transport_ops_t ucx_ops = {
     .put_nbi = ucx_put_nbi,
     .get_nbi = ucx_get_nbi,
     .amo = ucx_amo,
+    .notify = ucx_notify,
     .fence = ucx_fence,
     .quiet = ucx_quiet,
     .progress = ucx_progress,
