@@ -192,17 +192,25 @@ static int choose_sizes(symm_instance_t *inst)
 
 static void choose_spin(symm_instance_t *inst)
 {
-    cpu_set_t cpus;
+    /* The machine's cores, not this PE's affinity: the launcher binds each
+     * PE to one core, which says nothing of how many PEs share them. */
     int ncpu = get_nprocs();
-    if (sched_getaffinity(0, sizeof(cpus), &cpus) == 0)
-        ncpu = CPU_COUNT(&cpus);
     if (inst->cfg.spin >= 0)
         inst->spin = inst->cfg.spin;
-    else
+    else if (inst->n_local > ncpu)
         /* Oversubscribed: a waiter's peer may need our core, so yield at once
-         * after a few polls. Otherwise poll long enough to catch a fast peer. */
-        inst->spin = inst->n_local > get_nprocs() ? 16 : 4096;
-    (void)ncpu;
+         * after a few polls. */
+        inst->spin = 16;
+    else if (inst->net != NULL)
+        /* Each poll runs the network's progress (a system call over tcp):
+         * 4096 of them would hold the core for milliseconds, against the
+         * progress thread, or PEs of "other nodes" sharing this machine
+         * (the namespace tests), which the node-local count cannot see. A
+         * yield with nothing else to run costs about one poll. */
+        inst->spin = 64;
+    else
+        /* Poll long enough to catch a fast peer. */
+        inst->spin = 4096;
 }
 
 int symm_instance_create(const symm_instance_args_t *args, symm_instance_t **inst_p)
