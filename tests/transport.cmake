@@ -1,6 +1,6 @@
 # The network transport (UCX): pe/remote.c with every peer unmapped, the
-# SYMM_TRANSPORT errors, and the two-namespace job (root only; skipped with
-# its reason elsewhere). The rest of the suite runs again under
+# SYMM_TRANSPORT errors, and the two-namespace jobs (root only; skipped with
+# their reason elsewhere). The rest of the suite runs again under
 # SYMM_TRANSPORT=ucx through symm_pe_test (label ucx).
 symm_pe_test(remote NOUCX)
 symm_expect_fail(transport_bad 2 "SYMM_TRANSPORT='bogus' is not one of auto, shm, ucx"
@@ -18,6 +18,14 @@ if(SYMM_HAVE_UCX)
       $<TARGET_FILE:signal> $<TARGET_FILE:p2p> $<TARGET_FILE:lock> $<TARGET_FILE:coll_barrier>
       $<TARGET_FILE:ctx> $<TARGET_FILE:threads> $<TARGET_FILE:coll>)
   set_tests_properties(netns PROPERTIES TIMEOUT 600 SKIP_RETURN_CODE 77 LABELS ucx)
+  # Two PEs per namespace: every group mixes mapped peers (memcpy) and
+  # network peers (UCX) in one collective.
+  add_test(NAME netns_mixed
+    COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/scripts/netns_test.sh
+      $<TARGET_FILE:coll> $<TARGET_FILE:team> $<TARGET_FILE:active> $<TARGET_FILE:amo>
+      $<TARGET_FILE:rma_sizes> $<TARGET_FILE:coll_barrier>)
+  set_tests_properties(netns_mixed PROPERTIES TIMEOUT 600 SKIP_RETURN_CODE 77 LABELS ucx
+    ENVIRONMENT "NETNS_PPN=2")
   # A PE on the other "node" dies: its peer ends with a message naming it.
   add_test(NAME netns_death
     COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/scripts/netns_test.sh "$<TARGET_FILE:remote> die")

@@ -86,4 +86,15 @@ static inline int test_net_forced(void)
     return t != NULL && strcmp(t, "ucx") == 0;
 }
 
+/* PEs per node as the launcher laid them out: 1 when every peer is forced
+ * through the network, TEST_PES_PER_NODE when a script spread the job over
+ * several "nodes" (consecutive ranks per node), else all of them. */
+static inline int test_pes_per_node(int npes)
+{
+    const char *p = getenv("TEST_PES_PER_NODE");
+    if (test_net_forced())
+        return 1;
+    return p != NULL && atoi(p) > 0 ? atoi(p) : npes;
+}
+
 #endif

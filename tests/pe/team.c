@@ -44,6 +44,15 @@
 #define NSLOT MAXPES /* longs of buf per purpose */
 
 static int me, npes;
+
+/* World PE p's index in SHMEM_TEAM_SHARED, -1 if on another node: the
+ * launch puts test_pes_per_node consecutive PEs on each node. */
+static int shared_of(int p)
+{
+    int ppn = test_pes_per_node(npes);
+    return p / ppn == me / ppn ? p % ppn : -1;
+}
+
 static long *buf;  /* symmetric: [0] my tag, [NSLOT..2*NSLOT) ctx puts */
 static int *ibuf;  /* symmetric: fcollect source and dest */
 static long *lbuf; /* symmetric: reduction source and dest */
@@ -89,7 +98,7 @@ static void verify_team(shmem_team_t t, const int *w, int size, int num_contexts
         CHECK(got == k, "%s: translate_pe(team %d -> same team) expected %d got %d", what, k, k,
               got);
         got = shmem_team_translate_pe(t, k, SHMEM_TEAM_SHARED);
-        int want_sh = !test_net_forced() ? w[k] : w[k] == me ? 0 : -1;
+        int want_sh = shared_of(w[k]);
         CHECK(got == want_sh, "%s: translate_pe(team %d -> shared) expected %d got %d (one node)",
               what, k, want_sh, got);
     }
@@ -141,9 +150,8 @@ static void verify_team(shmem_team_t t, const int *w, int size, int num_contexts
     /* shmem_team_ptr (buf[0] was stored before the team_sync above) */
     for (int k = 0; k < size; k++) {
         long *p = shmem_team_ptr(t, buf, k);
-        if (test_net_forced() && k != myk) {
-            CHECK(p == NULL, "%s: team_ptr(team PE %d) under SYMM_TRANSPORT=ucx expected NULL",
-                  what, k);
+        if (shared_of(w[k]) < 0) {
+            CHECK(p == NULL, "%s: team_ptr(team PE %d) on another node expected NULL", what, k);
             continue;
         }
         CHECK(p != NULL, "%s: team_ptr(team PE %d) is NULL on one node", what, k);
@@ -230,10 +238,10 @@ static void test_predefined(void)
 {
     CHECK_EQ("team_my_pe(WORLD)", me, shmem_team_my_pe(SHMEM_TEAM_WORLD));
     CHECK_EQ("team_n_pes(WORLD)", npes, shmem_team_n_pes(SHMEM_TEAM_WORLD));
-    CHECK_EQ("team_my_pe(SHARED) (one node)", test_net_forced() ? 0 : me,
+    int ppn = test_pes_per_node(npes);
+    CHECK_EQ("team_my_pe(SHARED) (my node's PEs)", me % ppn,
              shmem_team_my_pe(SHMEM_TEAM_SHARED));
-    CHECK_EQ("team_n_pes(SHARED) (one node)", test_net_forced() ? 1 : npes,
-             shmem_team_n_pes(SHMEM_TEAM_SHARED));
+    CHECK_EQ("team_n_pes(SHARED) (my node's PEs)", ppn, shmem_team_n_pes(SHMEM_TEAM_SHARED));
     CHECK_EQ("team_my_pe(INVALID)", -1, shmem_team_my_pe(SHMEM_TEAM_INVALID));
     CHECK_EQ("team_n_pes(INVALID)", -1, shmem_team_n_pes(SHMEM_TEAM_INVALID));
 
@@ -250,11 +258,11 @@ static void test_predefined(void)
     for (int p = 0; p < npes; p++) {
         CHECK_EQ("translate_pe(world -> world)", p,
                  shmem_team_translate_pe(SHMEM_TEAM_WORLD, p, SHMEM_TEAM_WORLD));
-        /* SHARED is every PE on one node; only myself under SYMM_TRANSPORT=ucx. */
-        int sh = !test_net_forced() ? p : p == me ? 0 : -1;
-        CHECK_EQ("translate_pe(world -> shared)", sh,
+        /* SHARED is the PEs of my node (shared_of). */
+        CHECK_EQ("translate_pe(world -> shared)", shared_of(p),
                  shmem_team_translate_pe(SHMEM_TEAM_WORLD, p, SHMEM_TEAM_SHARED));
-        CHECK_EQ("translate_pe(shared -> world)", !test_net_forced() ? p : p == 0 ? me : -1,
+        int ppn = test_pes_per_node(npes);
+        CHECK_EQ("translate_pe(shared -> world)", p < ppn ? me / ppn * ppn + p : -1,
                  shmem_team_translate_pe(SHMEM_TEAM_SHARED, p, SHMEM_TEAM_WORLD));
         CHECK_EQ("translate_pe(world -> invalid)", -1,
                  shmem_team_translate_pe(SHMEM_TEAM_WORLD, p, SHMEM_TEAM_INVALID));
@@ -284,10 +292,10 @@ static void test_predefined(void)
     shmem_barrier_all();
     CHECK_EQ("get_config(SHARED)", 0,
              shmem_team_get_config(SHMEM_TEAM_SHARED, SHMEM_TEAM_NUM_CONTEXTS, &c));
-    if (test_net_forced())
-        verify_team(SHMEM_TEAM_SHARED, &me, 1, c.num_contexts, "SHARED (myself)");
-    else
-        verify_team(SHMEM_TEAM_SHARED, w, npes, c.num_contexts, "SHARED");
+    int wsh[MAXPES];
+    for (int k = 0; k < ppn; k++)
+        wsh[k] = me / ppn * ppn + k;
+    verify_team(SHMEM_TEAM_SHARED, wsh, ppn, c.num_contexts, "SHARED (my node's PEs)");
     shmem_barrier_all();
 }
 
@@ -336,8 +344,8 @@ static void test_split_strided(void)
         destroy(t1);
         destroy(t2);
     }
-    /* from SHARED */
-    if (!test_net_forced()) {
+    /* from SHARED, where it is the whole job */
+    if (test_pes_per_node(npes) == npes) {
         shmem_team_t ts = split_check(SHMEM_TEAM_SHARED, n - 1, -1, n, 2, "SHARED split reversed");
         shmem_barrier_all();
         destroy(ts);
@@ -477,7 +485,7 @@ static void test_split_2d(void)
     int xr[] = {1, 2, 3, n, n + 1, 2 * n + 5};
     for (size_t k = 0; k < sizeof(xr) / sizeof(xr[0]); k++)
         split_2d_check(SHMEM_TEAM_WORLD, xr[k], "WORLD");
-    if (!test_net_forced())
+    if (test_pes_per_node(npes) == npes)
         split_2d_check(SHMEM_TEAM_SHARED, 2, "SHARED");
     shmem_team_t rev = split_check(SHMEM_TEAM_WORLD, n - 1, -1, n, -1, "reversed");
     shmem_barrier_all();

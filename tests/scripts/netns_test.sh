@@ -31,21 +31,30 @@ ip -n "$nsb" link set "${tag}y" up
 secret=$(head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n')
 port=$(( 20000 + $$ % 20000 ))
 fail=0
+# NETNS_PPN PEs per namespace (default 1): with 2, PEs 0-1 share one "node"
+# (mapped to each other) and 2-3 the other, so every group mixes mapped and
+# network peers.
+ppn=${NETNS_PPN:-1}
+np=$((2 * ppn))
 for prog in "$@"; do
   port=$((port + 1))
-  common=(SYMM_SIZE=2 SYMM_BOOT_ADDR="$net.1:$port" SYMM_JOB_SECRET="$secret"
-          UCX_TLS=tcp SYMM_BOOT_TIMEOUT=30)
-  ip netns exec "$nsa" env "${common[@]}" SYMM_RANK=0 UCX_NET_DEVICES="${tag}x" \
-     timeout 120 $prog > "/tmp/$tag.0" 2>&1 &
-  p0=$!
-  ip netns exec "$nsb" env "${common[@]}" SYMM_RANK=1 UCX_NET_DEVICES="${tag}y" \
-     timeout 120 $prog > "/tmp/$tag.1" 2>&1 &
-  p1=$!
-  wait $p0; r0=$?
-  wait $p1; r1=$?
-  out=$(sed "s/^/[PE 0] /" "/tmp/$tag.0"; sed "s/^/[PE 1] /" "/tmp/$tag.1")
+  common=(SYMM_SIZE=$np SYMM_BOOT_ADDR="$net.1:$port" SYMM_JOB_SECRET="$secret"
+          UCX_TLS=tcp SYMM_BOOT_TIMEOUT=30 TEST_PES_PER_NODE="$ppn")
+  pids=()
+  for ((r = 0; r < np; r++)); do
+    if [ $r -lt "$ppn" ]; then ns=$nsa; dev="${tag}x"; else ns=$nsb; dev="${tag}y"; fi
+    ip netns exec "$ns" env "${common[@]}" SYMM_RANK=$r UCX_NET_DEVICES="$dev" \
+       timeout 120 $prog > "/tmp/$tag.$r" 2>&1 &
+    pids+=($!)
+  done
+  rcs=()
+  for p in "${pids[@]}"; do wait "$p"; rcs+=($?); done
+  r0=${rcs[0]}; r1=${rcs[$((np - 1))]}
+  for rc in "${rcs[@]}"; do
+    if [ "$rc" -ne 0 ] && [ "$r1" -eq 0 ]; then r1=$rc; fi
+  done
+  out=$(for ((r = 0; r < np; r++)); do sed "s/^/[PE $r] /" "/tmp/$tag.$r"; rm -f "/tmp/$tag.$r"; done)
   echo "$out"
-  rm -f "/tmp/$tag.0" "/tmp/$tag.1"
   if [ -n "${NETNS_EXPECT_FAIL:-}" ]; then
     # The job must fail (not hang: timeout's 124 is a failure here) and say why.
     if [ $r0 -eq 0 ] || [ $r0 -eq 124 ] || [ $r1 -eq 124 ] ||
