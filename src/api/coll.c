@@ -22,7 +22,8 @@ static int team_group(shmem_team_t team, symm_group_t *g, const char *routine)
         return -1;
     }
     *g = (symm_group_t){s, t->size, t->my_idx, t->members, 0, 0, t, NULL,
-                        (uint64_t *)(void *)(t->scratch + SYMM_TEAM_COUNT_OFF), t->all_mapped};
+                        (uint64_t *)(void *)(t->scratch + SYMM_TEAM_COUNT_OFF), t->all_mapped,
+                        (uint64_t *)(void *)(t->scratch + SYMM_TEAM_ARRIVE_OFF)};
     return 0;
 }
 
@@ -47,7 +48,8 @@ static void active_group(int start, int log_stride, int size, long *psync, symm_
     if (psync == NULL)
         symm_fatal(routine, "pSync is NULL");
     *g = (symm_group_t){s, size, rel / stride, NULL, start, stride, NULL, psync,
-                        (uint64_t *)(void *)&psync[SHMEM_SYNC_SIZE - 1], 1};
+                        (uint64_t *)(void *)&psync[SHMEM_SYNC_SIZE - 1], 1,
+                        (uint64_t *)(void *)&psync[SHMEM_SYNC_SIZE - 2]};
     for (int i = 0; i < size; i++)
         if (!s->peers[start + i * stride].mapped)
             g->all_mapped = 0;

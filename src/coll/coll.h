@@ -5,8 +5,8 @@
  * pSync). Every collective entry point (src/api/coll.c) builds a group and
  * calls one routine here, which picks the algorithm: node-local groups (all
  * members mapped) use the memory-speed algorithms of coll/shm.c, pulling
- * straight from peers' buffers; groups with unmapped members will use the
- * network transport's message-based algorithms.
+ * straight from peers' buffers; groups with unmapped members push blocks
+ * with the network transport's messages where it has them (coll/shm.c).
  */
 #ifndef SYMM_COLL_H
 #define SYMM_COLL_H
@@ -26,6 +26,7 @@ typedef struct symm_group {
     long *psync;             /* counting barrier on the user's pSync */
     uint64_t *count;         /* symmetric word for collect's element count */
     int all_mapped;
+    uint64_t *arrive;        /* symmetric word counting pushed blocks' arrivals */
 } symm_group_t;
 
 static inline int symm_group_pe(const symm_group_t *g, int i)

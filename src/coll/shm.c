@@ -1,24 +1,31 @@
 /*
- * shm.c - collective algorithms, written as pulls: each PE reads what it
- * needs from its peers' symmetric buffers. For a mapped peer a pull is one
- * memcpy from where the data is to where it goes; for a peer on another
- * node (or every peer under SYMM_TRANSPORT=ucx) it is an RMA get through
- * the network transport into the same place, so one set of algorithms
- * serves both, and a team that spans nodes mixes memcpy and gets.
+ * shm.c - collective algorithms. Node-local groups pull: each PE reads what
+ * it needs from its peers' symmetric buffers, one memcpy from where the data
+ * is to where it goes. A group with members on other nodes (or every group
+ * under SYMM_TRANSPORT=ucx) pushes where the transport can: blocks travel
+ * as messages into the receivers' dest and each receiver counts arrivals on
+ * a symmetric word of the group (UCX delivers large blocks by rendezvous
+ * straight into place, several times faster over tcp than its emulated
+ * gets); a mapped member of such a group gets a memcpy and a release add.
+ * What has no push form pulls with RMA gets.
  *
- *  broadcast  barrier; every PE pulls the root's source; barrier
- *  fcollect   barrier; every PE pulls each peer's block; barrier
+ *  broadcast  pull: barrier; every PE pulls the root's source; barrier
+ *             push: barrier; binomial tree from the root; quiet; barrier
+ *  fcollect   pull: barrier; every PE pulls each peer's block; barrier
+ *             push: barrier; every PE pushes its block to every peer
+ *             (next one first); waits for n-1 arrivals; quiet; barrier
  *  collect    publish my count; barrier; exclusive scan of the counts read
  *             from every peer gives my offsets; pull; barrier
- *  alltoall   barrier; every PE pulls block `me` of each peer's source;
- *             barrier
+ *  alltoall   as fcollect, block j of the source going to PE j
  *  reduce     small or 2 PEs: barrier; every PE reduces the whole vector
  *             from every peer into its dest (in place: into a private
  *             buffer, copied out after a barrier); barrier.
  *             large, 3+ PEs (SYMM_REDUCE_SLICE_MIN): barrier; each PE
  *             reduces its 1/n slice from every peer into its dest; barrier;
- *             each pulls the other slices from their owners; barrier.
- * The closing barrier makes source and dest reusable on return and lets
+ *             each pulls the other slices from their owners (push: each
+ *             pushes its slice to every peer); barrier.
+ * The opening barrier keeps writers out of a dest its owner may still read;
+ * the closing one makes source and dest reusable on return and lets
  * back-to-back collectives run without the caller synchronising.
  */
 #include <stdint.h>
@@ -33,6 +40,7 @@
 #include "ops/rma.h"
 #include "ops/sync.h"
 #include "runtime/log.h"
+#include "runtime/status.h"
 
 #define REDUCE_CHUNK 8192
 
@@ -50,9 +58,109 @@ static void pull(symm_group_t *g, void *dst, const void *addr, size_t n, int i,
     symm_rma_get(NULL, dst, addr, n, symm_group_pe(g, i), 0, routine);
 }
 
+/* ---- pushes: groups with members on other nodes -------------------------- */
+
+/* Whether this collective pushes: some member is unmapped, the transport
+ * has messages, and dest is symmetric (the spec requires it; a pull works
+ * with any dest, so a program that got it wrong still runs). */
+static int use_push(const symm_group_t *g, const void *dest)
+{
+    size_t off, room;
+    return !g->all_mapped && g->s->net != NULL && g->s->net->push != NULL &&
+           symm_seg_translate(g->s, dest, &off, &room) != SYMM_SEG_NONE;
+}
+
+/* Deliver n bytes from src to dest (a symmetric address) on member i and
+ * count one arrival there: a copy and a release add for a mapped member, a
+ * transport push (complete at the next quiet) otherwise. */
+static void push(symm_group_t *g, void *dest, const void *src, size_t n, int i,
+                 const char *routine)
+{
+    symm_instance_t *s = g->s;
+    int pe = symm_group_pe(g, i);
+    char *r = symm_seg_peer_addr(s, dest, pe);
+    if (r != NULL) {
+        memcpy(r, src, n);
+        __atomic_fetch_add((uint64_t *)symm_seg_peer_addr(s, g->arrive, pe), 1,
+                           __ATOMIC_RELEASE);
+        return;
+    }
+    size_t off = 0, foff = 0, room;
+    int seg = symm_seg_translate(s, dest, &off, &room);
+    int fseg = symm_seg_translate(s, g->arrive, &foff, &room);
+    int rc = s->net->push(&s->ctx_default, seg, off, src, n, fseg, foff, pe);
+    if (rc != 0)
+        symm_fatal(routine, "sending %zu bytes to PE %d failed: %s", n, pe,
+                   symm_status_str((symm_status_t)rc));
+}
+
+/* Wait until k blocks have arrived here, and count them off: the word
+ * counts arrivals across collectives, and one that ends before a peer's
+ * push for the next has landed (the closing barrier orders them) leaves it
+ * at zero. */
+static void wait_arrivals(symm_group_t *g, uint64_t k)
+{
+    unsigned polls = 0;
+    while (__atomic_load_n(g->arrive, __ATOMIC_ACQUIRE) < k)
+        symm_wait_backoff(g->s, &polls);
+    __atomic_fetch_sub(g->arrive, k, __ATOMIC_RELAXED);
+}
+
+/* Binomial tree from the root: each member waits for the block from its
+ * parent, then forwards it to its children, farthest first. The spec has
+ * dest ready on every member before any calls, but programs (test suites
+ * among them) check dest after one collective and call the next at once,
+ * which is only safe if nobody writes a dest before its owner has entered:
+ * hence the opening barrier, as with pulls. The closing one (after a quiet:
+ * the pushes are complete) makes source and dest reusable. */
+static void broadcast_push(symm_group_t *g, void *dest, const void *source, size_t nbytes,
+                           int root, int update_root, const char *routine)
+{
+    int n = g->size, v = (g->me - root + n) % n, mask = 1;
+    const void *from = source;
+    symm_group_barrier(g, 0);
+    if (v != 0) {
+        wait_arrivals(g, 1);
+        from = dest;
+    } else if (update_root && dest != source) {
+        memmove(dest, source, nbytes);
+    }
+    while (mask < n && !(v & mask))
+        mask <<= 1;
+    for (mask >>= 1; mask > 0; mask >>= 1)
+        if (v + mask < n)
+            push(g, dest, from, nbytes, (v + mask + root) % n, routine);
+    symm_group_barrier(g, 1);
+}
+
+/* Every member sends `nbytes` to every other: block j of source (or the
+ * whole source) to offset me*nbytes of dest, starting with the next member
+ * so that no member receives from everyone at once. */
+static void exchange_push(symm_group_t *g, void *dest, const void *source, size_t nbytes,
+                          int per_peer, const char *routine)
+{
+    int n = g->size, me = g->me;
+    char *mine = (char *)dest + (size_t)me * nbytes;
+    symm_group_barrier(g, 0); /* as in broadcast_push */
+    for (int k = 1; k < n; k++) {
+        int j = (me + k) % n;
+        push(g, mine, (const char *)source + (per_peer ? (size_t)j * nbytes : 0), nbytes, j,
+             routine);
+    }
+    memmove(mine, (const char *)source + (per_peer ? (size_t)me * nbytes : 0), nbytes);
+    wait_arrivals(g, (uint64_t)(n - 1));
+    symm_group_barrier(g, 1);
+}
+
+/* ---- the collectives -------------------------------------------------- */
+
 void symm_coll_broadcast(symm_group_t *g, void *dest, const void *source, size_t nbytes, int root,
                          int update_root, const char *routine)
 {
+    if (nbytes != 0 && use_push(g, dest)) {
+        broadcast_push(g, dest, source, nbytes, root, update_root, routine);
+        return;
+    }
     symm_group_barrier(g, 0);
     if (nbytes != 0) {
         if (g->me != root)
@@ -66,6 +174,10 @@ void symm_coll_broadcast(symm_group_t *g, void *dest, const void *source, size_t
 void symm_coll_fcollect(symm_group_t *g, void *dest, const void *source, size_t nbytes,
                         const char *routine)
 {
+    if (nbytes != 0 && use_push(g, dest)) {
+        exchange_push(g, dest, source, nbytes, 0, routine);
+        return;
+    }
     symm_group_barrier(g, 0);
     for (int k = 0; k < g->size && nbytes != 0; k++) {
         int j = (g->me + k) % g->size; /* start at my own block: spread the readers */
@@ -95,6 +207,10 @@ void symm_coll_collect(symm_group_t *g, void *dest, const void *source, size_t n
 void symm_coll_alltoall(symm_group_t *g, void *dest, const void *source, size_t nbytes,
                         const char *routine)
 {
+    if (nbytes != 0 && use_push(g, dest)) {
+        exchange_push(g, dest, source, nbytes, 1, routine);
+        return;
+    }
     symm_group_barrier(g, 0);
     for (int k = 0; k < g->size && nbytes != 0; k++) {
         int j = (g->me + k) % g->size;
@@ -248,6 +364,15 @@ void symm_coll_reduce(symm_group_t *g, void *dest, const void *source, size_t co
     reduce_range(g, (char *)dest + lo * elem, source, lo, hi - lo, elem, op, g->me, 1,
                  routine);
     symm_group_barrier(g, 0);
+    if (use_push(g, dest)) {
+        /* Every source has been read: send my slice to every member. */
+        for (int k = 1; k < n; k++)
+            push(g, (char *)dest + lo * elem, (char *)dest + lo * elem, (hi - lo) * elem,
+                 (g->me + k) % n, routine);
+        wait_arrivals(g, (uint64_t)(n - 1));
+        symm_group_barrier(g, 1);
+        return;
+    }
     for (int k = 1; k < n; k++) {
         int j = (g->me + k) % n;
         size_t jlo = count * (size_t)j / (size_t)n, jhi = count * (size_t)(j + 1) / (size_t)n;

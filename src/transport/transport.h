@@ -52,6 +52,13 @@ typedef struct symm_transport_ops {
      * later quiet does not wait for it; it follows the caller's earlier
      * quiet. For flags that collectives wait on. NULL: use amo. */
     int (*notify)(struct symm_ctx *ctx, int seg, size_t off, uint64_t value, int pe);
+    /* Copy n bytes from src to (seg, off) on pe, then, once they are in
+     * place there, add 1 to the 64-bit word (flag_seg, flag_off) on pe.
+     * Non-blocking: src is reusable after the next quiet of ctx; only pe
+     * learns of the arrival, through the word. For collectives. NULL: none
+     * (collectives pull instead). */
+    int (*push)(struct symm_ctx *ctx, int seg, size_t off, const void *src, size_t n,
+                int flag_seg, size_t flag_off, int pe);
     int (*fence)(struct symm_ctx *ctx);
     int (*quiet)(struct symm_ctx *ctx);
     /* Make progress on everything outstanding (called from wait loops). */

@@ -58,7 +58,8 @@
     X(ucp_rkey_buffer_release) X(ucp_ep_create) X(ucp_ep_close_nbx) X(ucp_ep_rkey_unpack)   \
     X(ucp_rkey_destroy) X(ucp_put_nbx) X(ucp_get_nbx) X(ucp_atomic_op_nbx)                  \
     X(ucp_request_check_status) X(ucp_request_free) X(ucp_get_version_string)               \
-    X(ucs_status_string) X(ucp_am_send_nbx) X(ucp_worker_set_am_recv_handler)
+    X(ucs_status_string) X(ucp_am_send_nbx) X(ucp_worker_set_am_recv_handler)             \
+    X(ucp_am_recv_data_nbx)
 
 static struct {
 #define UCX_FIELD(f) __typeof__(f) *f;
@@ -125,6 +126,7 @@ static int ucx_load(void)
 #define ucs_status_string ucx_fn.ucs_status_string
 #define ucp_am_send_nbx ucx_fn.ucp_am_send_nbx
 #define ucp_worker_set_am_recv_handler ucx_fn.ucp_worker_set_am_recv_handler
+#define ucp_am_recv_data_nbx ucx_fn.ucp_am_recv_data_nbx
 
 /* What every worker shares about a peer: where its segments are and, in
  * the init exchange, its default worker's address and packed rkeys. */
@@ -156,6 +158,7 @@ typedef struct ucx_wk {
     size_t n_pending;
     int pending_lock;
     uint64_t sink;           /* old values of non-fetching atomics */
+    int unflushed;           /* a put was issued since the last flush */
     pthread_mutex_t connect_lock;
     struct ucx_wk *next;     /* context workers, for heap growth */
 } ucx_wk_t;
@@ -317,14 +320,24 @@ static ucs_status_t keep_req(ucx_state_t *u, ucx_wk_t *wk, ucs_status_ptr_t req)
     return UCS_OK;
 }
 
-/* Complete everything wk has issued: kept requests, then a worker flush. */
-static ucs_status_t wk_quiet(ucx_state_t *u, ucx_wk_t *wk)
+/* Complete everything wk has issued: kept requests, then a worker flush if
+ * a put was issued since the last one. A put's request completes when its
+ * source is reusable, not when the data has landed; every other operation
+ * is complete at the target when its request is (gets and atomics, which
+ * all fetch) or reports completion otherwise (pushes, notifications), so a
+ * flush, a round trip per peer over software-emulated transports, is for
+ * puts only. force: flush anyway (finalize, heap growth). */
+static ucs_status_t wk_quiet_if(ucx_state_t *u, ucx_wk_t *wk, int force)
 {
     ucp_request_param_t prm = {.op_attr_mask = 0};
     ucs_status_t st = wait_pending(u, wk);
+    if (!__atomic_exchange_n(&wk->unflushed, 0, __ATOMIC_ACQ_REL) && !force)
+        return st;
     ucs_status_t f = wait_req(u, wk, ucp_worker_flush_nbx(wk->worker, &prm));
     return st != UCS_OK ? st : f;
 }
+
+static ucs_status_t wk_quiet(ucx_state_t *u, ucx_wk_t *wk) { return wk_quiet_if(u, wk, 1); }
 
 static int to_symm(ucx_state_t *u, ucs_status_t st, int pe, const char *what)
 {
@@ -456,6 +469,8 @@ static int ucx_rma(struct symm_ctx *ctx, int is_put, void *local, int seg, size_
     ucp_rkey_h rkey;
     ucp_ep_h ep = peer_target(u, wk, seg, off, pe, &raddr, &rkey);
     ucp_request_param_t prm = {.op_attr_mask = 0};
+    if (is_put && !__atomic_load_n(&wk->unflushed, __ATOMIC_RELAXED))
+        __atomic_store_n(&wk->unflushed, 1, __ATOMIC_RELAXED);
     ucs_status_ptr_t req = is_put ? ucp_put_nbx(ep, local, n, raddr, rkey, &prm)
                                   : ucp_get_nbx(ep, local, n, raddr, rkey, &prm);
     return to_symm(u, nbi ? keep_req(u, wk, req) : wait_req(u, wk, req), pe,
@@ -547,61 +562,118 @@ static int ucx_amo(struct symm_ctx *ctx, symm_amo_op_t op, size_t size, int seg,
     return to_symm(u, st, pe, "atomic");
 }
 
-/* ---- notifications ---------------------------------------------------- */
+/* ---- notifications and pushes ------------------------------------------ */
 
-/* A notification is one active message to the peer's default worker, whose
- * handler adds value to the 64-bit word at (seg, off) with a CPU atomic.
- * Collectives signal with it: where UCX emulates RMA and atomics in software
- * (tcp) a put or atomic costs a request and a reply, a notification one
- * message, and its add is atomic against the owner's CPU atomics on the
- * same word, which a NIC atomic is not. */
+/* Collectives signal and move data with active messages to the peer's
+ * default worker, whose handlers act on the symmetric memory with the CPU.
+ * A notification adds value to a 64-bit word: where UCX emulates RMA and
+ * atomics in software (tcp) a put or atomic costs a request and a reply, a
+ * notification one message, and its add is atomic against the owner's CPU
+ * atomics on the same word, which a NIC atomic is not. A push delivers a
+ * block to a symmetric address and then adds 1 to an arrival word there:
+ * small blocks travel eagerly (copied by the handler), large ones by UCX's
+ * rendezvous straight into place (over tcp several times faster than the
+ * emulated put/get, whose fragments each cost a round of copies). */
 #define UCX_AM_NOTIFY 1
+#define UCX_AM_PUSH 2
 
-typedef struct ucx_notify_msg {
-    uint64_t off;
-    uint64_t value;
-    uint32_t seg;
+typedef struct ucx_am_hdr {
+    uint64_t off;       /* notify: the word; push: where the data goes */
+    uint64_t value;     /* notify: what to add; push: arrival word's offset */
+    uint32_t seg;       /* segment of off */
+    uint32_t flag_seg;  /* push: segment of the arrival word */
     uint32_t from;
-} ucx_notify_msg_t;
+    uint32_t pad;
+} ucx_am_hdr_t;
+
+/* Local address of [off, off+len) in segment seg, or NULL if outside. */
+static void *local_range(const symm_instance_t *s, uint32_t seg, uint64_t off, size_t len)
+{
+    if (seg == SYMM_SEG_HEAP)
+        return off <= s->heap_size && len <= s->heap_size - off ? (char *)s->heap_base + off
+                                                                : NULL;
+    if (seg == SYMM_SEG_DATA)
+        for (int i = 0; i < s->n_data_ranges; i++)
+            if (off - s->data[i].off < s->data[i].len &&
+                len <= s->data[i].len - (off - s->data[i].off))
+                return (void *)(s->data[i].start + (off - s->data[i].off));
+    return NULL;
+}
+
+static uint64_t *local_word(const ucx_state_t *u, const ucx_am_hdr_t *h, uint32_t seg,
+                            uint64_t off)
+{
+    uint64_t *w = local_range(u->inst, seg, off, sizeof(*w));
+    if (w == NULL)
+        symm_fatal("ucx", "message from PE %u for segment %u offset %llu, outside symmetric "
+                   "memory", h->from, seg, (unsigned long long)off);
+    return w;
+}
 
 static ucs_status_t notify_cb(void *arg, const void *header, size_t header_len, void *data,
                               size_t len, const ucp_am_recv_param_t *param)
 {
-    ucx_state_t *u = arg;
-    const symm_instance_t *s = u->inst;
-    ucx_notify_msg_t m;
+    ucx_am_hdr_t h;
     (void)data;
     (void)param;
-    if (header_len != sizeof(m) || len != 0)
+    if (header_len != sizeof(h) || len != 0)
         symm_fatal("ucx", "malformed notification (%zu+%zu bytes)", header_len, len);
-    memcpy(&m, header, sizeof(m));
-    uint64_t *w = NULL;
-    if (m.seg == SYMM_SEG_HEAP && m.off + sizeof(*w) <= s->heap_size) {
-        w = (uint64_t *)(void *)((char *)s->heap_base + m.off);
-    } else if (m.seg == SYMM_SEG_DATA) {
-        for (int i = 0; i < s->n_data_ranges; i++)
-            if (m.off - s->data[i].off < s->data[i].len)
-                w = (uint64_t *)(s->data[i].start + (m.off - s->data[i].off));
-    }
-    if (w == NULL)
-        symm_fatal("ucx", "notification from PE %u for segment %u offset %llu, outside "
-                   "symmetric memory", m.from, m.seg, (unsigned long long)m.off);
-    __atomic_fetch_add(w, m.value, __ATOMIC_RELEASE);
+    memcpy(&h, header, sizeof(h));
+    __atomic_fetch_add(local_word(arg, &h, h.seg, h.off), h.value, __ATOMIC_RELEASE);
     return UCS_OK;
 }
 
-static int notify_register(ucx_state_t *u)
+static void push_landed_cb(void *req, ucs_status_t st, size_t len, void *flag)
+{
+    (void)len;
+    if (st != UCS_OK)
+        symm_fatal("ucx", "receiving pushed data: %s", ucs_status_string(st));
+    __atomic_fetch_add((uint64_t *)flag, 1, __ATOMIC_RELEASE);
+    ucp_request_free(req);
+}
+
+static ucs_status_t push_cb(void *arg, const void *header, size_t header_len, void *data,
+                            size_t len, const ucp_am_recv_param_t *param)
+{
+    ucx_state_t *u = arg;
+    ucx_am_hdr_t h;
+    if (header_len != sizeof(h))
+        symm_fatal("ucx", "malformed push (%zu byte header)", header_len);
+    memcpy(&h, header, sizeof(h));
+    uint64_t *flag = local_word(u, &h, h.flag_seg, h.value);
+    void *dst = local_range(u->inst, h.seg, h.off, len);
+    if (dst == NULL)
+        symm_fatal("ucx", "push of %zu bytes from PE %u to segment %u offset %llu, outside "
+                   "symmetric memory", len, h.from, h.seg, (unsigned long long)h.off);
+    if (!(param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV)) {
+        memcpy(dst, data, len);
+        __atomic_fetch_add(flag, 1, __ATOMIC_RELEASE);
+        return UCS_OK;
+    }
+    ucp_request_param_t prm = {.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK |
+                                               UCP_OP_ATTR_FIELD_USER_DATA,
+                               .cb.recv_am = push_landed_cb, .user_data = flag};
+    ucs_status_ptr_t req = ucp_am_recv_data_nbx(u->dflt.worker, data, dst, len, &prm);
+    if (UCS_PTR_IS_ERR(req))
+        symm_fatal("ucx", "receiving %zu bytes pushed by PE %u: %s", len, h.from,
+                   ucs_status_string(UCS_PTR_STATUS(req)));
+    if (req == NULL) /* done already: the callback is not called */
+        __atomic_fetch_add(flag, 1, __ATOMIC_RELEASE);
+    return UCS_OK;
+}
+
+static int am_register(ucx_state_t *u, unsigned id, ucp_am_recv_callback_t cb)
 {
     ucp_am_handler_param_t hp = {
         .field_mask = UCP_AM_HANDLER_PARAM_FIELD_ID | UCP_AM_HANDLER_PARAM_FIELD_CB |
                       UCP_AM_HANDLER_PARAM_FIELD_ARG | UCP_AM_HANDLER_PARAM_FIELD_FLAGS,
-        .id = UCX_AM_NOTIFY,
+        .id = id,
         .flags = UCP_AM_FLAG_WHOLE_MSG,
-        .cb = notify_cb,
+        .cb = cb,
         .arg = u,
     };
     ucs_status_t st = ucp_worker_set_am_recv_handler(u->dflt.worker, &hp);
-    return st == UCS_OK ? SYMM_OK : ucx_fail("registering the notification handler", st);
+    return st == UCS_OK ? SYMM_OK : ucx_fail("registering a message handler", st);
 }
 
 static int ucx_notify(struct symm_ctx *ctx, int seg, size_t off, uint64_t value, int pe)
@@ -611,14 +683,45 @@ static int ucx_notify(struct symm_ctx *ctx, int seg, size_t off, uint64_t value,
     uint64_t raddr;
     ucp_rkey_h rkey;
     ucp_ep_h ep = peer_target(u, wk, seg, off, pe, &raddr, &rkey);
-    ucx_notify_msg_t m = {.off = off, .value = value, .seg = (uint32_t)seg,
-                          .from = (uint32_t)ctx->inst->my_pe};
+    ucx_am_hdr_t h = {.off = off, .value = value, .seg = (uint32_t)seg,
+                      .from = (uint32_t)ctx->inst->my_pe};
     ucp_request_param_t prm = {.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS,
                                .flags = UCP_AM_SEND_FLAG_EAGER};
-    /* The header must live until the send completes: m is on this stack, so
+    /* The header must live until the send completes: h is on this stack, so
      * wait (an eager message of this size is normally sent at once). */
-    ucs_status_ptr_t req = ucp_am_send_nbx(ep, UCX_AM_NOTIFY, &m, sizeof(m), NULL, 0, &prm);
+    ucs_status_ptr_t req = ucp_am_send_nbx(ep, UCX_AM_NOTIFY, &h, sizeof(h), NULL, 0, &prm);
     return to_symm(u, wait_req(u, wk, req), pe, "notify");
+}
+
+static void push_sent_cb(void *req, ucs_status_t st, void *hdr)
+{
+    (void)req;
+    (void)st; /* reported by the quiet that collects the request */
+    free(hdr);
+}
+
+static int ucx_push(struct symm_ctx *ctx, int seg, size_t off, const void *src, size_t n,
+                    int flag_seg, size_t flag_off, int pe)
+{
+    ucx_state_t *u = state_of(ctx->inst);
+    ucx_wk_t *wk = wk_of(u, ctx);
+    uint64_t raddr;
+    ucp_rkey_h rkey;
+    ucp_ep_h ep = peer_target(u, wk, seg, off, pe, &raddr, &rkey);
+    /* UCX 1.13 needs the header until the send completes; src the caller
+     * keeps until its quiet. */
+    ucx_am_hdr_t *h = malloc(sizeof(*h));
+    if (h == NULL)
+        return SYMM_ERR_NOMEM;
+    *h = (ucx_am_hdr_t){.off = off, .value = flag_off, .seg = (uint32_t)seg,
+                        .flag_seg = (uint32_t)flag_seg, .from = (uint32_t)ctx->inst->my_pe};
+    ucp_request_param_t prm = {.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK |
+                                               UCP_OP_ATTR_FIELD_USER_DATA,
+                               .cb.send = push_sent_cb, .user_data = h};
+    ucs_status_ptr_t req = ucp_am_send_nbx(ep, UCX_AM_PUSH, h, sizeof(*h), src, n, &prm);
+    if (req == NULL || UCS_PTR_IS_ERR(req))
+        free(h); /* completed (or failed) in the call: no callback */
+    return to_symm(u, keep_req(u, wk, req), pe, "push");
 }
 
 /* ---- ordering and progress -------------------------------------------- */
@@ -632,7 +735,7 @@ static int ucx_fence(struct symm_ctx *ctx)
 static int ucx_quiet(struct symm_ctx *ctx)
 {
     ucx_state_t *u = state_of(ctx->inst);
-    return to_symm(u, wk_quiet(u, wk_of(u, ctx)), ctx->inst->my_pe, "quiet");
+    return to_symm(u, wk_quiet_if(u, wk_of(u, ctx), 0), ctx->inst->my_pe, "quiet");
 }
 
 static void ucx_progress(symm_instance_t *s)
@@ -922,7 +1025,8 @@ static int ucx_init(symm_instance_t *s)
     /* The progress thread and the PE's threads share the default worker. */
     if ((rc = wk_init(u, &u->dflt, UCS_THREAD_MODE_MULTI)) != SYMM_OK)
         return rc;
-    if ((rc = notify_register(u)) != SYMM_OK)
+    if ((rc = am_register(u, UCX_AM_NOTIFY, notify_cb)) != SYMM_OK ||
+        (rc = am_register(u, UCX_AM_PUSH, push_cb)) != SYMM_OK)
         return rc;
     if ((st = ucp_worker_get_address(u->dflt.worker, &addr, &addr_len)) != UCS_OK)
         return ucx_fail("worker address", st);
@@ -1134,6 +1238,7 @@ static const symm_transport_ops_t ucx_ops = {
     .get_nbi = ucx_get_nbi,
     .amo = ucx_amo,
     .notify = ucx_notify,
+    .push = ucx_push,
     .fence = ucx_fence,
     .quiet = ucx_quiet,
     .progress = ucx_progress,
