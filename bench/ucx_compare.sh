@@ -10,7 +10,8 @@
 #    peer through UCX) and under Open MPI's OpenSHMEM with spml ucx and pml
 #    ucx, both with UCX_TLS as given: put/get latency, put bandwidth,
 #    atomics, barrier;
-# 3. bench/coll_active.c: 1 MiB broadcast, fcollect, sum-reduce on both.
+# 3. bench/coll_active.c: 8 B, 64 KiB and 1 MiB broadcast, fcollect,
+#    sum-reduce on both.
 # Environment: RUNS (compare.sh's runs per side, default 3), SYMM_PREFIX.
 set -euo pipefail
 tls=${1:-tcp}
@@ -40,8 +41,9 @@ RUNS=${RUNS:-3} "$here/compare.sh" /usr/bin/oshcc \
   --min-size 8 --max-size 1M --iters 2000 put_lat get_lat put_bw atomic_lat barrier 2>/dev/null
 
 echo
-echo "## 1 MiB active-set collectives (bench/coll_active.c)"
+echo "## active-set collectives (bench/coll_active.c)"
 "$SYMM_PREFIX/bin/oshcc" -O2 "$here/coll_active.c" -o "$work/ca_symm"
 /usr/bin/oshcc -O2 "$here/coll_active.c" -o "$work/ca_ompi" 2>/dev/null
-SYMM_TRANSPORT=ucx UCX_TLS=$tls "$SYMM_PREFIX/bin/oshrun" -np 2 "$work/ca_symm"
-oshrun --allow-run-as-root -np 2 $ompi_ucx -x UCX_TLS="$tls" "$work/ca_ompi" 2>/dev/null
+SYMM_TRANSPORT=ucx UCX_TLS=$tls "$SYMM_PREFIX/bin/oshrun" -np 2 "$work/ca_symm" 8 65536 1048576
+oshrun --allow-run-as-root -np 2 $ompi_ucx -x UCX_TLS="$tls" "$work/ca_ompi" 8 65536 1048576 \
+  2>/dev/null

@@ -1,22 +1,27 @@
 /*
  * ucx.c - the network transport: every peer that is not mapped is reached
- * through UCX (UCP: RMA, AMO32, AMO64).
+ * through UCX (UCP: RMA, AMO32, AMO64, active messages).
  *
- * At init: one UCP context and one worker per instance; the worker's address,
- * my heap base, the starts of my global-data ranges and the packed rkeys of
- * both segments go to every PE in one bootstrap allgather; endpoints to every
- * unmapped peer are created and their rkeys unpacked eagerly (a job that
- * reaches a peer through UCX nearly always talks to it). A symmetric address
- * is (segment, offset) in the core; here it becomes the peer's virtual
- * address plus its rkey.
+ * At init: one UCP context, a default worker per instance (plus one per
+ * context, made on shmem_ctx_create); the worker's address, my heap base,
+ * the starts of my global-data ranges and the packed rkeys of both segments
+ * go to every PE in one bootstrap allgather; endpoints to every unmapped
+ * peer are created and wired up eagerly (a job that reaches a peer through
+ * UCX nearly always talks to it). A symmetric address is (segment, offset)
+ * in the core; here it becomes the peer's virtual address plus its rkey.
  *
- * Blocking calls wait for their request with progress and back-off; _nbi and
- * non-fetching atomics release their request and complete at the next flush
- * (quiet). Fence is ucp_worker_fence. Where the selected UCX transport
- * emulates RMA/AMO in software (tcp, shared memory without a hardware path),
- * the target must run UCX progress: every symm wait loop calls progress, and
- * a progress thread sleeps on the worker's event fd and runs it while the PE
- * computes (SYMM_PROGRESS_THREAD).
+ * Blocking calls wait for their request with progress and back-off. _nbi
+ * operations keep their request until quiet waits for it; every atomic
+ * fetches (non-fetching ones into a sink), so its request completes only
+ * once applied; quiet then flushes the worker only if puts were issued
+ * (wk_quiet_if). Fence is ucp_worker_fence. Collectives signal and move
+ * blocks with two active messages handled on the target's CPU: notify (add
+ * to a word) and push (data into place, then count its arrival).
+ *
+ * Where the selected UCX transport emulates RMA/AMO in software (tcp,
+ * shared memory without a hardware path) the target must run UCX progress:
+ * every symm wait loop calls progress, and a progress thread runs it while
+ * the PE computes (SYMM_PROGRESS_THREAD, progress_main).
  *
  * A failed endpoint (peer died, link down) ends the job naming the PE.
  */
