@@ -7,7 +7,9 @@
  * flag of the PE 2^k places on, then wait until my own round-k flag reaches
  * the epoch. Epochs only grow, so a fast peer already in the next barrier
  * cannot confuse a slow one. A mapped peer's flag is a release store, read
- * with acquire: ordering carries through the chain of rounds.
+ * with acquire: ordering carries through the chain of rounds. An unmapped
+ * peer's flag gets 1 added by the transport's notification (one message;
+ * the add runs on the owner's CPU).
  *
  * pSync barrier: the same rounds, but each flag counts arrivals (atomic add
  * of 1 at the partner, atomic subtract of 1 by the owner once seen), so
@@ -19,9 +21,9 @@
 #include "coll/coll.h"
 #include "mem/seg.h"
 #include "ops/amo.h"
-#include "runtime/status.h"
 #include "ops/sync.h"
 #include "runtime/log.h"
+#include "runtime/status.h"
 #include "team/team.h"
 
 #define FLAG_STRIDE (SYMM_CACHE_LINE / sizeof(uint64_t))
