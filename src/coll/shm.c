@@ -133,23 +133,34 @@ static void broadcast_push(symm_group_t *g, void *dest, const void *source, size
     symm_group_barrier(g, 1);
 }
 
-/* Every member sends `nbytes` to every other: block j of source (or the
- * whole source) to offset me*nbytes of dest, starting with the next member
- * so that no member receives from everyone at once. */
+/* Send nbytes to `at` (a symmetric address) on every other member, from
+ * src + j*stride for member j (stride 0: the same block to all), starting
+ * with the next member so that no member receives from everyone at once;
+ * wait for the n-1 blocks sent to me; quiet (my pushes are complete) and
+ * the closing barrier. */
+static void push_to_all(symm_group_t *g, void *at, const char *src, size_t stride,
+                        size_t nbytes, const char *routine)
+{
+    int n = g->size;
+    for (int k = 1; k < n; k++) {
+        int j = (g->me + k) % n;
+        push(g, at, src + (size_t)j * stride, nbytes, j, routine);
+    }
+    wait_arrivals(g, (uint64_t)(n - 1));
+    symm_group_barrier(g, 1);
+}
+
+/* fcollect (per_peer 0: my whole source to every member) and alltoall
+ * (per_peer 1: block j of my source to member j), each landing at offset
+ * me*nbytes of dest. */
 static void exchange_push(symm_group_t *g, void *dest, const void *source, size_t nbytes,
                           int per_peer, const char *routine)
 {
-    int n = g->size, me = g->me;
-    char *mine = (char *)dest + (size_t)me * nbytes;
+    char *mine = (char *)dest + (size_t)g->me * nbytes;
+    size_t stride = per_peer ? nbytes : 0;
     symm_group_barrier(g, 0); /* as in broadcast_push */
-    for (int k = 1; k < n; k++) {
-        int j = (me + k) % n;
-        push(g, mine, (const char *)source + (per_peer ? (size_t)j * nbytes : 0), nbytes, j,
-             routine);
-    }
-    memmove(mine, (const char *)source + (per_peer ? (size_t)me * nbytes : 0), nbytes);
-    wait_arrivals(g, (uint64_t)(n - 1));
-    symm_group_barrier(g, 1);
+    memmove(mine, (const char *)source + (size_t)g->me * stride, nbytes);
+    push_to_all(g, mine, source, stride, nbytes, routine);
 }
 
 /* ---- the collectives -------------------------------------------------- */
@@ -366,11 +377,8 @@ void symm_coll_reduce(symm_group_t *g, void *dest, const void *source, size_t co
     symm_group_barrier(g, 0);
     if (use_push(g, dest)) {
         /* Every source has been read: send my slice to every member. */
-        for (int k = 1; k < n; k++)
-            push(g, (char *)dest + lo * elem, (char *)dest + lo * elem, (hi - lo) * elem,
-                 (g->me + k) % n, routine);
-        wait_arrivals(g, (uint64_t)(n - 1));
-        symm_group_barrier(g, 1);
+        push_to_all(g, (char *)dest + lo * elem, (char *)dest + lo * elem, 0, (hi - lo) * elem,
+                    routine);
         return;
     }
     for (int k = 1; k < n; k++) {
