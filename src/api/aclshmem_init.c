@@ -28,17 +28,15 @@
 #include <unistd.h>
 
 #include "aclshmem.h"
+#include "api/acl.h"
 #include "api/instance_select.h"
 #include "boot/boot.h"
-#include "ops/sync.h"
+#include "core/instance.h"
 #include "runtime/config.h"
 #include "runtime/log.h"
 #include "runtime/state.h"
 #include "runtime/status.h"
 #include "shmem.h"
-
-/* aclshmem_team.c: drop the team handles of an instance about to go. */
-void symm_acl_teams_forget(symm_instance_t *inst);
 
 /* src/boot/mpi.c, in builds with MPI: a bootstrap over an MPI communicator
  * (comm points at an MPI_Comm, NULL: MPI_COMM_WORLD). Weak: absent, the MPI
@@ -66,11 +64,12 @@ typedef struct held_port {
     char secret[SECRET_LEN + 1];
 } held_port_t;
 
-static pthread_mutex_t acl_lock = PTHREAD_MUTEX_INITIALIZER;
+/* Recursive: destroying an instance under it runs the instance's hook that
+ * takes it out of the table (forget_instance). */
+static pthread_mutex_t acl_lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
 static acl_instance_t live[ACL_MAX_INSTANCES];
 static held_port_t held[ACL_MAX_HELD];
 static aclshmem_instance_ctx cur_ctx;
-static symm_instance_t *selected; /* the instance this layer made current last */
 static int atexit_done;
 static int log_level_set = -1; /* symm level asked by aclshmemx_set_log_level */
 static void (*extern_logger)(int level, const char *msg);
@@ -79,8 +78,6 @@ static void (*extern_logger)(int level, const char *msg);
 
 /* Messages of the aclshmem layer: symm's log line, or the program's logger
  * (CANN's levels: 0 debug .. 3 error, symm's reversed). */
-void symm_acl_log(int level, const char *routine, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
 void symm_acl_log(int level, const char *routine, const char *fmt, ...)
 {
     char msg[768];
@@ -549,25 +546,17 @@ static int slot_of_inst(const symm_instance_t *inst)
     return -1;
 }
 
-static void select_instance(symm_instance_t *inst)
+/* A RELEASE hook of every instance in the table: whoever ends it (this
+ * file, or shmem_finalize: CANN's shmem_finalize name is OpenSHMEM's here),
+ * the table forgets it before its memory goes. */
+static void forget_instance(symm_instance_t *inst, void *arg)
 {
-    symm_instance_select(inst);
-    selected = inst;
-}
-
-/* shmem_finalize (CANN's shmem_finalize name is OpenSHMEM's here) destroys
- * the current instance behind this table's back and leaves none current:
- * forget it, without touching its freed memory. Called with acl_lock held. */
-static void reconcile(void)
-{
-    if (selected != NULL && symm_cur == NULL) {
-        int i = slot_of_inst(selected);
-        if (i >= 0) {
-            symm_acl_teams_forget(selected);
-            live[i].inst = NULL;
-        }
-        selected = NULL;
-    }
+    (void)arg;
+    pthread_mutex_lock(&acl_lock);
+    int i = slot_of_inst(inst);
+    if (i >= 0)
+        live[i].inst = NULL;
+    pthread_mutex_unlock(&acl_lock);
 }
 
 /* Collective over the instance's job: complete, meet, tear down. The next
@@ -578,29 +567,25 @@ static int destroy_slot(int i, const char *routine)
     symm_instance_t *inst = live[i].inst, *prev = symm_cur;
     int rc = ACLSHMEM_SUCCESS;
     /* The barrier's atomics act on the current instance. */
-    select_instance(inst);
-    symm_barrier_world(inst, 1);
-    int brc = symm_boot_barrier(inst->boot);
+    symm_instance_select(inst);
+    int brc = symm_instance_finalize(inst);
     if (brc != SYMM_OK) {
         acl_error(routine, "final bootstrap barrier of instance %llu failed: %s",
                   (unsigned long long)live[i].id, symm_status_str((symm_status_t)brc));
         rc = acl_status(brc);
     }
-    symm_acl_teams_forget(inst);
-    live[i].inst = NULL;
-    symm_instance_destroy(inst);
+    symm_instance_destroy(inst); /* forget_instance empties slot i */
     if (prev == inst) {
         int z = slot_of_id(0);
         prev = z >= 0 ? live[z].inst : NULL;
     }
-    select_instance(prev);
+    symm_instance_select(prev);
     return rc;
 }
 
 static void finalize_all_at_exit(void)
 {
     pthread_mutex_lock(&acl_lock);
-    reconcile();
     /* Ascending ids: every process meets its peers in the same order. */
     for (;;) {
         int best = -1;
@@ -638,11 +623,10 @@ int aclshmemx_init_attr(aclshmemx_bootstrap_t bootstrap_flags, aclshmemx_init_at
                                                          : cfg.boot_timeout;
 
     pthread_mutex_lock(&acl_lock);
-    reconcile();
     if ((slot = slot_of_id(a->instance_id)) >= 0) {
         acl_warn(__func__, "instance %llu exists already: it is made current, not created again",
                  (unsigned long long)a->instance_id);
-        select_instance(live[slot].inst);
+        symm_instance_select(live[slot].inst);
         pthread_mutex_unlock(&acl_lock);
         return ACLSHMEM_SUCCESS;
     }
@@ -673,7 +657,8 @@ int aclshmemx_init_attr(aclshmemx_bootstrap_t bootstrap_flags, aclshmemx_init_at
     }
     live[slot].inst = inst;
     live[slot].id = a->instance_id;
-    select_instance(inst);
+    symm_on_fini(inst, SYMM_FINI_RELEASE, forget_instance, NULL);
+    symm_instance_select(inst);
     if (!atexit_done) {
         atexit(finalize_all_at_exit);
         atexit_done = 1;
@@ -685,7 +670,6 @@ int aclshmemx_init_attr(aclshmemx_bootstrap_t bootstrap_flags, aclshmemx_init_at
 int aclshmem_finalize(void)
 {
     pthread_mutex_lock(&acl_lock);
-    reconcile();
     int i = slot_of_inst(symm_cur), rc = ACLSHMEM_SUCCESS;
     if (i >= 0)
         rc = destroy_slot(i, __func__);
@@ -698,7 +682,6 @@ int aclshmem_finalize(void)
 int aclshmemx_finalize(uint64_t instance_id)
 {
     pthread_mutex_lock(&acl_lock);
-    reconcile();
     int i = slot_of_id(instance_id), rc;
     if (i < 0) {
         acl_error(__func__, "no instance %llu", (unsigned long long)instance_id);
@@ -713,7 +696,6 @@ int aclshmemx_finalize(uint64_t instance_id)
 aclshmem_instance_ctx *aclshmemx_instance_ctx_get(void)
 {
     pthread_mutex_lock(&acl_lock);
-    reconcile();
     symm_instance_t *s = symm_cur;
     aclshmem_instance_ctx *ctx = NULL;
     if (s != NULL) {
@@ -729,10 +711,9 @@ aclshmem_instance_ctx *aclshmemx_instance_ctx_get(void)
 int aclshmemx_instance_ctx_set(uint64_t instance_id)
 {
     pthread_mutex_lock(&acl_lock);
-    reconcile();
     int i = slot_of_id(instance_id);
     if (i >= 0)
-        select_instance(live[i].inst);
+        symm_instance_select(live[i].inst);
     pthread_mutex_unlock(&acl_lock);
     if (i < 0) {
         acl_error(__func__, "no instance %llu (create it with aclshmemx_init_attr)",

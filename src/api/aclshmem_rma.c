@@ -2,7 +2,7 @@
  * aclshmem_rma.c - aclshmem symmetric heap, RMA and put-with-signal.
  *
  * Each routine is one call of the core routine its OpenSHMEM counterpart
- * calls (ops/rma.h, mem/heap.h), with CANN's signature and its own name in
+ * calls (ops/rma.h, core/heap.h), with CANN's signature and its own name in
  * error messages. Put-with-signal follows ops/signal.h with a 32-bit signal
  * word (CANN's): the data, then the signal with release order through the
  * core's 32-bit atomics, so a PE that sees the signal sees the data.
@@ -12,7 +12,7 @@
 
 #include "aclshmem.h"
 #include "mem/alloc.h"
-#include "mem/heap.h"
+#include "core/heap.h"
 #include "mem/seg.h"
 #include "ops/rma.h"
 #include "ops/signal.h"

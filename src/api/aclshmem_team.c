@@ -15,15 +15,12 @@
 #include <string.h>
 
 #include "aclshmem.h"
+#include "api/acl.h"
 #include "ops/sync.h"
 #include "runtime/log.h"
 #include "runtime/state.h"
 #include "shmem.h"
 #include "team/team.h"
-
-/* aclshmem_init.c */
-void symm_acl_log(int level, const char *routine, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
 
 #define TEAM(t) ((struct symm_team *)(t))
 
@@ -37,9 +34,6 @@ typedef struct acl_team {
 static pthread_mutex_t team_lock = PTHREAD_MUTEX_INITIALIZER;
 static acl_team_t teams[ACLSHMEM_MAX_TEAMS]; /* [0] unused: the world */
 
-/* The symm team of an aclshmem handle in the current instance, or
- * SHMEM_TEAM_INVALID. Also the hook of src/stream (weak there). */
-shmem_team_t symm_acl_team_lookup(int team);
 shmem_team_t symm_acl_team_lookup(int team)
 {
     symm_instance_t *s = symm_cur;
@@ -52,10 +46,11 @@ shmem_team_t symm_acl_team_lookup(int team)
     return teams[team].inst == s ? teams[team].team : SHMEM_TEAM_INVALID;
 }
 
-/* Forget every handle of inst (aclshmem_init.c, before it is destroyed). */
-void symm_acl_teams_forget(symm_instance_t *inst);
-void symm_acl_teams_forget(symm_instance_t *inst)
+/* Forget every handle of inst: a RELEASE hook of every instance that got a
+ * handle, so whichever API ends the instance, no handle outlives it. */
+static void teams_forget(symm_instance_t *inst, void *arg)
 {
+    (void)arg;
     pthread_mutex_lock(&team_lock);
     for (int i = 1; i < ACLSHMEM_MAX_TEAMS; i++)
         if (teams[i].inst == inst)
@@ -74,6 +69,7 @@ static aclshmem_team_t team_register(shmem_team_t t, const char *routine)
             teams[i].team = t;
             teams[i].inst = TEAM(t)->inst;
             pthread_mutex_unlock(&team_lock);
+            symm_on_fini(TEAM(t)->inst, SYMM_FINI_RELEASE, teams_forget, NULL);
             return i;
         }
     }

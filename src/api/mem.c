@@ -1,10 +1,11 @@
 /*
  * mem.c - OpenSHMEM memory management entry points (thin wrappers over
- * mem/heap.c).
+ * core/heap.c).
  */
 #include <stdint.h>
 
-#include "mem/heap.h"
+#include "core/heap.h"
+#include "mem/alloc.h"
 #include "runtime/log.h"
 #include "shmem.h"
 #include "api/profile.h"
@@ -64,7 +65,7 @@ size_t shmemx_heap_size(void)
 size_t shmemx_heap_free(void)
 {
     symm_instance_t *s = symm_inst("shmemx_heap_free");
-    return s->heap_size - s->scratch_size - s->alloc.used;
+    return s->heap_size - s->scratch_size - s->alloc->used;
 }
 
 SYMM_PALIAS(shmem_malloc)

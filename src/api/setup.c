@@ -12,13 +12,13 @@
 #include <string.h>
 #include <time.h>
 
+#include "api/instance_select.h"
+#include "core/instance.h"
 #include "mem/seg.h"
 #include "ops/rma.h"
 #include "ops/sync.h"
 #include "runtime/log.h"
 #include "runtime/status.h"
-#include "runtime/state.h"
-#include "stream/stream.h"
 #include "shmem.h"
 #include "api/profile.h"
 #include "shmemx.h"
@@ -52,10 +52,7 @@ static int do_init(int requested, int *provided, const char *routine)
     int rc = symm_instance_create(&args, &inst);
     if (rc != 0)
         symm_fatal(routine, "initialization failed: %s", symm_status_str((symm_status_t)rc));
-    symm_cur = inst;
-    SHMEM_CTX_DEFAULT = &inst->ctx_default;
-    SHMEM_TEAM_WORLD = (shmem_team_t)inst->team_world;
-    SHMEM_TEAM_SHARED = (shmem_team_t)inst->team_shared;
+    symm_instance_select(inst);
     if (!atexit_registered) {
         atexit(finalize_at_exit);
         atexit_registered = 1;
@@ -88,18 +85,11 @@ void shmem_finalize(void)
     symm_instance_t *s = symm_cur;
     if (s == NULL)
         return;
-    /* Streams left alive drain first: their work may touch the heap. */
-    symm_stream_fini_all();
-    /* Everything issued completes, and no PE unmaps a heap a peer may still
-     * be writing to. */
-    symm_barrier_world(s, 1);
-    int rc = symm_boot_barrier(s->boot);
+    int rc = symm_instance_finalize(s);
     if (rc != 0)
         symm_error("shmem_finalize", "final bootstrap barrier failed: %s",
                    symm_status_str((symm_status_t)rc));
-    symm_cur = NULL;
-    SHMEM_CTX_DEFAULT = NULL;
-    SHMEM_TEAM_WORLD = SHMEM_TEAM_SHARED = SHMEM_TEAM_INVALID;
+    symm_instance_select(NULL);
     finalized_once = 1;
     symm_instance_destroy(s);
 }

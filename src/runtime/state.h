@@ -5,6 +5,12 @@
  * holds it, and symm_cur points at the instance the OpenSHMEM API acts on
  * (several instances may exist in one process later; each owns its heap,
  * bootstrap and transport). Hot paths read symm_cur once.
+ *
+ * The struct is the one type every layer shares, so it lives at the bottom;
+ * what higher layers own (bootstrap, allocator, teams, transport state) it
+ * holds by pointer to an incomplete type. Creating and ending an instance is
+ * core/'s job (core/instance.h); this file only defines it, names the
+ * current one and keeps the shutdown hooks layers register.
  */
 #ifndef SYMM_STATE_H
 #define SYMM_STATE_H
@@ -13,14 +19,20 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "boot/boot.h"
-#include "mem/alloc.h"
 #include "runtime/config.h"
 
 #define SYMM_MAX_DATA_RANGES 4
 #define SYMM_CACHE_LINE 64
+#define SYMM_FINI_HOOKS_MAX 16
 
+/* Owned by the layers above, held here by pointer only: runtime/ is the
+ * bottom layer and includes none of them. */
 struct symm_transport_ops;
+struct symm_boot;
+struct symm_heap_alloc;
+struct symm_team;
+struct symm_team_slots;
+struct symm_instance;
 
 /* One writable range of the executable's data, backed by the data memfd at
  * file offset `off`. */
@@ -78,10 +90,10 @@ typedef struct symm_instance {
     int data_fd;
 
     /* --- allocator and internal scratch --- */
-    symm_heap_alloc_t alloc;
+    struct symm_heap_alloc *alloc;   /* mem/alloc.h */
     size_t scratch_size;     /* reserved bytes at the start of the heap */
-    int max_teams;
-    uint64_t team_slots_used[8];
+    int max_teams;           /* team scratch slots in the reserved region */
+    struct symm_team_slots *team_slots; /* team/: which slots this PE uses */
     int spin;                /* polls before yielding */
 
     /* --- lifecycle --- */
@@ -89,7 +101,7 @@ typedef struct symm_instance {
     bool finalized;
     int thread_level;
     uint64_t instance_id;
-    symm_boot_t *boot;
+    struct symm_boot *boot;
     symm_config_t cfg;
     struct symm_ctx ctx_default;
     struct symm_team *team_world;
@@ -97,26 +109,32 @@ typedef struct symm_instance {
     const struct symm_transport_ops *net;
     void *net_state;         /* the network transport's own state */
     int n_remote;            /* PEs reached through the network transport */
+    int n_fini_hooks;
+    struct symm_fini_hook {
+        void (*fn)(struct symm_instance *inst, void *arg);
+        void *arg;
+        int phase;
+    } fini_hooks[SYMM_FINI_HOOKS_MAX];
 } symm_instance_t;
 
 /* The instance the OpenSHMEM API acts on; NULL before shmem_init. */
 extern symm_instance_t *symm_cur;
 
-/* How to create an instance. Zero-initialised means: the bootstrap the
- * environment describes (oshrun, or a singleton), sizes from the
- * environment, instance id 0. */
-typedef struct symm_instance_args {
-    int thread_level;
-    symm_boot_t *boot;       /* a bootstrap made by the caller (taken over), or NULL */
-    size_t heap_size;        /* initial heap bytes; 0: SHMEM_SYMMETRIC_SIZE */
-    uint64_t instance_id;    /* several instances may live in one process */
-} symm_instance_args_t;
+/* What a layer must do when an instance ends, registered by that layer and
+ * run by the core's finalize (core/instance.h), so that no finalize names
+ * the layers it shuts down: DRAIN hooks run before the final barrier, while
+ * every peer is still there (streams finish their queued work); RELEASE
+ * hooks after it, last registered first (handle tables forget the
+ * instance's teams, then teams, allocator, transports go, in the reverse
+ * order of their creation). */
+typedef enum symm_fini_phase { SYMM_FINI_DRAIN, SYMM_FINI_RELEASE } symm_fini_phase_t;
+typedef void (*symm_fini_fn)(symm_instance_t *inst, void *arg);
 
-/* Create and initialise an instance (collective over the bootstrap's job).
- * Writes *inst_p only on success; on failure a given boot is destroyed. */
-int symm_instance_create(const symm_instance_args_t *args, symm_instance_t **inst_p);
-/* Collective teardown; frees everything it created. */
-void symm_instance_destroy(symm_instance_t *inst);
+/* Register fn(inst, arg) for phase; registering the same triple again does
+ * nothing. Thread-safe. Fatal when SYMM_FINI_HOOKS_MAX are taken. */
+void symm_on_fini(symm_instance_t *inst, symm_fini_phase_t phase, symm_fini_fn fn, void *arg);
+/* Run and drop phase's hooks, last registered first (core/ only). */
+void symm_run_fini(symm_instance_t *inst, symm_fini_phase_t phase);
 
 /* Fatal unless the instance is initialised; returns it. */
 symm_instance_t *symm_require_init(const char *routine);

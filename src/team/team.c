@@ -17,15 +17,20 @@
 #include "runtime/log.h"
 #include "runtime/status.h"
 
+/* Which scratch slots this PE's teams hold (private to each PE). */
+struct symm_team_slots {
+    uint64_t used[SYMM_TEAM_SLOTS_MAX / 64];
+};
+
 static int slot_words(const symm_instance_t *s) { return (s->max_teams + 63) / 64; }
 
 static void slot_mark(symm_instance_t *s, int slot, int used)
 {
     uint64_t bit = 1ull << (slot % 64);
     if (used)
-        s->team_slots_used[slot / 64] |= bit;
+        s->team_slots->used[slot / 64] |= bit;
     else
-        s->team_slots_used[slot / 64] &= ~bit;
+        s->team_slots->used[slot / 64] &= ~bit;
 }
 
 static char *slot_scratch(symm_instance_t *s, int slot)
@@ -66,9 +71,12 @@ int symm_team_init_predefined(symm_instance_t *inst)
 {
     int *wm = malloc(sizeof(int) * (size_t)inst->n_pes);
     int *sm = malloc(sizeof(int) * (size_t)inst->n_local);
-    if (wm == NULL || sm == NULL) {
+    inst->team_slots = calloc(1, sizeof(*inst->team_slots));
+    if (wm == NULL || sm == NULL || inst->team_slots == NULL) {
         free(wm);
         free(sm);
+        free(inst->team_slots);
+        inst->team_slots = NULL;
         return SYMM_ERR_NOMEM;
     }
     for (int i = 0; i < inst->n_pes; i++)
@@ -98,6 +106,8 @@ void symm_team_fini_predefined(symm_instance_t *inst)
     team_free(inst->team_shared);
     team_free(inst->team_world);
     inst->team_shared = inst->team_world = NULL;
+    free(inst->team_slots);
+    inst->team_slots = NULL;
 }
 
 /* Collective over parent: the `need` lowest slots free on every parent PE. */
@@ -110,7 +120,7 @@ static int alloc_slots(struct symm_team *parent, int need, int *slots, const cha
     for (int w = 0; w < nw; w++) {
         uint64_t valid = s->max_teams - w * 64 >= 64 ? ~0ull
                                                       : (1ull << (s->max_teams - w * 64)) - 1;
-        mine[w] = ~s->team_slots_used[w] & valid;
+        mine[w] = ~s->team_slots->used[w] & valid;
         acc[w] = mine[w];
     }
     symm_team_barrier(parent, 0);

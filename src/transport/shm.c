@@ -19,6 +19,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "boot/boot.h"
 #include "runtime/log.h"
 #include "runtime/status.h"
 

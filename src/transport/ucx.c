@@ -42,6 +42,7 @@
 #include <dlfcn.h>
 #include <ucp/api/ucp.h>
 
+#include "boot/boot.h"
 #include "mem/seg.h"
 #include "shmem.h"
 #include "runtime/log.h"

@@ -1,5 +1,6 @@
 /*
- * heap.h - collective symmetric heap allocation (shmem_malloc and kin).
+ * heap.h - collective symmetric heap allocation (shmem_malloc and kin) and
+ * its growth (core/heap.c).
  */
 #ifndef SYMM_HEAP_H
 #define SYMM_HEAP_H

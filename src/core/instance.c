@@ -1,13 +1,18 @@
 /*
- * instance.c - create and destroy an instance: configuration, global data
- * remap, bootstrap, node discovery, mappings, allocator, internal scratch.
+ * instance.c - create, finalize and destroy an instance: configuration,
+ * global data remap, bootstrap, node discovery, mappings, transports,
+ * allocator, predefined teams.
  *
- * Owns the instance lifecycle and symm_cur. Init is collective over the
- * bootstrap's job; every step's failure is reported once where detected and
- * unwound by goto labels named after what they undo.
+ * Owns the instance lifecycle. Init is collective over the bootstrap's job;
+ * every step's failure is reported once where detected. Each part that
+ * comes up registers its teardown as a RELEASE hook, so a failed init and a
+ * finalize unwind the same way, in the reverse order of creation.
+ *
+ * Must never: be called from below core/, or keep instance state outside
+ * symm_instance_t.
  */
 #define _GNU_SOURCE
-#include "runtime/state.h"
+#include "core/instance.h"
 
 #include <errno.h>
 #include <sched.h>
@@ -19,6 +24,8 @@
 #include <sys/sysinfo.h>
 #include <unistd.h>
 
+#include "boot/boot.h"
+#include "mem/alloc.h"
 #include "mem/data.h"
 #include "shmem.h"
 #include "runtime/log.h"
@@ -27,14 +34,7 @@
 #include "transport/shm.h"
 #include "transport/ucx.h"
 
-symm_instance_t *symm_cur;
-
 #define SYMM_NODE_ID_LEN 64
-
-symm_instance_t *symm_require_init(const char *routine)
-{
-    symm_fatal(routine, "called before shmem_init (or after shmem_finalize)");
-}
 
 /* What makes two PEs node-local: same kernel boot, same host name, same
  * network namespace (PEs in different namespaces count as different nodes). */
@@ -213,6 +213,33 @@ static void choose_spin(symm_instance_t *inst)
         inst->spin = 4096;
 }
 
+/* Teardown of the parts init brings up, as RELEASE hooks. */
+static void shm_release(symm_instance_t *inst, void *arg)
+{
+    (void)arg;
+    symm_shm_fini(inst);
+}
+
+static void net_release(symm_instance_t *inst, void *arg)
+{
+    (void)arg;
+    inst->net->fini(inst);
+}
+
+static void alloc_release(symm_instance_t *inst, void *arg)
+{
+    (void)arg;
+    symm_alloc_fini(inst->alloc);
+    free(inst->alloc);
+    inst->alloc = NULL;
+}
+
+static void teams_release(symm_instance_t *inst, void *arg)
+{
+    (void)arg;
+    symm_team_fini_predefined(inst);
+}
+
 int symm_instance_create(const symm_instance_args_t *args, symm_instance_t **inst_p)
 {
     const symm_data_layout_t *data = NULL;
@@ -221,7 +248,8 @@ int symm_instance_create(const symm_instance_args_t *args, symm_instance_t **ins
     int rc;
 
     /* First thing: globals move onto their memfd before any thread exists
-     * and before we keep state anywhere (DESIGN.md §4.2). */
+     * and before we keep state anywhere (docs/ARCHITECTURE.md, invariant 2;
+     * mem/data.c says why). */
     memset(&cfg, 0, sizeof(cfg));
     rc = symm_config_load(&cfg);
     if (rc == SYMM_OK && cfg.map_globals)
@@ -279,14 +307,29 @@ int symm_instance_create(const symm_instance_args_t *args, symm_instance_t **ins
     for (int i = 0; i < inst->n_data_ranges; i++)
         inst->data[i] = data->ranges[i];
 
-    if (inst->net != NULL && (rc = inst->net->init(inst)) != SYMM_OK)
-        goto err_net;
-    rc = symm_alloc_init(&inst->alloc, inst->scratch_size, inst->heap_size);
-    if (rc != SYMM_OK)
-        goto err_net;
+    symm_on_fini(inst, SYMM_FINI_RELEASE, shm_release, NULL);
+
+    if (inst->net != NULL) {
+        /* Registered first: the transport's fini also undoes a half-done
+         * init. */
+        symm_on_fini(inst, SYMM_FINI_RELEASE, net_release, NULL);
+        if ((rc = inst->net->init(inst)) != SYMM_OK)
+            goto err_parts;
+    }
+    if ((inst->alloc = malloc(sizeof(*inst->alloc))) == NULL) {
+        rc = SYMM_ERR_NOMEM;
+        goto err_parts;
+    }
+    rc = symm_alloc_init(inst->alloc, inst->scratch_size, inst->heap_size);
+    if (rc != SYMM_OK) {
+        free(inst->alloc);
+        goto err_parts;
+    }
+    symm_on_fini(inst, SYMM_FINI_RELEASE, alloc_release, NULL);
     rc = symm_team_init_predefined(inst);
     if (rc != SYMM_OK)
-        goto err_alloc;
+        goto err_parts;
+    symm_on_fini(inst, SYMM_FINI_RELEASE, teams_release, NULL);
     inst->ctx_default.team = inst->team_world;
     choose_spin(inst);
     if (cfg.prefault) {
@@ -300,7 +343,7 @@ int symm_instance_create(const symm_instance_args_t *args, symm_instance_t **ins
     /* Nobody may touch a peer's heap before it is mapped everywhere. */
     rc = symm_boot_barrier(inst->boot);
     if (rc != SYMM_OK)
-        goto err_alloc;
+        goto err_parts;
     if (inst->my_pe == 0 && cfg.version)
         dprintf(2, "symm: version %s (OpenSHMEM %d.%d)\n", SYMM_VERSION_STRING,
                 SHMEM_MAJOR_VERSION, SHMEM_MINOR_VERSION);
@@ -310,13 +353,8 @@ int symm_instance_create(const symm_instance_args_t *args, symm_instance_t **ins
     *inst_p = inst;
     return SYMM_OK;
 
-err_alloc:
-    symm_team_fini_predefined(inst);
-    symm_alloc_fini(&inst->alloc);
-err_net:
-    if (inst->net != NULL)
-        inst->net->fini(inst);
-    symm_shm_fini(inst);
+err_parts:
+    symm_run_fini(inst, SYMM_FINI_RELEASE);
 err_local:
     free(inst->local_pes);
 err_peers:
@@ -328,13 +366,16 @@ err_free:
     return rc;
 }
 
+int symm_instance_finalize(symm_instance_t *inst)
+{
+    symm_run_fini(inst, SYMM_FINI_DRAIN);
+    symm_barrier_world(inst, 1);
+    return symm_boot_barrier(inst->boot);
+}
+
 void symm_instance_destroy(symm_instance_t *inst)
 {
-    symm_team_fini_predefined(inst);
-    symm_alloc_fini(&inst->alloc);
-    if (inst->net != NULL)
-        inst->net->fini(inst);
-    symm_shm_fini(inst);
+    symm_run_fini(inst, SYMM_FINI_RELEASE);
     symm_boot_destroy(inst->boot);
     free(inst->local_pes);
     free(inst->peers);

@@ -1,23 +1,27 @@
 /*
- * heap.c - collective allocation on the symmetric heap.
+ * heap.c - collective allocation on the symmetric heap: a protocol over
+ * several layers, hence in core/.
  *
- * Wraps the private, deterministic allocator (alloc.c) with the spec's
+ * Wraps the private, deterministic allocator (mem/alloc.c) with the spec's
  * collective semantics (barriers, zeroing before anyone can write), heap
  * growth (every PE grows at the same call because allocator state is the
- * same everywhere) and the SHMEM_DEBUG check that every PE asked for the
- * same size. Never on a data path.
+ * same everywhere: the node's mappings, then the network transport's
+ * registration, then the allocator's range) and the SHMEM_DEBUG check that
+ * every PE asked for the same size. Never on a data path.
  */
 #define _GNU_SOURCE
-#include "mem/heap.h"
+#include "core/heap.h"
 
 #include <string.h>
 #include <unistd.h>
 
+#include "mem/alloc.h"
 #include "ops/rma.h"
-#include "ops/sync.h"
 #include "runtime/log.h"
 #include "runtime/status.h"
+#include "team/team.h"
 #include "transport/shm.h"
+#include "transport/transport.h"
 
 /* Scratch word (per PE, symmetric) where SHMEM_DEBUG publishes the size
  * asked for; after the barrier flags. */
@@ -63,7 +67,7 @@ static int heap_grow(symm_instance_t *s, size_t need, size_t align)
         if (rc != SYMM_OK)
             return rc;
     }
-    rc = symm_alloc_grow(&s->alloc, grown);
+    rc = symm_alloc_grow(s->alloc, grown);
     if (rc != SYMM_OK)
         return rc;
     s->heap_size = grown;
@@ -78,15 +82,15 @@ void *symm_heap_malloc(symm_instance_t *s, size_t size, size_t align, bool zero,
         return NULL;
     if (s->debug)
         debug_check_same(s, size, routine);
-    int rc = symm_alloc_alloc(&s->alloc, size, align, &off);
+    int rc = symm_alloc_alloc(s->alloc, size, align, &off);
     if (rc == SYMM_ERR_NOMEM && heap_grow(s, size, align) == SYMM_OK)
-        rc = symm_alloc_alloc(&s->alloc, size, align, &off);
+        rc = symm_alloc_alloc(s->alloc, size, align, &off);
     if (rc != SYMM_OK) {
         if (s->debug || rc != SYMM_ERR_NOMEM)
             symm_error(routine, "cannot allocate %zu bytes (alignment %zu): largest free block "
                                 "%zu bytes, heap %zu of at most %zu bytes "
                                 "(SYMM_MAX_SYMMETRIC_SIZE)",
-                       size, align, symm_alloc_largest_free(&s->alloc), s->heap_size,
+                       size, align, symm_alloc_largest_free(s->alloc), s->heap_size,
                        s->slot_size);
         symm_barrier_world(s, 1);
         return NULL;
@@ -94,8 +98,8 @@ void *symm_heap_malloc(symm_instance_t *s, size_t size, size_t align, bool zero,
     char *p = s->heap_base + off;
     /* Memory above the high-water mark was never handed out: still zero. */
     if (zero) {
-        size_t dirty_end = s->alloc.hwm;
-        size_t block = symm_alloc_block_size(&s->alloc, off);
+        size_t dirty_end = s->alloc->hwm;
+        size_t block = symm_alloc_block_size(s->alloc, off);
         (void)dirty_end;
         memset(p, 0, block < size ? block : size);
     }
@@ -108,7 +112,7 @@ static size_t heap_offset(symm_instance_t *s, void *ptr, const char *routine)
 {
     size_t off = (size_t)((char *)ptr - s->heap_base);
     if ((char *)ptr < s->heap_base || off >= s->heap_size ||
-        symm_alloc_block_size(&s->alloc, off) == 0)
+        symm_alloc_block_size(s->alloc, off) == 0)
         symm_fatal(routine, "%p was not returned by shmem_malloc (or was already freed)", ptr);
     return off;
 }
@@ -119,7 +123,7 @@ void symm_heap_free(symm_instance_t *s, void *ptr, const char *routine)
         return;
     size_t off = heap_offset(s, ptr, routine);
     symm_barrier_world(s, 1);
-    symm_alloc_free(&s->alloc, off);
+    symm_alloc_free(s->alloc, off);
 }
 
 void *symm_heap_realloc(symm_instance_t *s, void *ptr, size_t size, const char *routine)
@@ -131,17 +135,17 @@ void *symm_heap_realloc(symm_instance_t *s, void *ptr, size_t size, const char *
         return NULL;
     }
     size_t off = heap_offset(s, ptr, routine);
-    size_t old = symm_alloc_block_size(&s->alloc, off);
+    size_t old = symm_alloc_block_size(s->alloc, off);
     /* Every PE must be done with the old block before it moves or shrinks. */
     symm_barrier_world(s, 1);
-    if (symm_alloc_resize(&s->alloc, off, size) == SYMM_OK) {
+    if (symm_alloc_resize(s->alloc, off, size) == SYMM_OK) {
         symm_barrier_world(s, 1);
         return ptr;
     }
     size_t noff;
-    int rc = symm_alloc_alloc(&s->alloc, size, SYMM_ALLOC_MIN_ALIGN, &noff);
+    int rc = symm_alloc_alloc(s->alloc, size, SYMM_ALLOC_MIN_ALIGN, &noff);
     if (rc == SYMM_ERR_NOMEM && heap_grow(s, size, SYMM_ALLOC_MIN_ALIGN) == SYMM_OK)
-        rc = symm_alloc_alloc(&s->alloc, size, SYMM_ALLOC_MIN_ALIGN, &noff);
+        rc = symm_alloc_alloc(s->alloc, size, SYMM_ALLOC_MIN_ALIGN, &noff);
     if (rc != SYMM_OK) {
         if (s->debug)
             symm_error(routine, "cannot grow %p to %zu bytes", ptr, size);
@@ -150,7 +154,7 @@ void *symm_heap_realloc(symm_instance_t *s, void *ptr, size_t size, const char *
     }
     char *np = s->heap_base + noff;
     memcpy(np, s->heap_base + off, old < size ? old : size);
-    symm_alloc_free(&s->alloc, off);
+    symm_alloc_free(s->alloc, off);
     symm_barrier_world(s, 1);
     return np;
 }
