@@ -2,6 +2,7 @@
  * sync.c - ordering and barrier entry points.
  */
 #include "ops/sync.h"
+#include "team/team.h"
 #include "runtime/log.h"
 #include "shmem.h"
 #include "api/profile.h"

@@ -29,6 +29,17 @@ typedef struct symm_group {
     uint64_t *arrive;        /* symmetric word counting pushed blocks' arrivals */
 } symm_group_t;
 
+/* The group of a team: its members, its barrier, the count and arrival
+ * words of its scratch slot (coll/group.c). */
+struct symm_team;
+void symm_group_of_team(symm_group_t *g, struct symm_team *t);
+/* The group of a deprecated active set (PE_start, logPE_stride, PE_size)
+ * with the user's pSync: its barrier counts in pSync[0..], the count and
+ * arrival words are pSync's last two. Fatal on bad arguments (the
+ * routines have no return value to report them with). */
+void symm_group_of_active_set(symm_group_t *g, symm_instance_t *s, int start, int log_stride,
+                              int size, long *psync, const char *routine);
+
 static inline int symm_group_pe(const symm_group_t *g, int i)
 {
     return g->members ? g->members[i] : g->start + i * g->stride;
@@ -38,10 +49,9 @@ static inline int symm_group_pe(const symm_group_t *g, int i)
  * out may equal a. */
 typedef void (*symm_reduce_fn)(void *out, const void *a, const void *b, size_t n);
 
+/* Barrier over the group: the team barrier (team/team.h) for a team, a
+ * counting barrier on pSync for an active set. */
 void symm_group_barrier(symm_group_t *g, int quiet);
-/* Barrier over a whole team (team/team.h owns the team). */
-struct symm_team;
-void symm_team_barrier(struct symm_team *t, int quiet);
 
 /* All sizes in bytes. root is a group index. update_root: the root's dest
  * receives the data too (team broadcast), not in the active-set form. */

@@ -5,6 +5,25 @@
 
 #include "ops/sync.h"
 #include "runtime/log.h"
+#include "runtime/status.h"
+
+/* The barriers' flags are 64-bit words (pSync: longs). */
+_Static_assert(sizeof(long) == sizeof(uint64_t), "long is not 64 bits");
+
+void symm_signal_add_one_remote(symm_instance_t *s, void *flag, int pe, const char *routine)
+{
+    size_t off, room;
+    int seg = symm_seg_translate(s, flag, &off, &room);
+    if (seg != SYMM_SEG_NONE && s->net != NULL && s->net->notify != NULL) {
+        int rc = s->net->notify(&s->ctx_default, seg, off, 1, pe);
+        if (rc != 0)
+            symm_fatal(routine, "signalling PE %d failed: %s", pe,
+                       symm_status_str((symm_status_t)rc));
+        return;
+    }
+    uint64_t one = 1;
+    symm_amo_slow(NULL, flag, SYMM_AMO_ADD, sizeof(one), &one, NULL, NULL, 0, pe, routine);
+}
 
 void symm_bad_sig_op(const char *routine, int sig_op)
 {

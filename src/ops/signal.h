@@ -15,6 +15,12 @@
 #include "ops/amo.h"
 
 void symm_bad_sig_op(const char *routine, int sig_op) __attribute__((noreturn, cold));
+
+/* Add 1 to the 64-bit flag (a symmetric address) on unmapped PE pe: the
+ * transport's notification (one message, the add runs on the owner's CPU,
+ * no reply awaited) where it has one, else a non-blocking atomic add whose
+ * completion a later quiet collects. The barriers' signal to a partner. */
+void symm_signal_add_one_remote(symm_instance_t *s, void *flag, int pe, const char *routine);
 void symm_put_signal_slow(struct symm_ctx *ctx, void *dst, const void *src, size_t n,
                           uint64_t *sig_addr, uint64_t signal, int sig_op, int nbi, int pe,
                           const char *routine);

@@ -1,5 +1,5 @@
 /*
- * sync.h - ordering (fence, quiet), waiting with back-off, barrier.
+ * sync.h - ordering (fence, quiet), waiting with back-off, comparisons.
  *
  * Every wait loop in symm polls through symm_wait_backoff: it spins a few
  * thousand polls (a few hundred when PEs outnumber cores), then yields the
@@ -46,10 +46,6 @@ static inline void symm_quiet(symm_instance_t *s, struct symm_ctx *ctx)
     if (s->net)
         s->net->quiet(ctx);
 }
-
-/* Barrier over all PEs of the instance; quiet first when `quiet` is set
- * (barrier_all), not for sync_all. */
-void symm_barrier_world(symm_instance_t *s, int quiet);
 
 /* Comparison of wait_until/test; cmp validated by the caller. */
 #define SYMM_CMP_EVAL(a, cmp, b)                                                           \

@@ -47,8 +47,11 @@ static inline int symm_team_world_pe(const struct symm_team *t, int idx)
 int symm_team_init_predefined(symm_instance_t *inst);
 void symm_team_fini_predefined(symm_instance_t *inst);
 
-/* Barrier over the team through its scratch flags; quiet first if asked. */
+/* Barrier over the team through its scratch flags (team/barrier.c); quiet
+ * first if asked (barrier, barrier_all), not for sync. */
 void symm_team_barrier(struct symm_team *t, int quiet);
+/* The team barrier of the world team. */
+void symm_barrier_world(symm_instance_t *s, int quiet);
 
 /* Collective over parent: the team of parent indices start + i*stride,
  * i < size. *team_p is NULL on PEs outside it. */
