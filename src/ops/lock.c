@@ -1,6 +1,7 @@
 /*
- * lock.c - shmem_set_lock / shmem_test_lock / shmem_clear_lock: an MCS
- * queue lock built on 32-bit AMOs, FIFO fair, no lost wake-ups.
+ * lock.c - the distributed lock of shmem_set_lock / shmem_test_lock /
+ * shmem_clear_lock (entry points in api/lock.c): an MCS queue lock built
+ * on 32-bit AMOs, FIFO fair, no lost wake-ups.
  *
  * The user's symmetric long (initially 0) holds two 32-bit words. Word 0 of
  * PE 0's copy is the queue tail (PE+1 of the last waiter, 0 if free). Word 1
@@ -11,11 +12,11 @@
  */
 #include <stdint.h>
 
+#include "ops/lock.h"
+
 #include "ops/amo.h"
 #include "ops/sync.h"
 #include "runtime/log.h"
-#include "shmem.h"
-#include "api/profile.h"
 
 #define LOCK_GO 0x80000000u
 #define LOCK_NEXT_MASK 0x7fffffffu
@@ -53,16 +54,16 @@ static void lock_check(symm_instance_t *s, long *lock, const char *routine)
         symm_fatal(routine, "lock %p is not a symmetric address", (void *)lock);
 }
 
-void shmem_set_lock(long *lock)
+void symm_lock_set(long *lock, const char *routine)
 {
-    symm_instance_t *s = symm_inst(__func__);
+    symm_instance_t *s = symm_inst(routine);
     uint32_t me = (uint32_t)s->my_pe + 1;
-    lock_check(s, lock, __func__);
+    lock_check(s, lock, routine);
     __atomic_store_n(node_of(lock), 0, __ATOMIC_RELAXED);
-    uint32_t prev = amo32(s, tail_of(lock), SYMM_AMO_SWAP, me, 0, 0, __func__);
+    uint32_t prev = amo32(s, tail_of(lock), SYMM_AMO_SWAP, me, 0, 0, routine);
     if (prev != 0) {
         /* Link behind the predecessor, then wait for its hand-over. */
-        amo32(s, node_of(lock), SYMM_AMO_OR, me, 0, (int)prev - 1, __func__);
+        amo32(s, node_of(lock), SYMM_AMO_OR, me, 0, (int)prev - 1, routine);
         unsigned polls = 0;
         while (!(__atomic_load_n(node_of(lock), __ATOMIC_ACQUIRE) & LOCK_GO))
             symm_wait_backoff(s, &polls);
@@ -70,35 +71,31 @@ void shmem_set_lock(long *lock)
     __atomic_thread_fence(__ATOMIC_ACQUIRE);
 }
 
-int shmem_test_lock(long *lock)
+int symm_lock_test(long *lock, const char *routine)
 {
-    symm_instance_t *s = symm_inst(__func__);
+    symm_instance_t *s = symm_inst(routine);
     uint32_t me = (uint32_t)s->my_pe + 1;
-    lock_check(s, lock, __func__);
+    lock_check(s, lock, routine);
     __atomic_store_n(node_of(lock), 0, __ATOMIC_RELAXED);
-    uint32_t prev = amo32(s, tail_of(lock), SYMM_AMO_CSWAP, me, 0, 0, __func__);
+    uint32_t prev = amo32(s, tail_of(lock), SYMM_AMO_CSWAP, me, 0, 0, routine);
     return prev == 0 ? 0 : 1;
 }
 
-void shmem_clear_lock(long *lock)
+void symm_lock_clear(long *lock, const char *routine)
 {
-    symm_instance_t *s = symm_inst(__func__);
+    symm_instance_t *s = symm_inst(routine);
     uint32_t me = (uint32_t)s->my_pe + 1;
-    lock_check(s, lock, __func__);
+    lock_check(s, lock, routine);
     /* Updates made under the lock complete before the next holder enters. */
     symm_quiet(s, &s->ctx_default);
     uint32_t next = __atomic_load_n(node_of(lock), __ATOMIC_ACQUIRE) & LOCK_NEXT_MASK;
     if (next == 0) {
-        if (amo32(s, tail_of(lock), SYMM_AMO_CSWAP, 0, me, 0, __func__) == me)
+        if (amo32(s, tail_of(lock), SYMM_AMO_CSWAP, 0, me, 0, routine) == me)
             return; /* nobody waiting */
         /* A successor swapped itself in but has not linked yet. */
         unsigned polls = 0;
         while ((next = __atomic_load_n(node_of(lock), __ATOMIC_ACQUIRE) & LOCK_NEXT_MASK) == 0)
             symm_wait_backoff(s, &polls);
     }
-    amo32(s, node_of(lock), SYMM_AMO_OR, LOCK_GO, 0, (int)next - 1, __func__);
+    amo32(s, node_of(lock), SYMM_AMO_OR, LOCK_GO, 0, (int)next - 1, routine);
 }
-
-SYMM_PALIAS(shmem_set_lock)
-SYMM_PALIAS(shmem_test_lock)
-SYMM_PALIAS(shmem_clear_lock)

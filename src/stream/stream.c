@@ -1,6 +1,7 @@
 /*
  * stream.c - streams: the queue of work items, the progress thread, and the
  * streams' lifecycle (create, synchronize, destroy, the default stream).
+ * The public entry points that use them are in api/stream.c.
  *
  * Queue: a chain of blocks of SYMM_STREAM_BLOCK items. Producers (any user
  * thread) append under the stream's mutex and publish the new count with a
@@ -297,8 +298,17 @@ err_nomem:
     return -1;
 }
 
+/* Finalize drains every stream first: their work may touch the heap. */
+static void drain_at_fini(symm_instance_t *inst, void *arg)
+{
+    (void)inst;
+    (void)arg;
+    symm_stream_fini_all();
+}
+
 static void stream_link(struct symm_stream *st)
 {
+    symm_on_fini(symm_cur, SYMM_FINI_DRAIN, drain_at_fini, NULL);
     pthread_mutex_lock(&streams_lock);
     st->prev = NULL;
     st->next = streams;
@@ -381,44 +391,44 @@ void symm_stream_fini_all(void)
     }
 }
 
-int shmemx_stream_create(shmemx_stream_t *stream_p)
+int symm_stream_create(struct symm_stream **st_p, const char *routine)
 {
-    symm_inst(__func__);
-    if (stream_p == NULL)
-        symm_fatal(__func__, "stream_p is NULL");
+    symm_inst(routine);
+    if (st_p == NULL)
+        symm_fatal(routine, "stream_p is NULL");
     struct symm_stream *st;
-    if (stream_new(&st, __func__) != 0)
+    if (stream_new(&st, routine) != 0)
         return -1;
     stream_link(st);
-    *stream_p = st;
+    *st_p = st;
     return 0;
 }
 
-int shmemx_stream_destroy(shmemx_stream_t stream)
+int symm_stream_destroy(void *h, const char *routine)
 {
-    symm_inst(__func__);
-    struct symm_stream *st = stream;
+    symm_inst(routine);
+    struct symm_stream *st = h;
     if (st == NULL) {
         st = __atomic_load_n(&default_stream, __ATOMIC_ACQUIRE);
         if (st == NULL)
             return 0; /* the default stream was never made */
     } else {
-        stream_check(st, __func__);
+        stream_check(st, routine);
     }
-    return stream_end(st, __func__);
+    return stream_end(st, routine);
 }
 
-int shmemx_stream_synchronize(shmemx_stream_t stream)
+int symm_stream_synchronize(void *h, const char *routine)
 {
-    symm_inst(__func__);
-    struct symm_stream *st = stream;
+    symm_inst(routine);
+    struct symm_stream *st = h;
     if (st == NULL) {
         st = __atomic_load_n(&default_stream, __ATOMIC_ACQUIRE);
         if (st == NULL)
             return 0; /* nothing was ever put on the default stream */
     } else {
-        stream_check(st, __func__);
+        stream_check(st, routine);
     }
-    stream_wait_all(st, __func__);
+    stream_wait_all(st, routine);
     return 0;
 }

@@ -3,8 +3,10 @@
  * order by the stream's own progress thread.
  *
  * stream.c owns the queue, the thread and the streams' lifecycle; work.c
- * owns what an item is (the aclshmemx_*_on_stream entry points check their
- * arguments and enqueue; symm_stream_exec runs one item on the thread). The
+ * owns what an item does (symm_stream_exec runs one item on the thread).
+ * The public entry points (api/stream.c) check their arguments on the
+ * caller's thread, resolve team handles, and enqueue: the engine never looks
+ * anything up in the API's tables. The
  * queue is a list of fixed blocks of items: producers append under the
  * stream's mutex; the thread reads items without the lock, up to the count it
  * last read with acquire order. Nothing here is on symm's RMA hot path, and
@@ -24,7 +26,7 @@ typedef enum symm_stream_op {
     SYMM_STREAM_GET,     /* dst, src, n, pe */
     SYMM_STREAM_SIGNAL,  /* dst = signal word, value, arg = sig_op, pe */
     SYMM_STREAM_WAIT,    /* dst = signal word, value, arg = aclshmem cmp */
-    SYMM_STREAM_BARRIER, /* team (NULL: world) */
+    SYMM_STREAM_BARRIER, /* dst = struct symm_team * (NULL: world), resolved by the caller */
     SYMM_STREAM_QUIET,
     SYMM_STREAM_SYNC, /* quiet, then wake synchronize's waiters */
 } symm_stream_op_t;
@@ -53,8 +55,15 @@ uint64_t symm_stream_enqueue(struct symm_stream *st, const symm_stream_item_t *i
 /* Run one item on the stream's thread (work.c). */
 void symm_stream_exec(const symm_stream_item_t *item);
 
-/* Drain, join and free every live stream (the default one too). For the
- * runtime's finalize, before its final barrier; from the user's thread. */
+/* The public lifecycle calls, routine naming the caller in messages; h NULL
+ * is the default stream. 0, or -1 after an error report. */
+int symm_stream_create(struct symm_stream **st_p, const char *routine);
+int symm_stream_destroy(void *h, const char *routine);
+int symm_stream_synchronize(void *h, const char *routine);
+
+/* Drain, join and free every live stream (the default one too). Registered
+ * as a DRAIN hook of the instance when a stream is made, so finalize runs it
+ * before its final barrier; from the user's thread. */
 void symm_stream_fini_all(void);
 
 #endif
