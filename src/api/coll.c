@@ -6,7 +6,6 @@
 #include "api/profile.h"
 #include "coll/coll.h"
 #include "coll/reduce_ops.h"
-#include "ops/sync.h"
 #include "runtime/log.h"
 #include "shmem.h"
 #include "team/team.h"
@@ -21,9 +20,7 @@ static int team_group(shmem_team_t team, symm_group_t *g, const char *routine)
             symm_error(routine, "team is SHMEM_TEAM_INVALID");
         return -1;
     }
-    *g = (symm_group_t){s, t->size, t->my_idx, t->members, 0, 0, t, NULL,
-                        (uint64_t *)(void *)(t->scratch + SYMM_TEAM_COUNT_OFF), t->all_mapped,
-                        (uint64_t *)(void *)(t->scratch + SYMM_TEAM_ARRIVE_OFF)};
+    symm_group_of_team(g, t);
     return 0;
 }
 
@@ -32,27 +29,7 @@ static int team_group(shmem_team_t team, symm_group_t *g, const char *routine)
 static void active_group(int start, int log_stride, int size, long *psync, symm_group_t *g,
                          const char *routine)
 {
-    symm_instance_t *s = symm_inst(routine);
-    if (size < 1 || start < 0 || log_stride < 0 || log_stride > 30)
-        symm_fatal(routine, "invalid active set: PE_start %d, logPE_stride %d, PE_size %d", start,
-                   log_stride, size);
-    int stride = 1 << log_stride;
-    long last = (long)start + (long)(size - 1) * stride;
-    if (last >= s->n_pes)
-        symm_fatal(routine, "active set (PE_start %d, logPE_stride %d, PE_size %d) reaches PE %ld, "
-                            "outside [0,%d)", start, log_stride, size, last, s->n_pes);
-    int rel = s->my_pe - start;
-    if (rel < 0 || rel % stride != 0 || rel / stride >= size)
-        symm_fatal(routine, "called by a PE outside the active set (PE_start %d, logPE_stride %d, "
-                            "PE_size %d)", start, log_stride, size);
-    if (psync == NULL)
-        symm_fatal(routine, "pSync is NULL");
-    *g = (symm_group_t){s, size, rel / stride, NULL, start, stride, NULL, psync,
-                        (uint64_t *)(void *)&psync[SHMEM_SYNC_SIZE - 1], 1,
-                        (uint64_t *)(void *)&psync[SHMEM_SYNC_SIZE - 2]};
-    for (int i = 0; i < size; i++)
-        if (!s->peers[start + i * stride].mapped)
-            g->all_mapped = 0;
+    symm_group_of_active_set(g, symm_inst(routine), start, log_stride, size, psync, routine);
 }
 
 static int check_root(const symm_group_t *g, int root, const char *routine)
