@@ -44,28 +44,30 @@ int shmemx_stream_synchronize(shmemx_stream_t stream)
     return symm_stream_synchronize(stream, __func__);
 }
 
+/* A put or get on the stream: the symmetric side is dest of a put, source
+ * of a get; the other is the caller's buffer. */
+static void rma_on_stream(symm_stream_op_t op, void *dst, void *src, size_t n, int pe,
+                          void *stream, const char *routine)
+{
+    symm_instance_t *s = symm_inst(routine);
+    int put = op == SYMM_STREAM_PUT;
+    check_pe(s, pe, routine);
+    symm_check_sym(s, routine, put ? dst : src, n, put ? "dest" : "source");
+    symm_check_local(routine, put ? src : dst, n, put ? "source" : "dest");
+    symm_stream_item_t item = {.op = (uint8_t)op, .pe = pe, .dst = dst, .src = src, .n = n};
+    enqueue(stream, &item, routine);
+}
+
 void aclshmemx_putmem_on_stream(void *dst, void *src, size_t elem_size, int32_t pe,
                                 aclrtStream stream)
 {
-    symm_instance_t *s = symm_inst(__func__);
-    check_pe(s, pe, __func__);
-    symm_check_sym(s, __func__, dst, elem_size, "dest");
-    symm_check_local(__func__, src, elem_size, "source");
-    symm_stream_item_t item = {
-        .op = SYMM_STREAM_PUT, .pe = pe, .dst = dst, .src = src, .n = elem_size};
-    enqueue(stream, &item, __func__);
+    rma_on_stream(SYMM_STREAM_PUT, dst, src, elem_size, pe, stream, __func__);
 }
 
 void aclshmemx_getmem_on_stream(void *dst, void *src, size_t elem_size, int32_t pe,
                                 aclrtStream stream)
 {
-    symm_instance_t *s = symm_inst(__func__);
-    check_pe(s, pe, __func__);
-    symm_check_sym(s, __func__, src, elem_size, "source");
-    symm_check_local(__func__, dst, elem_size, "dest");
-    symm_stream_item_t item = {
-        .op = SYMM_STREAM_GET, .pe = pe, .dst = dst, .src = src, .n = elem_size};
-    enqueue(stream, &item, __func__);
+    rma_on_stream(SYMM_STREAM_GET, dst, src, elem_size, pe, stream, __func__);
 }
 
 static void check_word(const symm_instance_t *s, const int32_t *sig_addr, int symmetric,
