@@ -8,11 +8,13 @@
  * boundary and nowhere else. int16, uint16, int32, int64, uint32 and uint64
  * forward to the OpenSHMEM routines of the same width (p2p.c). OpenSHMEM has
  * no wait/test for float, int8, uint8 and char: those four instantiate the
- * same scan p2p.c uses (ops/p2p_scan.h).
+ * same scan p2p.c uses (ops/p2p_scan.h). Both come from the generator p2p.c
+ * uses (api/p2p_gen.h); below, aclshmem's conventions for it.
  */
 #include <stdint.h>
 
 #include "aclshmem.h"
+#include "api/p2p_gen.h"
 #include "ops/p2p_scan.h"
 #include "ops/sync.h"
 #include "shmem.h"
@@ -36,222 +38,46 @@ void aclshmem_signal_wait_until(int32_t *sig_addr, int cmp, int32_t cmp_val)
     shmem_int32_wait_until(sig_addr, acl_cmp(cmp), cmp_val);
 }
 
-/* ---- the widths OpenSHMEM has: forward --------------------------------------- */
+/* Every routine returns nothing; test and test_all_vector report 1/0
+ * through int *res_out, any and some the index or the count through
+ * size_t *res_out (either may be NULL). There is no scalar test_all. */
+#define SYMM_P2P_RET_aclshmem_none void
+#define SYMM_P2P_RET_aclshmem_flag void
+#define SYMM_P2P_RET_aclshmem_count void
+#define SYMM_P2P_OUT_aclshmem_none
+#define SYMM_P2P_OUT_aclshmem_flag , int *res_out
+#define SYMM_P2P_OUT_aclshmem_count , size_t *res_out
+#define SYMM_P2P_GIVE_aclshmem_none(x) (void)(x);
+#define SYMM_P2P_GIVE_aclshmem_flag(x)                                                       \
+    int r = (int)(x);                                                                        \
+    if (res_out != NULL)                                                                     \
+        *res_out = r;
+#define SYMM_P2P_GIVE_aclshmem_count(x)                                                      \
+    size_t r = (x);                                                                          \
+    if (res_out != NULL)                                                                     \
+        *res_out = r;
+#define SYMM_P2P_VEC_aclshmem(T) T *
+#define SYMM_P2P_CMP_aclshmem(cmp) acl_cmp(cmp)
+#define SYMM_P2P_ALIAS_aclshmem(name)
+#define SYMM_P2P_TEST_ALL_aclshmem(def)
 
-#define ACL_P2P_FORWARD(X)                                                                   \
-    X(int16, int16_t, short)                                                                 \
-    X(uint16, uint16_t, ushort)                                                              \
-    X(int32, int32_t, int32)                                                                 \
-    X(int64, int64_t, int64)                                                                 \
-    X(uint32, uint32_t, uint32)                                                              \
-    X(uint64, uint64_t, uint64)
+/* The widths OpenSHMEM has forward to shmem_S_*; float, int8, uint8 and
+ * char have their own scan. */
+#define ACL_P2P_FORWARD(N, T, S)                                                             \
+    SYMM_P2P_ROUTINES(aclshmem, N, T, fwd, S)                                                \
+    SYMM_P2P_WAIT(aclshmem, N, T, fwd, S)
+#define ACL_P2P_OWN(N, T)                                                                    \
+    SYMM_DEF_P2P_SCAN(N, T)                                                                  \
+    SYMM_P2P_ROUTINES(aclshmem, N, T, scan, N)                                               \
+    SYMM_P2P_WAIT(aclshmem, N, T, scan, N)
 
-#define ACL_DEF_FORWARD(N, T, S)                                                             \
-    void aclshmem_##N##_wait_until(T *ivar, int cmp, T cmp_value)                            \
-    {                                                                                        \
-        shmem_##S##_wait_until(ivar, acl_cmp(cmp), cmp_value);                               \
-    }                                                                                        \
-    void aclshmem_##N##_wait(T *ivar, T cmp_value)                                           \
-    {                                                                                        \
-        shmem_##S##_wait_until(ivar, SHMEM_CMP_NE, cmp_value);                               \
-    }                                                                                        \
-    void aclshmem_##N##_wait_until_all(T *ivars, size_t nelems, const int *status, int cmp,  \
-                                       T cmp_value)                                          \
-    {                                                                                        \
-        shmem_##S##_wait_until_all(ivars, nelems, status, acl_cmp(cmp), cmp_value);          \
-    }                                                                                        \
-    void aclshmem_##N##_wait_until_any(T *ivars, size_t nelems, const int *status, int cmp,  \
-                                       T cmp_value, size_t *res_out)                         \
-    {                                                                                        \
-        size_t r = shmem_##S##_wait_until_any(ivars, nelems, status, acl_cmp(cmp), cmp_value); \
-        if (res_out != NULL)                                                                 \
-            *res_out = r;                                                                    \
-    }                                                                                        \
-    void aclshmem_##N##_wait_until_some(T *ivars, size_t nelems, size_t *indices,            \
-                                        const int *status, int cmp, T cmp_value,             \
-                                        size_t *res_out)                                     \
-    {                                                                                        \
-        size_t r = shmem_##S##_wait_until_some(ivars, nelems, indices, status, acl_cmp(cmp), \
-                                               cmp_value);                                   \
-        if (res_out != NULL)                                                                 \
-            *res_out = r;                                                                    \
-    }                                                                                        \
-    void aclshmem_##N##_wait_until_all_vector(T *ivars, size_t nelems, const int *status,    \
-                                              int cmp, T *cmp_values)                        \
-    {                                                                                        \
-        shmem_##S##_wait_until_all_vector(ivars, nelems, status, acl_cmp(cmp), cmp_values);  \
-    }                                                                                        \
-    void aclshmem_##N##_wait_until_any_vector(T *ivars, size_t nelems, const int *status,    \
-                                              int cmp, T *cmp_values, size_t *res_out)       \
-    {                                                                                        \
-        size_t r = shmem_##S##_wait_until_any_vector(ivars, nelems, status, acl_cmp(cmp),    \
-                                                     cmp_values);                            \
-        if (res_out != NULL)                                                                 \
-            *res_out = r;                                                                    \
-    }                                                                                        \
-    void aclshmem_##N##_wait_until_some_vector(T *ivars, size_t nelems, size_t *indices,     \
-                                               const int *status, int cmp, T *cmp_values,    \
-                                               size_t *res_out)                              \
-    {                                                                                        \
-        size_t r = shmem_##S##_wait_until_some_vector(ivars, nelems, indices, status,        \
-                                                      acl_cmp(cmp), cmp_values);             \
-        if (res_out != NULL)                                                                 \
-            *res_out = r;                                                                    \
-    }                                                                                        \
-    void aclshmem_##N##_test(T *ivars, int cmp, T cmp_value, int *res_out)                   \
-    {                                                                                        \
-        int r = shmem_##S##_test(ivars, acl_cmp(cmp), cmp_value);                           \
-        if (res_out != NULL)                                                                 \
-            *res_out = r;                                                                    \
-    }                                                                                        \
-    void aclshmem_##N##_test_any(T *ivars, size_t nelems, const int *status, int cmp,        \
-                                 T cmp_value, size_t *res_out)                               \
-    {                                                                                        \
-        size_t r = shmem_##S##_test_any(ivars, nelems, status, acl_cmp(cmp), cmp_value);     \
-        if (res_out != NULL)                                                                 \
-            *res_out = r;                                                                    \
-    }                                                                                        \
-    void aclshmem_##N##_test_some(T *ivars, size_t nelems, size_t *indices, const int *status, \
-                                  int cmp, T cmp_value, size_t *res_out)                     \
-    {                                                                                        \
-        size_t r = shmem_##S##_test_some(ivars, nelems, indices, status, acl_cmp(cmp),       \
-                                         cmp_value);                                         \
-        if (res_out != NULL)                                                                 \
-            *res_out = r;                                                                    \
-    }                                                                                        \
-    void aclshmem_##N##_test_all_vector(T *ivars, size_t nelems, const int *status, int cmp, \
-                                        T *cmp_values, int *res_out)                         \
-    {                                                                                        \
-        int r = shmem_##S##_test_all_vector(ivars, nelems, status, acl_cmp(cmp), cmp_values); \
-        if (res_out != NULL)                                                                 \
-            *res_out = r;                                                                    \
-    }                                                                                        \
-    void aclshmem_##N##_test_any_vector(T *ivars, size_t nelems, const int *status, int cmp, \
-                                        T *cmp_values, size_t *res_out)                      \
-    {                                                                                        \
-        size_t r = shmem_##S##_test_any_vector(ivars, nelems, status, acl_cmp(cmp),          \
-                                               cmp_values);                                  \
-        if (res_out != NULL)                                                                 \
-            *res_out = r;                                                                    \
-    }                                                                                        \
-    void aclshmem_##N##_test_some_vector(T *ivars, size_t nelems, size_t *indices,           \
-                                         const int *status, int cmp, T *cmp_values,          \
-                                         size_t *res_out)                                    \
-    {                                                                                        \
-        size_t r = shmem_##S##_test_some_vector(ivars, nelems, indices, status, acl_cmp(cmp), \
-                                                cmp_values);                                 \
-        if (res_out != NULL)                                                                 \
-            *res_out = r;                                                                    \
-    }
-ACL_P2P_FORWARD(ACL_DEF_FORWARD)
-
-/* ---- float, int8, uint8, char: one scan over the core's primitives ------------ */
-
-#define ACL_DEF_OWN(N, T)                                                                    \
-    SYMM_DEF_P2P_SCAN(N, T)                                                                       \
-    void aclshmem_##N##_wait_until(T *ivar, int cmp, T cmp_value)                            \
-    {                                                                                        \
-        symm_p2p_sync_##N(__func__, 1, ivar, 1, NULL, acl_cmp(cmp), NULL, cmp_value, SCAN_ALL, NULL);          \
-    }                                                                                        \
-    void aclshmem_##N##_wait(T *ivar, T cmp_value)                                           \
-    {                                                                                        \
-        symm_p2p_sync_##N(__func__, 1, ivar, 1, NULL, SHMEM_CMP_NE, NULL, cmp_value, SCAN_ALL,     \
-                 NULL);                                                                      \
-    }                                                                                        \
-    void aclshmem_##N##_wait_until_all(T *ivars, size_t nelems, const int *status, int cmp,  \
-                                       T cmp_value)                                          \
-    {                                                                                        \
-        symm_p2p_sync_##N(__func__, 1, ivars, nelems, status, acl_cmp(cmp), NULL, cmp_value, SCAN_ALL, NULL);  \
-    }                                                                                        \
-    void aclshmem_##N##_wait_until_any(T *ivars, size_t nelems, const int *status, int cmp,  \
-                                       T cmp_value, size_t *res_out)                         \
-    {                                                                                        \
-        size_t r = symm_p2p_sync_##N(__func__, 1, ivars, nelems, status, acl_cmp(cmp), NULL, cmp_value,        \
-                            SCAN_ANY, NULL);                                                 \
-        if (res_out != NULL)                                                                 \
-            *res_out = r;                                                                    \
-    }                                                                                        \
-    void aclshmem_##N##_wait_until_some(T *ivars, size_t nelems, size_t *indices,            \
-                                        const int *status, int cmp, T cmp_value,             \
-                                        size_t *res_out)                                     \
-    {                                                                                        \
-        size_t r = symm_p2p_sync_##N(__func__, 1, ivars, nelems, status, acl_cmp(cmp), NULL, cmp_value,        \
-                            SCAN_SOME, indices);                                             \
-        if (res_out != NULL)                                                                 \
-            *res_out = r;                                                                    \
-    }                                                                                        \
-    void aclshmem_##N##_wait_until_all_vector(T *ivars, size_t nelems, const int *status,    \
-                                              int cmp, T *cmp_values)                        \
-    {                                                                                        \
-        symm_p2p_sync_##N(__func__, 1, ivars, nelems, status, acl_cmp(cmp), cmp_values, 0, SCAN_ALL, NULL);    \
-    }                                                                                        \
-    void aclshmem_##N##_wait_until_any_vector(T *ivars, size_t nelems, const int *status,    \
-                                              int cmp, T *cmp_values, size_t *res_out)       \
-    {                                                                                        \
-        size_t r = symm_p2p_sync_##N(__func__, 1, ivars, nelems, status, acl_cmp(cmp), cmp_values, 0,          \
-                            SCAN_ANY, NULL);                                                 \
-        if (res_out != NULL)                                                                 \
-            *res_out = r;                                                                    \
-    }                                                                                        \
-    void aclshmem_##N##_wait_until_some_vector(T *ivars, size_t nelems, size_t *indices,     \
-                                               const int *status, int cmp, T *cmp_values,    \
-                                               size_t *res_out)                              \
-    {                                                                                        \
-        size_t r = symm_p2p_sync_##N(__func__, 1, ivars, nelems, status, acl_cmp(cmp), cmp_values, 0,          \
-                            SCAN_SOME, indices);                                             \
-        if (res_out != NULL)                                                                 \
-            *res_out = r;                                                                    \
-    }                                                                                        \
-    void aclshmem_##N##_test(T *ivars, int cmp, T cmp_value, int *res_out)                   \
-    {                                                                                        \
-        size_t r = symm_p2p_sync_##N(__func__, 0, ivars, 1, NULL, acl_cmp(cmp), NULL, cmp_value, SCAN_ALL,     \
-                            NULL);                                                           \
-        if (res_out != NULL)                                                                 \
-            *res_out = (int)r;                                                               \
-    }                                                                                        \
-    void aclshmem_##N##_test_any(T *ivars, size_t nelems, const int *status, int cmp,        \
-                                 T cmp_value, size_t *res_out)                               \
-    {                                                                                        \
-        size_t r = symm_p2p_sync_##N(__func__, 0, ivars, nelems, status, acl_cmp(cmp), NULL, cmp_value,        \
-                            SCAN_ANY, NULL);                                                 \
-        if (res_out != NULL)                                                                 \
-            *res_out = r;                                                                    \
-    }                                                                                        \
-    void aclshmem_##N##_test_some(T *ivars, size_t nelems, size_t *indices, const int *status, \
-                                  int cmp, T cmp_value, size_t *res_out)                     \
-    {                                                                                        \
-        size_t r = symm_p2p_sync_##N(__func__, 0, ivars, nelems, status, acl_cmp(cmp), NULL, cmp_value,        \
-                            SCAN_SOME, indices);                                             \
-        if (res_out != NULL)                                                                 \
-            *res_out = r;                                                                    \
-    }                                                                                        \
-    void aclshmem_##N##_test_all_vector(T *ivars, size_t nelems, const int *status, int cmp, \
-                                        T *cmp_values, int *res_out)                         \
-    {                                                                                        \
-        size_t r = symm_p2p_sync_##N(__func__, 0, ivars, nelems, status, acl_cmp(cmp), cmp_values, 0,         \
-                            SCAN_ALL, NULL);                                                 \
-        if (res_out != NULL)                                                                 \
-            *res_out = (int)r;                                                               \
-    }                                                                                        \
-    void aclshmem_##N##_test_any_vector(T *ivars, size_t nelems, const int *status, int cmp, \
-                                        T *cmp_values, size_t *res_out)                      \
-    {                                                                                        \
-        size_t r = symm_p2p_sync_##N(__func__, 0, ivars, nelems, status, acl_cmp(cmp), cmp_values, 0,         \
-                            SCAN_ANY, NULL);                                                 \
-        if (res_out != NULL)                                                                 \
-            *res_out = r;                                                                    \
-    }                                                                                        \
-    void aclshmem_##N##_test_some_vector(T *ivars, size_t nelems, size_t *indices,           \
-                                         const int *status, int cmp, T *cmp_values,          \
-                                         size_t *res_out)                                    \
-    {                                                                                        \
-        size_t r = symm_p2p_sync_##N(__func__, 0, ivars, nelems, status, acl_cmp(cmp), cmp_values, 0,         \
-                            SCAN_SOME, indices);                                             \
-        if (res_out != NULL)                                                                 \
-            *res_out = r;                                                                    \
-    }
-
-ACL_DEF_OWN(float, float)
-ACL_DEF_OWN(int8, int8_t)
-ACL_DEF_OWN(uint8, uint8_t)
-ACL_DEF_OWN(char, char)
+ACL_P2P_FORWARD(int16, int16_t, short)
+ACL_P2P_FORWARD(uint16, uint16_t, ushort)
+ACL_P2P_FORWARD(int32, int32_t, int32)
+ACL_P2P_FORWARD(int64, int64_t, int64)
+ACL_P2P_FORWARD(uint32, uint32_t, uint32)
+ACL_P2P_FORWARD(uint64, uint64_t, uint64)
+ACL_P2P_OWN(float, float)
+ACL_P2P_OWN(int8, int8_t)
+ACL_P2P_OWN(uint8, uint8_t)
+ACL_P2P_OWN(char, char)

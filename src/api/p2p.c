@@ -6,10 +6,12 @@
  * once (atomic acquire load; other PEs update them) and reports whether all
  * qualify, the first that does, or every one that does. Waiting is a loop
  * over a scan with symm_wait_backoff, so 4 PEs on 2 cores never crawl and a
- * network transport makes progress.
+ * network transport makes progress. The routines come from the generator
+ * aclshmem's share (api/p2p_gen.h); below, OpenSHMEM's conventions for it.
  */
 #include <stdint.h>
 
+#include "api/p2p_gen.h"
 #include "ops/p2p_scan.h"
 #include "ops/sync.h"
 #include "runtime/log.h"
@@ -20,71 +22,27 @@
 #undef shmem_wait_until
 #undef shmem_test
 
-/* The all/any/some families (scalar or _vector comparison value), each a
- * call of the shared scan. WAIT: 1 for wait_until_*, 0 for test_*; the
- * _vector forms are told apart by the value parameter's name. */
-#define SUFFIX_cmp_value
-#define SUFFIX_cmp_values _vector
-#define FAM_NAME(N, OP, KIND, PNAME) FAM_NAME_(N, OP, KIND, SUFFIX_##PNAME)
-#define FAM_NAME_(N, OP, KIND, SFX) FAM_NAME__(N, OP, KIND, SFX)
-#define FAM_NAME__(N, OP, KIND, SFX) shmem_##N##_##OP##_##KIND##SFX
-#define DEF_FAMILY(T, N, OP, WAIT, PT, PNAME, VALS, VAL)                                     \
-    ALL_TYPE_##WAIT FAM_NAME(N, OP, all, PNAME)(T *ivars, size_t nelems, const int *status,  \
-                                               int cmp, PT PNAME)                            \
-    {                                                                                        \
-        ALL_RETURN_##WAIT symm_p2p_sync_##N(__func__, WAIT, ivars, nelems, status, cmp,      \
-                                            VALS, VAL, SCAN_ALL, NULL);                      \
-    }                                                                                        \
-    size_t FAM_NAME(N, OP, any, PNAME)(T *ivars, size_t nelems, const int *status, int cmp,  \
-                                       PT PNAME)                                             \
-    {                                                                                        \
-        return symm_p2p_sync_##N(__func__, WAIT, ivars, nelems, status, cmp, VALS, VAL,      \
-                                 SCAN_ANY, NULL);                                            \
-    }                                                                                        \
-    size_t FAM_NAME(N, OP, some, PNAME)(T *ivars, size_t nelems, size_t *indices,            \
-                                        const int *status, int cmp, PT PNAME)                \
-    {                                                                                        \
-        return symm_p2p_sync_##N(__func__, WAIT, ivars, nelems, status, cmp, VALS, VAL,      \
-                                 SCAN_SOME, indices);                                        \
-    }
-/* wait_until_all returns nothing; test_all returns 1 when all qualify. */
-#define ALL_TYPE_1 void
-#define ALL_TYPE_0 int
-#define ALL_RETURN_1 (void)
-#define ALL_RETURN_0 return (int)
+/* wait_until and wait_until_all return nothing; test and test_all 1 when
+ * all qualify; any and some the index or the count. */
+#define SYMM_P2P_RET_shmem_none void
+#define SYMM_P2P_RET_shmem_flag int
+#define SYMM_P2P_RET_shmem_count size_t
+#define SYMM_P2P_OUT_shmem_none
+#define SYMM_P2P_OUT_shmem_flag
+#define SYMM_P2P_OUT_shmem_count
+#define SYMM_P2P_GIVE_shmem_none(x) (void)(x);
+#define SYMM_P2P_GIVE_shmem_flag(x) return (int)(x);
+#define SYMM_P2P_GIVE_shmem_count(x) return (x);
+#define SYMM_P2P_VEC_shmem(T) const T *
+#define SYMM_P2P_CMP_shmem(cmp) (cmp)
+#define SYMM_P2P_ALIAS_shmem(name) SYMM_PALIAS(name)
+#define SYMM_P2P_TEST_ALL_shmem(def) def
 
+/* shmem_N_wait calls shmem_N_wait_until (fwd of N). */
 #define DEF_P2P(T, N)                                                                        \
     SYMM_DEF_P2P_SCAN(N, T)                                                                  \
-    void shmem_##N##_wait_until(T *ivar, int cmp, T cmp_value)                               \
-    {                                                                                        \
-        symm_instance_t *s = symm_inst(__func__);                                           \
-        unsigned polls = 0;                                                                  \
-        symm_check_cmp(cmp, __func__);                                                       \
-        while (!SYMM_CMP_EVAL(__atomic_load_n(ivar, __ATOMIC_ACQUIRE), cmp, cmp_value))      \
-            symm_wait_backoff(s, &polls);                                                    \
-    }                                                                                        \
-    int shmem_##N##_test(T *ivar, int cmp, T cmp_value)                                      \
-    {                                                                                        \
-        return (int)symm_p2p_sync_##N(__func__, 0, ivar, 1, NULL, cmp, NULL, cmp_value,      \
-                                      SCAN_ALL, NULL);                                       \
-    }                                                                                        \
-    void shmem_##N##_wait(T *ivar, T cmp_value)                                              \
-    {                                                                                        \
-        shmem_##N##_wait_until(ivar, SHMEM_CMP_NE, cmp_value);                               \
-    }                                                                                        \
-    DEF_FAMILY(T, N, wait_until, 1, const T, cmp_value, NULL, cmp_value)                     \
-    DEF_FAMILY(T, N, wait_until, 1, const T *, cmp_values, cmp_values, 0)                    \
-    DEF_FAMILY(T, N, test, 0, const T, cmp_value, NULL, cmp_value)                           \
-    DEF_FAMILY(T, N, test, 0, const T *, cmp_values, cmp_values, 0)                          \
-    SYMM_PALIAS(shmem_##N##_wait_until) SYMM_PALIAS(shmem_##N##_wait_until_all)              \
-    SYMM_PALIAS(shmem_##N##_wait_until_any) SYMM_PALIAS(shmem_##N##_wait_until_some)         \
-    SYMM_PALIAS(shmem_##N##_wait_until_all_vector)                                           \
-    SYMM_PALIAS(shmem_##N##_wait_until_any_vector)                                           \
-    SYMM_PALIAS(shmem_##N##_wait_until_some_vector) SYMM_PALIAS(shmem_##N##_test)            \
-    SYMM_PALIAS(shmem_##N##_test_all) SYMM_PALIAS(shmem_##N##_test_any)                      \
-    SYMM_PALIAS(shmem_##N##_test_some) SYMM_PALIAS(shmem_##N##_test_all_vector)              \
-    SYMM_PALIAS(shmem_##N##_test_any_vector) SYMM_PALIAS(shmem_##N##_test_some_vector)       \
-    SYMM_PALIAS(shmem_##N##_wait)
+    SYMM_P2P_ROUTINES(shmem, N, T, scan, N)                                                  \
+    SYMM_P2P_WAIT(shmem, N, T, fwd, N)
 SHMEM_P2P_TYPES(DEF_P2P)
 
 void shmem_wait_until(long *ivar, int cmp, long cmp_value)

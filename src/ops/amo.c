@@ -27,8 +27,7 @@ void symm_amo_slow(struct symm_ctx *ctx, const void *dst, symm_amo_op_t op, size
         symm_fatal(routine, "dest is NULL");
     int seg = symm_seg_translate(s, dst, &off, &room);
     if (seg == SYMM_SEG_NONE)
-        symm_fatal(routine, "dest %p is not a symmetric address (not in the symmetric heap or "
-                            "the program's global data)", dst);
+        symm_fatal_not_symmetric(routine, "dest", dst);
     if (s->net == NULL)
         symm_fatal(routine, "PE %d is not reachable: it is not on this node and no network "
                             "transport is active", pe);

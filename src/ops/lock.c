@@ -51,7 +51,7 @@ static void lock_check(symm_instance_t *s, long *lock, const char *routine)
     if (lock == NULL)
         symm_fatal(routine, "lock is NULL");
     if (symm_seg_translate(s, lock, &off, &room) == SYMM_SEG_NONE)
-        symm_fatal(routine, "lock %p is not a symmetric address", (void *)lock);
+        symm_fatal_not_symmetric(routine, "lock", lock);
 }
 
 void symm_lock_set(long *lock, const char *routine)

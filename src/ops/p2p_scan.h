@@ -6,7 +6,9 @@
  *                    once with an acquire load (other PEs update them);
  *   symm_p2p_sync_N  wait (back-off, network progress) or test once, and
  *                    return what the family reports: 1/0 for all, the index
- *                    or SIZE_MAX for any, the count for some.
+ *                    or SIZE_MAX for any, the count for some;
+ *   symm_p2p_one_N   the same for one variable (wait_until, test): waiting
+ *                    polls it alone, testing is a scan of one.
  * cmp is in OpenSHMEM numbering (SHMEM_CMP_*); callers convert before.
  */
 #ifndef SYMM_P2P_SCAN_H
@@ -70,6 +72,24 @@ enum { SCAN_ALL, SCAN_ANY, SCAN_SOME };
             symm_wait_backoff(s, &polls);                                                    \
         }                                                                                    \
         return mode == SCAN_ALL ? r == 0 : mode == SCAN_ANY ? first : r;                     \
+    }                                                                                        \
+    /* One variable: wait until it qualifies (returns 1), or test it once. */                \
+    static inline size_t symm_p2p_one_##N(const char *routine, int wait, T *ivar, int cmp,   \
+                                          T value)                                           \
+    {                                                                                        \
+        if (!wait)                                                                           \
+            return symm_p2p_sync_##N(routine, 0, ivar, 1, NULL, cmp, NULL, value, SCAN_ALL,  \
+                                     NULL);                                                  \
+        symm_instance_t *s = symm_inst(routine);                                             \
+        unsigned polls = 0;                                                                  \
+        T v;                                                                                 \
+        symm_check_cmp(cmp, routine);                                                        \
+        for (;;) {                                                                           \
+            __atomic_load(ivar, &v, __ATOMIC_ACQUIRE);                                       \
+            if (SYMM_CMP_EVAL(v, cmp, value))                                                \
+                return 1;                                                                    \
+            symm_wait_backoff(s, &polls);                                                    \
+        }                                                                                    \
     }
 
 #endif

@@ -23,6 +23,12 @@ void symm_bad_team_pe(const struct symm_ctx *ctx, const char *routine, int pe)
     symm_fatal(routine, "target PE %d outside [0,%d) of the context's team", pe, ctx->team_size);
 }
 
+void symm_fatal_not_symmetric(const char *routine, const char *what, const void *addr)
+{
+    symm_fatal(routine, "%s %p is not a symmetric address (not in the symmetric heap or the "
+                        "program's global data)", what, addr);
+}
+
 void symm_check_sym(const symm_instance_t *s, const char *routine, const void *addr, size_t n,
                     const char *what)
 {
@@ -32,8 +38,7 @@ void symm_check_sym(const symm_instance_t *s, const char *routine, const void *a
     if (addr == NULL)
         symm_fatal(routine, "%s is NULL with length %zu", what, n);
     if (symm_seg_translate(s, addr, &off, &room) == SYMM_SEG_NONE)
-        symm_fatal(routine, "%s %p is not a symmetric address (not in the symmetric heap or "
-                            "the program's global data)", what, addr);
+        symm_fatal_not_symmetric(routine, what, addr);
     if (n > room)
         symm_fatal(routine, "%s %p + %zu bytes runs %zu bytes past the end of its symmetric "
                             "segment", what, addr, n, n - room);
@@ -54,8 +59,7 @@ static void __attribute__((noreturn)) rma_unreachable(const symm_instance_t *s,
     if (addr == NULL)
         symm_fatal(routine, "%s is NULL with length %zu", what, n);
     if (symm_seg_translate(s, addr, &off, &room) == SYMM_SEG_NONE)
-        symm_fatal(routine, "%s %p is not a symmetric address (not in the symmetric heap or "
-                            "the program's global data)", what, addr);
+        symm_fatal_not_symmetric(routine, what, addr);
     symm_fatal(routine, "PE %d is not reachable: it is not on this node and no network "
                         "transport is active", pe);
 }

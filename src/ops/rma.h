@@ -22,6 +22,9 @@
 /* Errors of the checks; never return. */
 void symm_bad_pe(const symm_instance_t *s, const char *routine, int pe)
     __attribute__((noreturn, cold));
+/* "WHAT ADDR is not a symmetric address (...)": addr is in no segment. */
+void symm_fatal_not_symmetric(const char *routine, const char *what, const void *addr)
+    __attribute__((noreturn, cold));
 /* SHMEM_DEBUG: addr..addr+n must be symmetric and inside one segment. */
 void symm_check_sym(const symm_instance_t *s, const char *routine, const void *addr, size_t n,
                     const char *what);
