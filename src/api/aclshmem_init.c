@@ -12,11 +12,7 @@
  * state), or block without the bootstrap's timeout.
  */
 #define _GNU_SOURCE
-#include <arpa/inet.h>
 #include <errno.h>
-#include <ifaddrs.h>
-#include <net/if.h>
-#include <netdb.h>
 #include <netinet/in.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -29,6 +25,7 @@
 
 #include "aclshmem.h"
 #include "api/instance_select.h"
+#include "boot/addr.h"
 #include "boot/boot.h"
 #include "ops/sync.h"
 #include "runtime/config.h"
@@ -51,7 +48,6 @@ int symm_boot_mpi_create(void *comm, double timeout_s, symm_boot_t **boot_p)
 #define UID_MAGIC "symm1:"
 #define UID_MAGIC_LEN 6
 #define SECRET_LEN 32
-#define ADDR_MAX 96 /* "[v6 address]:port" */
 
 typedef struct acl_instance {
     symm_instance_t *inst; /* NULL: free slot */
@@ -198,92 +194,6 @@ static int random_secret(char out[SECRET_LEN + 1])
     return 0;
 }
 
-/* "host:port" or "[v6]:port" into host and port; port may be 0. */
-static int split_host_port(const char *addr, char *host, size_t hcap, long *port_p)
-{
-    const char *h = addr, *hend, *colon;
-    if (addr[0] == '[') {
-        h = addr + 1;
-        hend = strchr(h, ']');
-        if (hend == NULL || hend[1] != ':')
-            return -1;
-        colon = hend + 1;
-    } else {
-        colon = strrchr(addr, ':');
-        if (colon == NULL || memchr(addr, ':', (size_t)(colon - addr)) != NULL)
-            return -1; /* an IPv6 address needs its brackets */
-        hend = colon;
-    }
-    char *end;
-    errno = 0;
-    long port = strtol(colon + 1, &end, 10);
-    if (hend == h || (size_t)(hend - h) >= hcap || colon[1] == '\0' || *end != '\0' ||
-        errno != 0 || port < 0 || port > 65535)
-        return -1;
-    memcpy(host, h, (size_t)(hend - h));
-    host[hend - h] = '\0';
-    *port_p = port;
-    return 0;
-}
-
-static void join_host_port(const char *host, long port, char *out, size_t cap)
-{
-    snprintf(out, cap, strchr(host, ':') != NULL ? "[%s]:%ld" : "%s:%ld", host, port);
-}
-
-/* The IPv4 address of interface ifname, or (ifname NULL) of the first
- * interface that is up and not loopback. */
-static int ipv4_of_interface(const char *ifname, char *out, size_t cap)
-{
-    struct ifaddrs *list;
-    int found = -1;
-    if (getifaddrs(&list) != 0)
-        return -1;
-    for (struct ifaddrs *a = list; a != NULL && found != 0; a = a->ifa_next) {
-        if (a->ifa_addr == NULL || a->ifa_addr->sa_family != AF_INET)
-            continue;
-        if (ifname != NULL ? strcmp(a->ifa_name, ifname) != 0
-                           : !(a->ifa_flags & IFF_UP) || (a->ifa_flags & IFF_LOOPBACK))
-            continue;
-        const struct sockaddr_in *in = (const struct sockaddr_in *)a->ifa_addr;
-        if (inet_ntop(AF_INET, &in->sin_addr, out, (socklen_t)cap) != NULL)
-            found = 0;
-    }
-    freeifaddrs(list);
-    return found;
-}
-
-/* Bind a TCP socket to host and a port the kernel picks; *fd_p stays bound
- * (not listening) so the port stays ours. */
-static int bind_free_port(const char *host, long *port_p, int *fd_p, const char *routine)
-{
-    struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM,
-                             .ai_flags = AI_PASSIVE | AI_NUMERICHOST | AI_NUMERICSERV};
-    struct addrinfo *res;
-    int rc = getaddrinfo(host, "0", &hints, &res);
-    if (rc != 0) {
-        acl_error(routine, "'%s' is not a numeric IP address: %s", host, gai_strerror(rc));
-        return ACLSHMEM_INVALID_PARAM;
-    }
-    int fd = socket(res->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0), one = 1;
-    struct sockaddr_storage ss;
-    socklen_t len = sizeof(ss);
-    if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) != 0 ||
-        bind(fd, res->ai_addr, res->ai_addrlen) != 0 ||
-        getsockname(fd, (struct sockaddr *)&ss, &len) != 0) {
-        acl_error(routine, "cannot bind a port on %s: %s", host, strerror(errno));
-        if (fd >= 0)
-            close(fd);
-        freeaddrinfo(res);
-        return ACLSHMEM_BOOTSTRAP_ERROR;
-    }
-    freeaddrinfo(res);
-    *port_p = ntohs(ss.ss_family == AF_INET6 ? ((struct sockaddr_in6 *)&ss)->sin6_port
-                                             : ((struct sockaddr_in *)&ss)->sin_port);
-    *fd_p = fd;
-    return ACLSHMEM_SUCCESS;
-}
-
 /* The bound socket of secret's unique id, taken out of the table; -1. */
 static int held_take(const char *secret)
 {
@@ -313,7 +223,7 @@ static void held_put(int fd, const char *secret)
 
 int aclshmemx_get_uniqueid(aclshmemx_uniqueid_t *uid)
 {
-    char host[INET6_ADDRSTRLEN + 8] = "", addr[ADDR_MAX], secret[SECRET_LEN + 1];
+    char host[INET6_ADDRSTRLEN + 8] = "", addr[SYMM_ADDR_MAX], secret[SECRET_LEN + 1];
     const char *session = getenv("SHMEM_UID_SESSION_ID");
     const char *ifname = getenv("SHMEM_UID_SOCK_IFNAME");
     long port = 0;
@@ -324,27 +234,27 @@ int aclshmemx_get_uniqueid(aclshmemx_uniqueid_t *uid)
         return ACLSHMEM_INVALID_PARAM;
     }
     if (session != NULL && session[0] != '\0') {
-        if (split_host_port(session, host, sizeof(host), &port) != 0) {
+        if (symm_addr_split(session, host, sizeof(host), &port) != SYMM_OK) {
             acl_error(__func__, "SHMEM_UID_SESSION_ID='%s' is not ip:port (or [ipv6]:port)",
                       session);
             return ACLSHMEM_INVALID_PARAM;
         }
     } else if (ifname != NULL && ifname[0] != '\0') {
-        if (ipv4_of_interface(ifname, host, sizeof(host)) != 0) {
+        if (symm_addr_ipv4_of_interface(ifname, host, sizeof(host)) != SYMM_OK) {
             acl_error(__func__, "SHMEM_UID_SOCK_IFNAME=%s: no such interface with an IPv4 "
                       "address", ifname);
             return ACLSHMEM_INVALID_PARAM;
         }
-    } else if (ipv4_of_interface(NULL, host, sizeof(host)) != 0) {
+    } else if (symm_addr_ipv4_of_interface(NULL, host, sizeof(host)) != SYMM_OK) {
         snprintf(host, sizeof(host), "127.0.0.1");
     }
     if ((rc = random_secret(secret)) != 0) {
         acl_error(__func__, "no random bytes for the job secret: %s", strerror(-rc));
         return ACLSHMEM_INNER_ERROR;
     }
-    if (port == 0 && (rc = bind_free_port(host, &port, &fd, __func__)) != ACLSHMEM_SUCCESS)
-        return rc;
-    join_host_port(host, port, addr, sizeof(addr));
+    if (port == 0 && (rc = symm_addr_bind_free_port(host, &port, &fd, __func__)) != SYMM_OK)
+        return acl_status(rc);
+    symm_addr_join(host, port, addr, sizeof(addr));
     if (UID_MAGIC_LEN + SECRET_LEN + 1 + strlen(addr) + 1 > ACLSHMEM_UNIQUE_ID_INNER_LEN) {
         acl_error(__func__, "address %s is too long for a unique id", addr);
         if (fd >= 0)
@@ -400,7 +310,7 @@ static int uid_parse(const aclshmemx_uniqueid_t *uid, char secret[SECRET_LEN + 1
 int aclshmemx_set_attr_uniqueid_args(int my_pe, int n_pes, int64_t local_mem_size,
                                      aclshmemx_uniqueid_t *uid, aclshmemx_init_attr_t *aclshmem_attr)
 {
-    char secret[SECRET_LEN + 1], addr[ADDR_MAX];
+    char secret[SECRET_LEN + 1], addr[SYMM_ADDR_MAX];
     if (aclshmem_attr == NULL) {
         acl_error(__func__, "aclshmem_attr is NULL");
         return ACLSHMEM_INVALID_PARAM;
@@ -437,7 +347,7 @@ static int tcp_boot(const aclshmemx_init_attr_t *attr, const char *addr, const c
 static int uid_boot(const aclshmemx_init_attr_t *attr, double timeout, symm_boot_t **boot_p,
                     const char *routine)
 {
-    char secret[SECRET_LEN + 1], addr[ADDR_MAX];
+    char secret[SECRET_LEN + 1], addr[SYMM_ADDR_MAX];
     int rc = uid_parse((const aclshmemx_uniqueid_t *)attr->comm_args, secret, addr, sizeof(addr),
                        routine);
     if (rc != ACLSHMEM_SUCCESS)
@@ -458,47 +368,14 @@ static int uid_boot(const aclshmemx_init_attr_t *attr, double timeout, symm_boot
     return tcp_boot(attr, addr, secret, fd, timeout, boot_p);
 }
 
-/* "tcp://host:port" or "tcp6://[addr]:port" into "host:port" or "[addr]:port";
- * port 0 from SHMEM_INSTANCE_PORT_RANGE=start:end (start + instance_id). */
+/* attr->ip_port (a URL, src/boot/addr.h) into PE 0's "host:port". */
 static int default_addr(const aclshmemx_init_attr_t *attr, char *addr, size_t cap,
                         const char *routine)
 {
-    char text[ACLSHMEM_MAX_IP_PORT_LEN + 1], host[ACLSHMEM_MAX_IP_PORT_LEN];
-    const char *rest;
-    long port;
-    int v6;
-    memcpy(text, attr->ip_port, ACLSHMEM_MAX_IP_PORT_LEN);
-    text[ACLSHMEM_MAX_IP_PORT_LEN] = '\0';
-    if (strncmp(text, "tcp://", 6) == 0) {
-        rest = text + 6;
-        v6 = rest[0] == '[';
-    } else if (strncmp(text, "tcp6://", 7) == 0) {
-        rest = text + 7;
-        v6 = 1;
-    } else {
-        acl_error(routine, "ip_port '%s' is not tcp://host:port or tcp6://[address]:port", text);
-        return ACLSHMEM_INVALID_PARAM;
-    }
-    if (split_host_port(rest, host, sizeof(host), &port) != 0 || (v6 && rest[0] != '[')) {
-        acl_error(routine, "ip_port '%s': expected %s", text,
-                  v6 ? "tcp6://[address]:port" : "tcp://host:port");
-        return ACLSHMEM_INVALID_PARAM;
-    }
-    if (port == 0) {
-        const char *range = getenv("SHMEM_INSTANCE_PORT_RANGE");
-        long start, end;
-        char tail;
-        if (range == NULL || sscanf(range, "%ld:%ld%c", &start, &end, &tail) != 2 || start < 1 ||
-            end > 65535 || end < start || attr->instance_id > (uint64_t)(end - start)) {
-            acl_error(routine, "ip_port '%s' has port 0: set SHMEM_INSTANCE_PORT_RANGE=start:end "
-                      "with room for instance %llu (now %s)", text,
-                      (unsigned long long)attr->instance_id, range ? range : "unset");
-            return ACLSHMEM_INVALID_PARAM;
-        }
-        port = start + (long)attr->instance_id;
-    }
-    join_host_port(host, port, addr, cap);
-    return ACLSHMEM_SUCCESS;
+    char url[ACLSHMEM_MAX_IP_PORT_LEN + 1];
+    memcpy(url, attr->ip_port, ACLSHMEM_MAX_IP_PORT_LEN);
+    url[ACLSHMEM_MAX_IP_PORT_LEN] = '\0';
+    return acl_status(symm_addr_from_url(url, attr->instance_id, addr, cap, routine));
 }
 
 static int make_boot(aclshmemx_bootstrap_t flags, const aclshmemx_init_attr_t *attr,
@@ -517,7 +394,7 @@ static int make_boot(aclshmemx_bootstrap_t flags, const aclshmemx_init_attr_t *a
         return acl_status(symm_boot_mpi_create(attr->comm_args, timeout, boot_p));
     }
     if (f & ACLSHMEMX_INIT_WITH_DEFAULT) {
-        char addr[ADDR_MAX], secret[SECRET_LEN + 1];
+        char addr[SYMM_ADDR_MAX], secret[SECRET_LEN + 1];
         if (attr->ip_port[0] == '\0' && attr->comm_args != NULL)
             return uid_boot(attr, timeout, boot_p, routine);
         int rc = default_addr(attr, addr, sizeof(addr), routine);

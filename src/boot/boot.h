@@ -40,7 +40,7 @@ struct symm_boot {
 typedef struct symm_boot_tcp_params {
     int rank;
     int size;
-    const char *root_addr;   /* "a.b.c.d:port" of rank 0 */
+    const char *root_addr;   /* "host:port" or "[v6]:port" of rank 0 (addr.h) */
     int listen_fd;           /* rank 0: inherited listening socket, or -1 to bind root_addr */
     const char *secret;      /* 32 hex chars, presented by every PE to rank 0 */
     double timeout_s;

@@ -28,6 +28,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* accept4 */
 #endif
+#include "boot/addr.h"
 #include "boot/boot_io.h"
 #include "boot/tcp.h"
 #include "runtime/log.h"
@@ -68,35 +69,6 @@ static void addr_text(const struct sockaddr *sa, socklen_t len, char *buf, size_
         snprintf(buf, cap, sa->sa_family == AF_INET6 ? "[%s]:%s" : "%s:%s", host, serv);
 }
 
-/* "host:port" or "[v6]:port" into host and port; 0 on success. */
-static int addr_split(const char *addr, char *host, size_t hcap, char *port, size_t pcap)
-{
-    const char *colon, *h = addr, *hend;
-    if (addr == NULL)
-        return -1;
-    if (addr[0] == '[') {
-        h = addr + 1;
-        hend = strchr(h, ']');
-        if (hend == NULL || hend[1] != ':')
-            return -1;
-        colon = hend + 1;
-    } else {
-        colon = strrchr(addr, ':');
-        if (colon == NULL)
-            return -1;
-        hend = colon;
-    }
-    char *end;
-    long p = strtol(colon + 1, &end, 10);
-    if (hend == h || (size_t)(hend - h) >= hcap || colon[1] == '\0' || *end != '\0' || p < 1 ||
-        p > 65535)
-        return -1;
-    memcpy(host, h, (size_t)(hend - h));
-    host[hend - h] = '\0';
-    snprintf(port, pcap, "%ld", p);
-    return 0;
-}
-
 /* Connect or listen (try_fd: 0 or an errno) with a socket of each address
  * addr resolves to (AI_PASSIVE in flags: an address to listen on), in turn;
  * when every one fails, again after pause_s(last errno, backoff, end)
@@ -108,18 +80,20 @@ static int addr_try_each(const char *addr, int flags, double end,
                          double (*pause_s)(int err, double backoff, double end), int *fd_p,
                          int *err_p)
 {
-    char host[256], port[8];
+    char host[256], port[24];
     struct addrinfo hints = {
         .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM, .ai_flags = flags | AI_NUMERICSERV};
     struct addrinfo *res;
     double backoff = 1e-3;
+    long p = 0;
     int err = 0, rc;
 
-    if (addr_split(addr, host, sizeof(host), port, sizeof(port)) != 0) {
+    if (symm_addr_split(addr, host, sizeof(host), &p) != SYMM_OK || p < 1) {
         symm_error("bootstrap", "bad bootstrap address '%s' (expected host:port)",
                    addr ? addr : "(null)");
         return SYMM_ERR_INVALID;
     }
+    snprintf(port, sizeof(port), "%ld", p);
     rc = getaddrinfo(host, port, &hints, &res);
     if (rc != 0) {
         symm_error("bootstrap", "cannot resolve '%s': %s", addr, gai_strerror(rc));
