@@ -35,12 +35,6 @@
 /* aclshmem_team.c: drop the team handles of an instance about to go. */
 void symm_acl_teams_forget(symm_instance_t *inst);
 
-/* src/boot/mpi.c, in builds with MPI: a bootstrap over an MPI communicator
- * (comm points at an MPI_Comm, NULL: MPI_COMM_WORLD). Weak: absent, the MPI
- * mode is refused. */
-int symm_boot_mpi_create(void *comm, double timeout_s, symm_boot_t **boot_p)
-    __attribute__((weak));
-
 #define ACL_MAX_INSTANCES 16
 
 typedef struct acl_instance {
@@ -226,13 +220,12 @@ static int make_boot(aclshmemx_bootstrap_t flags, const aclshmemx_init_attr_t *a
     if (f & ACLSHMEMX_INIT_WITH_UNIQUEID)
         return uid_boot(attr, timeout, boot_p, routine);
     if (f & ACLSHMEMX_INIT_WITH_MPI) {
-        if (symm_boot_mpi_create == NULL) {
+        /* comm_args: a pointer to an MPI_Comm; NULL is MPI_COMM_WORLD. */
+        int rc = symm_boot_mpi_create(attr->comm_args, timeout, boot_p);
+        if (rc == SYMM_ERR_UNSUPPORTED && !symm_boot_mpi_built())
             acl_error(routine, "ACLSHMEMX_INIT_WITH_MPI: this build of symm has no MPI "
                       "bootstrap; use ACLSHMEMX_INIT_WITH_DEFAULT or _UNIQUEID");
-            return ACLSHMEM_NOT_SUPPORTED;
-        }
-        /* comm_args: a pointer to an MPI_Comm; NULL is MPI_COMM_WORLD. */
-        return acl_status(symm_boot_mpi_create(attr->comm_args, timeout, boot_p));
+        return acl_status(rc);
     }
     if (f & ACLSHMEMX_INIT_WITH_DEFAULT) {
         char addr[SYMM_ADDR_MAX], secret[SYMM_SECRET_LEN + 1];
