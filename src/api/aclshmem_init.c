@@ -2,9 +2,10 @@
  * aclshmem_init.c - aclshmem setup: the three bootstrap modes, unique ids,
  * instances (create, select, finalize), queries and logging.
  *
- * Owns the table of live aclshmem instances and the unique ids this process
- * made. An instance is what symm_instance_create makes from a bootstrap built
- * here (the TCP star in DEFAULT and UNIQUEID modes, symm_boot_mpi_create in
+ * Owns the table of live aclshmem instances; the unique ids' text, the ports
+ * held for them, addresses and secrets are src/boot's (uid.h, addr.h,
+ * secret.h). An instance is what symm_instance_create makes from a bootstrap
+ * built here (the TCP star in DEFAULT and UNIQUEID modes, symm_boot_mpi_create in
  * MPI mode); making it current is symm_instance_select, so every aclshmem and
  * OpenSHMEM routine acts on it. Nothing here moves data.
  *
@@ -12,25 +13,19 @@
  * state), or block without the bootstrap's timeout.
  */
 #define _GNU_SOURCE
-#include <arpa/inet.h>
-#include <errno.h>
-#include <ifaddrs.h>
-#include <net/if.h>
-#include <netdb.h>
-#include <netinet/in.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
-#include <sys/socket.h>
-#include <unistd.h>
 
 #include "aclshmem.h"
 #include "api/acl.h"
 #include "api/instance_select.h"
+#include "boot/addr.h"
 #include "boot/boot.h"
+#include "boot/secret.h"
+#include "boot/uid.h"
 #include "core/instance.h"
 #include "runtime/config.h"
 #include "runtime/log.h"
@@ -38,37 +33,17 @@
 #include "runtime/status.h"
 #include "shmem.h"
 
-/* src/boot/mpi.c, in builds with MPI: a bootstrap over an MPI communicator
- * (comm points at an MPI_Comm, NULL: MPI_COMM_WORLD). Weak: absent, the MPI
- * mode is refused. */
-int symm_boot_mpi_create(void *comm, double timeout_s, symm_boot_t **boot_p)
-    __attribute__((weak));
-
 #define ACL_MAX_INSTANCES 16
-#define ACL_MAX_HELD 16
-#define UID_MAGIC "symm1:"
-#define UID_MAGIC_LEN 6
-#define SECRET_LEN 32
-#define ADDR_MAX 96 /* "[v6 address]:port" */
 
 typedef struct acl_instance {
     symm_instance_t *inst; /* NULL: free slot */
     uint64_t id;
 } acl_instance_t;
 
-/* A port a unique id names, bound (not listening) since aclshmemx_get_uniqueid
- * so no other program takes it; PE 0 listens on it at init. */
-typedef struct held_port {
-    int used;
-    int fd;
-    char secret[SECRET_LEN + 1];
-} held_port_t;
-
 /* Recursive: destroying an instance under it runs the instance's hook that
  * takes it out of the table (forget_instance). */
 static pthread_mutex_t acl_lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
 static acl_instance_t live[ACL_MAX_INSTANCES];
-static held_port_t held[ACL_MAX_HELD];
 static aclshmem_instance_ctx cur_ctx;
 static int atexit_done;
 static int log_level_set = -1; /* symm level asked by aclshmemx_set_log_level */
@@ -138,235 +113,27 @@ static int acl_status(int rc)
     return ACLSHMEM_INNER_ERROR;
 }
 
-/* ---- addresses and secrets ------------------------------------------------ */
-
-static void hex_encode(const uint8_t *in, size_t n, char *out)
-{
-    static const char digits[] = "0123456789abcdef";
-    for (size_t i = 0; i < n; i++) {
-        out[2 * i] = digits[in[i] >> 4];
-        out[2 * i + 1] = digits[in[i] & 15];
-    }
-    out[2 * n] = '\0';
-}
-
-static uint64_t mix64(uint64_t x)
-{
-    x ^= x >> 30;
-    x *= 0xbf58476d1ce4e5b9ull;
-    x ^= x >> 27;
-    x *= 0x94d049bb133111ebull;
-    return x ^ (x >> 31);
-}
-
-/* DEFAULT mode's secret: every PE knows the address, so the secret is a hash
- * of it. It keeps PEs of other jobs (other addresses) out, not anyone who
- * knows this job's address. */
-static void secret_from_addr(const char *addr, char out[SECRET_LEN + 1])
-{
-    uint64_t h[2] = {0xcbf29ce484222325ull, 0x6c62272e07bb0142ull};
-    uint8_t bytes[16];
-    for (int k = 0; k < 2; k++) {
-        for (const char *p = "symm-aclshmem-default:"; *p; p++)
-            h[k] = (h[k] ^ (uint8_t)*p) * 0x100000001b3ull;
-        for (const char *p = addr; *p; p++)
-            h[k] = (h[k] ^ (uint8_t)*p) * 0x100000001b3ull;
-        h[k] = mix64(h[k] + (uint64_t)k);
-        for (int b = 0; b < 8; b++)
-            bytes[8 * k + b] = (uint8_t)(h[k] >> (8 * b));
-    }
-    hex_encode(bytes, sizeof(bytes), out);
-}
-
-static int random_secret(char out[SECRET_LEN + 1])
-{
-    uint8_t bytes[16];
-    size_t got = 0;
-    while (got < sizeof(bytes)) {
-        ssize_t r = getrandom(bytes + got, sizeof(bytes) - got, 0);
-        if (r < 0) {
-            if (errno == EINTR)
-                continue;
-            return -errno;
-        }
-        got += (size_t)r;
-    }
-    hex_encode(bytes, sizeof(bytes), out);
-    return 0;
-}
-
-/* "host:port" or "[v6]:port" into host and port; port may be 0. */
-static int split_host_port(const char *addr, char *host, size_t hcap, long *port_p)
-{
-    const char *h = addr, *hend, *colon;
-    if (addr[0] == '[') {
-        h = addr + 1;
-        hend = strchr(h, ']');
-        if (hend == NULL || hend[1] != ':')
-            return -1;
-        colon = hend + 1;
-    } else {
-        colon = strrchr(addr, ':');
-        if (colon == NULL || memchr(addr, ':', (size_t)(colon - addr)) != NULL)
-            return -1; /* an IPv6 address needs its brackets */
-        hend = colon;
-    }
-    char *end;
-    errno = 0;
-    long port = strtol(colon + 1, &end, 10);
-    if (hend == h || (size_t)(hend - h) >= hcap || colon[1] == '\0' || *end != '\0' ||
-        errno != 0 || port < 0 || port > 65535)
-        return -1;
-    memcpy(host, h, (size_t)(hend - h));
-    host[hend - h] = '\0';
-    *port_p = port;
-    return 0;
-}
-
-static void join_host_port(const char *host, long port, char *out, size_t cap)
-{
-    snprintf(out, cap, strchr(host, ':') != NULL ? "[%s]:%ld" : "%s:%ld", host, port);
-}
-
-/* The IPv4 address of interface ifname, or (ifname NULL) of the first
- * interface that is up and not loopback. */
-static int ipv4_of_interface(const char *ifname, char *out, size_t cap)
-{
-    struct ifaddrs *list;
-    int found = -1;
-    if (getifaddrs(&list) != 0)
-        return -1;
-    for (struct ifaddrs *a = list; a != NULL && found != 0; a = a->ifa_next) {
-        if (a->ifa_addr == NULL || a->ifa_addr->sa_family != AF_INET)
-            continue;
-        if (ifname != NULL ? strcmp(a->ifa_name, ifname) != 0
-                           : !(a->ifa_flags & IFF_UP) || (a->ifa_flags & IFF_LOOPBACK))
-            continue;
-        const struct sockaddr_in *in = (const struct sockaddr_in *)a->ifa_addr;
-        if (inet_ntop(AF_INET, &in->sin_addr, out, (socklen_t)cap) != NULL)
-            found = 0;
-    }
-    freeifaddrs(list);
-    return found;
-}
-
-/* Bind a TCP socket to host and a port the kernel picks; *fd_p stays bound
- * (not listening) so the port stays ours. */
-static int bind_free_port(const char *host, long *port_p, int *fd_p, const char *routine)
-{
-    struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM,
-                             .ai_flags = AI_PASSIVE | AI_NUMERICHOST | AI_NUMERICSERV};
-    struct addrinfo *res;
-    int rc = getaddrinfo(host, "0", &hints, &res);
-    if (rc != 0) {
-        acl_error(routine, "'%s' is not a numeric IP address: %s", host, gai_strerror(rc));
-        return ACLSHMEM_INVALID_PARAM;
-    }
-    int fd = socket(res->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0), one = 1;
-    struct sockaddr_storage ss;
-    socklen_t len = sizeof(ss);
-    if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) != 0 ||
-        bind(fd, res->ai_addr, res->ai_addrlen) != 0 ||
-        getsockname(fd, (struct sockaddr *)&ss, &len) != 0) {
-        acl_error(routine, "cannot bind a port on %s: %s", host, strerror(errno));
-        if (fd >= 0)
-            close(fd);
-        freeaddrinfo(res);
-        return ACLSHMEM_BOOTSTRAP_ERROR;
-    }
-    freeaddrinfo(res);
-    *port_p = ntohs(ss.ss_family == AF_INET6 ? ((struct sockaddr_in6 *)&ss)->sin6_port
-                                             : ((struct sockaddr_in *)&ss)->sin_port);
-    *fd_p = fd;
-    return ACLSHMEM_SUCCESS;
-}
-
-/* The bound socket of secret's unique id, taken out of the table; -1. */
-static int held_take(const char *secret)
-{
-    for (int i = 0; i < ACL_MAX_HELD; i++) {
-        if (held[i].used && strcmp(held[i].secret, secret) == 0) {
-            held[i].used = 0;
-            return held[i].fd;
-        }
-    }
-    return -1;
-}
-
-static void held_put(int fd, const char *secret)
-{
-    for (int i = 0; i < ACL_MAX_HELD; i++) {
-        if (!held[i].used) {
-            held[i].used = 1;
-            held[i].fd = fd;
-            memcpy(held[i].secret, secret, SECRET_LEN + 1);
-            return;
-        }
-    }
-    close(fd); /* PE 0 binds the address again at init */
-}
-
 /* ---- unique ids ------------------------------------------------------------ */
 
+/* The text (src/boot/uid.h) is all of the id but its version and PE numbers. */
 int aclshmemx_get_uniqueid(aclshmemx_uniqueid_t *uid)
 {
-    char host[INET6_ADDRSTRLEN + 8] = "", addr[ADDR_MAX], secret[SECRET_LEN + 1];
-    const char *session = getenv("SHMEM_UID_SESSION_ID");
-    const char *ifname = getenv("SHMEM_UID_SOCK_IFNAME");
-    long port = 0;
-    int fd = -1, rc;
-
+    char text[ACLSHMEM_UNIQUE_ID_INNER_LEN];
     if (uid == NULL) {
         acl_error(__func__, "uid is NULL");
         return ACLSHMEM_INVALID_PARAM;
     }
-    if (session != NULL && session[0] != '\0') {
-        if (split_host_port(session, host, sizeof(host), &port) != 0) {
-            acl_error(__func__, "SHMEM_UID_SESSION_ID='%s' is not ip:port (or [ipv6]:port)",
-                      session);
-            return ACLSHMEM_INVALID_PARAM;
-        }
-    } else if (ifname != NULL && ifname[0] != '\0') {
-        if (ipv4_of_interface(ifname, host, sizeof(host)) != 0) {
-            acl_error(__func__, "SHMEM_UID_SOCK_IFNAME=%s: no such interface with an IPv4 "
-                      "address", ifname);
-            return ACLSHMEM_INVALID_PARAM;
-        }
-    } else if (ipv4_of_interface(NULL, host, sizeof(host)) != 0) {
-        snprintf(host, sizeof(host), "127.0.0.1");
-    }
-    if ((rc = random_secret(secret)) != 0) {
-        acl_error(__func__, "no random bytes for the job secret: %s", strerror(-rc));
-        return ACLSHMEM_INNER_ERROR;
-    }
-    if (port == 0 && (rc = bind_free_port(host, &port, &fd, __func__)) != ACLSHMEM_SUCCESS)
-        return rc;
-    join_host_port(host, port, addr, sizeof(addr));
-    if (UID_MAGIC_LEN + SECRET_LEN + 1 + strlen(addr) + 1 > ACLSHMEM_UNIQUE_ID_INNER_LEN) {
-        acl_error(__func__, "address %s is too long for a unique id", addr);
-        if (fd >= 0)
-            close(fd);
-        return ACLSHMEM_INVALID_PARAM;
-    }
+    int rc = symm_uid_create(text, sizeof(text), __func__);
+    if (rc != SYMM_OK)
+        return acl_status(rc);
     memset(uid, 0, sizeof(*uid));
     uid->version = ACLSHMEM_UNIQUEID_VERSION;
-    int w = snprintf(uid->internal, sizeof(uid->internal), "%s%s:%s", UID_MAGIC, secret, addr);
-    if (w < 0 || (size_t)w >= sizeof(uid->internal)) { /* checked above; keeps gcc -O0 sure */
-        if (fd >= 0)
-            close(fd);
-        return ACLSHMEM_INVALID_PARAM;
-    }
-    if (fd >= 0) {
-        pthread_mutex_lock(&acl_lock);
-        held_put(fd, secret);
-        pthread_mutex_unlock(&acl_lock);
-    }
-    symm_log(SYMM_LOG_INFO, __func__, "unique id for PE 0 at %s", addr);
+    memcpy(uid->internal, text, strlen(text) + 1);
     return ACLSHMEM_SUCCESS;
 }
 
 /* Secret and PE 0's address from a unique id. */
-static int uid_parse(const aclshmemx_uniqueid_t *uid, char secret[SECRET_LEN + 1], char *addr,
+static int uid_parse(const aclshmemx_uniqueid_t *uid, char secret[SYMM_SECRET_LEN + 1], char *addr,
                      size_t cap, const char *routine)
 {
     if (uid == NULL) {
@@ -374,30 +141,19 @@ static int uid_parse(const aclshmemx_uniqueid_t *uid, char secret[SECRET_LEN + 1
                   "with aclshmemx_set_attr_uniqueid_args");
         return ACLSHMEM_INVALID_PARAM;
     }
-    const char *in = uid->internal;
-    size_t len = strnlen(in, sizeof(uid->internal));
     if (uid->version != ACLSHMEM_UNIQUEID_VERSION) {
         acl_error(routine, "unique id version %d, expected %d: not an id of this library",
                   (int)uid->version, (int)ACLSHMEM_UNIQUEID_VERSION);
         return ACLSHMEM_INVALID_PARAM;
     }
-    if (len == sizeof(uid->internal) || len <= UID_MAGIC_LEN + SECRET_LEN + 1 ||
-        memcmp(in, UID_MAGIC, UID_MAGIC_LEN) != 0 || in[UID_MAGIC_LEN + SECRET_LEN] != ':' ||
-        len - (UID_MAGIC_LEN + SECRET_LEN + 1) >= cap) {
-        acl_error(routine, "the unique id holds no address and secret (not made by "
-                  "aclshmemx_get_uniqueid?): every PE needs the bytes PE 0's call produced");
-        return ACLSHMEM_INVALID_PARAM;
-    }
-    memcpy(secret, in + UID_MAGIC_LEN, SECRET_LEN);
-    secret[SECRET_LEN] = '\0';
-    memcpy(addr, in + UID_MAGIC_LEN + SECRET_LEN + 1, len - (UID_MAGIC_LEN + SECRET_LEN + 1) + 1);
-    return ACLSHMEM_SUCCESS;
+    return acl_status(
+        symm_uid_parse(uid->internal, sizeof(uid->internal), secret, addr, cap, routine));
 }
 
 int aclshmemx_set_attr_uniqueid_args(int my_pe, int n_pes, int64_t local_mem_size,
                                      aclshmemx_uniqueid_t *uid, aclshmemx_init_attr_t *aclshmem_attr)
 {
-    char secret[SECRET_LEN + 1], addr[ADDR_MAX];
+    char secret[SYMM_SECRET_LEN + 1], addr[SYMM_ADDR_MAX];
     if (aclshmem_attr == NULL) {
         acl_error(__func__, "aclshmem_attr is NULL");
         return ACLSHMEM_INVALID_PARAM;
@@ -434,68 +190,24 @@ static int tcp_boot(const aclshmemx_init_attr_t *attr, const char *addr, const c
 static int uid_boot(const aclshmemx_init_attr_t *attr, double timeout, symm_boot_t **boot_p,
                     const char *routine)
 {
-    char secret[SECRET_LEN + 1], addr[ADDR_MAX];
+    char secret[SYMM_SECRET_LEN + 1], addr[SYMM_ADDR_MAX];
     int rc = uid_parse((const aclshmemx_uniqueid_t *)attr->comm_args, secret, addr, sizeof(addr),
                        routine);
     if (rc != ACLSHMEM_SUCCESS)
         return rc;
-    /* The port this process reserved for the id: PE 0 listens on it; any
-     * other PE lets it go. */
-    int fd = held_take(secret);
-    if (fd >= 0 && attr->my_pe != 0) {
-        close(fd);
-        fd = -1;
-    }
-    if (fd >= 0 && listen(fd, SOMAXCONN) != 0) {
-        acl_warn(routine, "cannot listen on the reserved port of %s (%s): binding it again",
-                 addr, strerror(errno));
-        close(fd);
-        fd = -1;
-    }
+    /* The port this process reserved for the id: PE 0 listens on it. */
+    int fd = symm_uid_listen_fd(secret, attr->my_pe, addr, routine);
     return tcp_boot(attr, addr, secret, fd, timeout, boot_p);
 }
 
-/* "tcp://host:port" or "tcp6://[addr]:port" into "host:port" or "[addr]:port";
- * port 0 from SHMEM_INSTANCE_PORT_RANGE=start:end (start + instance_id). */
+/* attr->ip_port (a URL, src/boot/addr.h) into PE 0's "host:port". */
 static int default_addr(const aclshmemx_init_attr_t *attr, char *addr, size_t cap,
                         const char *routine)
 {
-    char text[ACLSHMEM_MAX_IP_PORT_LEN + 1], host[ACLSHMEM_MAX_IP_PORT_LEN];
-    const char *rest;
-    long port;
-    int v6;
-    memcpy(text, attr->ip_port, ACLSHMEM_MAX_IP_PORT_LEN);
-    text[ACLSHMEM_MAX_IP_PORT_LEN] = '\0';
-    if (strncmp(text, "tcp://", 6) == 0) {
-        rest = text + 6;
-        v6 = rest[0] == '[';
-    } else if (strncmp(text, "tcp6://", 7) == 0) {
-        rest = text + 7;
-        v6 = 1;
-    } else {
-        acl_error(routine, "ip_port '%s' is not tcp://host:port or tcp6://[address]:port", text);
-        return ACLSHMEM_INVALID_PARAM;
-    }
-    if (split_host_port(rest, host, sizeof(host), &port) != 0 || (v6 && rest[0] != '[')) {
-        acl_error(routine, "ip_port '%s': expected %s", text,
-                  v6 ? "tcp6://[address]:port" : "tcp://host:port");
-        return ACLSHMEM_INVALID_PARAM;
-    }
-    if (port == 0) {
-        const char *range = getenv("SHMEM_INSTANCE_PORT_RANGE");
-        long start, end;
-        char tail;
-        if (range == NULL || sscanf(range, "%ld:%ld%c", &start, &end, &tail) != 2 || start < 1 ||
-            end > 65535 || end < start || attr->instance_id > (uint64_t)(end - start)) {
-            acl_error(routine, "ip_port '%s' has port 0: set SHMEM_INSTANCE_PORT_RANGE=start:end "
-                      "with room for instance %llu (now %s)", text,
-                      (unsigned long long)attr->instance_id, range ? range : "unset");
-            return ACLSHMEM_INVALID_PARAM;
-        }
-        port = start + (long)attr->instance_id;
-    }
-    join_host_port(host, port, addr, cap);
-    return ACLSHMEM_SUCCESS;
+    char url[ACLSHMEM_MAX_IP_PORT_LEN + 1];
+    memcpy(url, attr->ip_port, ACLSHMEM_MAX_IP_PORT_LEN);
+    url[ACLSHMEM_MAX_IP_PORT_LEN] = '\0';
+    return acl_status(symm_addr_from_url(url, attr->instance_id, addr, cap, routine));
 }
 
 static int make_boot(aclshmemx_bootstrap_t flags, const aclshmemx_init_attr_t *attr,
@@ -505,22 +217,21 @@ static int make_boot(aclshmemx_bootstrap_t flags, const aclshmemx_init_attr_t *a
     if (f & ACLSHMEMX_INIT_WITH_UNIQUEID)
         return uid_boot(attr, timeout, boot_p, routine);
     if (f & ACLSHMEMX_INIT_WITH_MPI) {
-        if (symm_boot_mpi_create == NULL) {
+        /* comm_args: a pointer to an MPI_Comm; NULL is MPI_COMM_WORLD. */
+        int rc = symm_boot_mpi_create(attr->comm_args, timeout, boot_p);
+        if (rc == SYMM_ERR_UNSUPPORTED && !symm_boot_mpi_built())
             acl_error(routine, "ACLSHMEMX_INIT_WITH_MPI: this build of symm has no MPI "
                       "bootstrap; use ACLSHMEMX_INIT_WITH_DEFAULT or _UNIQUEID");
-            return ACLSHMEM_NOT_SUPPORTED;
-        }
-        /* comm_args: a pointer to an MPI_Comm; NULL is MPI_COMM_WORLD. */
-        return acl_status(symm_boot_mpi_create(attr->comm_args, timeout, boot_p));
+        return acl_status(rc);
     }
     if (f & ACLSHMEMX_INIT_WITH_DEFAULT) {
-        char addr[ADDR_MAX], secret[SECRET_LEN + 1];
+        char addr[SYMM_ADDR_MAX], secret[SYMM_SECRET_LEN + 1];
         if (attr->ip_port[0] == '\0' && attr->comm_args != NULL)
             return uid_boot(attr, timeout, boot_p, routine);
         int rc = default_addr(attr, addr, sizeof(addr), routine);
         if (rc != ACLSHMEM_SUCCESS)
             return rc;
-        secret_from_addr(addr, secret);
+        symm_secret_from_addr(addr, secret);
         return tcp_boot(attr, addr, secret, -1, timeout, boot_p);
     }
     acl_error(routine, "bootstrap flags %#x name no mode (ACLSHMEMX_INIT_WITH_DEFAULT, _MPI or "

@@ -32,12 +32,9 @@
 /* Far above any real job; it keeps size * blob length products sane. */
 #define BOOT_MAX_SIZE (1 << 20)
 
-/* The optional bootstraps (pmix.c, mpi.c). */
+/* The optional PMIx bootstrap (pmix.c); mpi.c's is in boot.h. */
 #ifdef SYMM_HAVE_PMIX
 int symm_boot_pmix_create(double timeout_s, symm_boot_t **boot_p);
-#endif
-#ifdef SYMM_HAVE_MPI
-int symm_boot_mpi_create(void *comm, double timeout_s, symm_boot_t **boot_p);
 #endif
 
 /* ---- singleton ---------------------------------------------------------- */

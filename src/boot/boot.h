@@ -40,7 +40,7 @@ struct symm_boot {
 typedef struct symm_boot_tcp_params {
     int rank;
     int size;
-    const char *root_addr;   /* "a.b.c.d:port" of rank 0 */
+    const char *root_addr;   /* "host:port" or "[v6]:port" of rank 0 (addr.h) */
     int listen_fd;           /* rank 0: inherited listening socket, or -1 to bind root_addr */
     const char *secret;      /* 32 hex chars, presented by every PE to rank 0 */
     double timeout_s;
@@ -58,6 +58,16 @@ int symm_boot_tcp_create(const symm_boot_tcp_params_t *params, symm_boot_t **boo
 
 /* A job of one PE: barrier is a no-op, allgather copies. */
 int symm_boot_singleton_create(symm_boot_t **boot_p);
+
+/* The MPI bootstrap (mpi.c) over a communicator of a program that has called
+ * MPI_Init: comm points at an MPI_Comm, NULL is MPI_COMM_WORLD. Logs its
+ * failures. In a build without MPI (no SYMM_HAVE_MPI) it logs nothing and
+ * returns SYMM_ERR_UNSUPPORTED, which a build with MPI also returns (logged)
+ * when the process has no usable MPI: symm_boot_mpi_built tells the two
+ * apart, for callers that say it themselves. */
+int symm_boot_mpi_create(void *comm, double timeout_s, symm_boot_t **boot_p);
+/* 1 when symm was built with the MPI bootstrap, else 0. */
+int symm_boot_mpi_built(void);
 
 static inline int symm_boot_barrier(symm_boot_t *boot) { return boot->ops->barrier(boot); }
 static inline int symm_boot_allgather(symm_boot_t *boot, const void *in, void *out, size_t len)

@@ -55,8 +55,6 @@
 #include <sys/random.h>
 #include <unistd.h>
 
-int symm_boot_mpi_create(void *comm, double timeout_s, symm_boot_t **boot_p);
-
 #define MPI_BOOT_TAG 0x5359 /* "SY"; below the minimum MPI_TAG_UB of 32767 */
 
 /* ---- libmpi, found at run time (Open MPI ABI) -------------------------- */
@@ -536,9 +534,28 @@ int symm_boot_mpi_create(void *comm, double timeout_s, symm_boot_t **boot_p)
     return SYMM_OK;
 }
 
+int symm_boot_mpi_built(void)
+{
+    return 1;
+}
+
 #else /* !SYMM_HAVE_MPI */
 
-/* Built without MPI: boot.c reports the MPI bootstrap as not built. */
-typedef int symm_boot_mpi_not_built_t;
+#include "boot/boot.h"
+#include "runtime/status.h"
+
+/* Built without MPI: the callers (boot.c, src/api) say so in their words. */
+int symm_boot_mpi_create(void *comm, double timeout_s, symm_boot_t **boot_p)
+{
+    (void)comm;
+    (void)timeout_s;
+    (void)boot_p;
+    return SYMM_ERR_UNSUPPORTED;
+}
+
+int symm_boot_mpi_built(void)
+{
+    return 0;
+}
 
 #endif

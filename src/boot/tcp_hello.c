@@ -28,6 +28,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* accept4 */
 #endif
+#include "boot/addr.h"
 #include "boot/boot_io.h"
 #include "boot/tcp.h"
 #include "runtime/log.h"
@@ -68,33 +69,60 @@ static void addr_text(const struct sockaddr *sa, socklen_t len, char *buf, size_
         snprintf(buf, cap, sa->sa_family == AF_INET6 ? "[%s]:%s" : "%s:%s", host, serv);
 }
 
-/* "host:port" or "[v6]:port" into host and port; 0 on success. */
-static int addr_split(const char *addr, char *host, size_t hcap, char *port, size_t pcap)
+/* Connect or listen (try_fd: 0 or an errno) with a socket of each address
+ * addr resolves to (AI_PASSIVE in flags: an address to listen on), in turn;
+ * when every one fails, again after pause_s(last errno, backoff, end)
+ * seconds unless that is negative. Returns SYMM_OK with the socket in *fd_p,
+ * a failure status of addr itself (logged), or 1 when every try failed, the
+ * last with errno *err_p (the caller says what it was trying). */
+static int addr_try_each(const char *addr, int flags, double end,
+                         int (*try_fd)(int fd, const struct addrinfo *a, double end),
+                         double (*pause_s)(int err, double backoff, double end), int *fd_p,
+                         int *err_p)
 {
-    const char *colon, *h = addr, *hend;
-    if (addr == NULL)
-        return -1;
-    if (addr[0] == '[') {
-        h = addr + 1;
-        hend = strchr(h, ']');
-        if (hend == NULL || hend[1] != ':')
-            return -1;
-        colon = hend + 1;
-    } else {
-        colon = strrchr(addr, ':');
-        if (colon == NULL)
-            return -1;
-        hend = colon;
+    char host[256], port[24];
+    struct addrinfo hints = {
+        .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM, .ai_flags = flags | AI_NUMERICSERV};
+    struct addrinfo *res;
+    double backoff = 1e-3;
+    long p = 0;
+    int err = 0, rc;
+
+    if (symm_addr_split(addr, host, sizeof(host), &p) != SYMM_OK || p < 1) {
+        symm_error("bootstrap", "bad bootstrap address '%s' (expected host:port)",
+                   addr ? addr : "(null)");
+        return SYMM_ERR_INVALID;
     }
-    char *end;
-    long p = strtol(colon + 1, &end, 10);
-    if (hend == h || (size_t)(hend - h) >= hcap || colon[1] == '\0' || *end != '\0' || p < 1 ||
-        p > 65535)
-        return -1;
-    memcpy(host, h, (size_t)(hend - h));
-    host[hend - h] = '\0';
-    snprintf(port, pcap, "%ld", p);
-    return 0;
+    snprintf(port, sizeof(port), "%ld", p);
+    rc = getaddrinfo(host, port, &hints, &res);
+    if (rc != 0) {
+        symm_error("bootstrap", "cannot resolve '%s': %s", addr, gai_strerror(rc));
+        return SYMM_ERR_BOOT;
+    }
+    for (;;) {
+        for (struct addrinfo *a = res; a != NULL; a = a->ai_next) {
+            int fd = socket(a->ai_family, a->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+            if (fd < 0) {
+                err = errno;
+                continue;
+            }
+            err = try_fd(fd, a, end);
+            if (err == 0) {
+                freeaddrinfo(res);
+                *fd_p = fd;
+                return SYMM_OK;
+            }
+            close(fd);
+        }
+        double s = pause_s(err, backoff, end);
+        if (s < 0)
+            break;
+        symm_boot_sleep(s);
+        backoff = backoff < 0.05 ? backoff * 2 : 0.1;
+    }
+    freeaddrinfo(res);
+    *err_p = err;
+    return 1;
 }
 
 /* ---- hello phase, rank 0 ------------------------------------------------- */
@@ -131,49 +159,27 @@ typedef struct accept_st {
     double end;
 } accept_st_t;
 
+static int listen_on(int fd, const struct addrinfo *a, double end)
+{
+    int one = 1;
+    (void)end;
+    (void)setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+    return bind(fd, a->ai_addr, a->ai_addrlen) == 0 && listen(fd, SOMAXCONN) == 0 ? 0 : errno;
+}
+
+/* A previous job's socket may still hold the port for a moment. */
+static double listen_pause(int err, double backoff, double give_up)
+{
+    return err == EADDRINUSE && symm_boot_now() + backoff <= give_up ? backoff : -1;
+}
+
 static int root_listen(const char *addr, double end, int *fd_p)
 {
-    char host[256], port[8];
-    struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM,
-                             .ai_flags = AI_PASSIVE | AI_NUMERICSERV};
-    struct addrinfo *res;
-    double backoff = 1e-3, give_up = end >= 0 ? end : symm_boot_now() + 60;
-    int err = 0, rc;
-
-    if (addr_split(addr, host, sizeof(host), port, sizeof(port)) != 0) {
-        symm_error("bootstrap", "bad bootstrap address '%s' (expected host:port)",
-                   addr ? addr : "(null)");
-        return SYMM_ERR_INVALID;
-    }
-    rc = getaddrinfo(host, port, &hints, &res);
-    if (rc != 0) {
-        symm_error("bootstrap", "cannot resolve '%s': %s", addr, gai_strerror(rc));
-        return SYMM_ERR_BOOT;
-    }
-    for (;;) {
-        for (struct addrinfo *a = res; a != NULL; a = a->ai_next) {
-            int one = 1;
-            int fd = socket(a->ai_family, a->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-            if (fd < 0) {
-                err = errno;
-                continue;
-            }
-            (void)setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-            if (bind(fd, a->ai_addr, a->ai_addrlen) == 0 && listen(fd, SOMAXCONN) == 0) {
-                freeaddrinfo(res);
-                *fd_p = fd;
-                return SYMM_OK;
-            }
-            err = errno;
-            close(fd);
-        }
-        /* A previous job's socket may still hold the port for a moment. */
-        if (err != EADDRINUSE || symm_boot_now() + backoff > give_up)
-            break;
-        symm_boot_sleep(backoff);
-        backoff = backoff < 0.05 ? backoff * 2 : 0.1;
-    }
-    freeaddrinfo(res);
+    double give_up = end >= 0 ? end : symm_boot_now() + 60;
+    int err = 0;
+    int rc = addr_try_each(addr, AI_PASSIVE, give_up, listen_on, listen_pause, fd_p, &err);
+    if (rc != 1)
+        return rc;
     symm_error("bootstrap", "cannot listen on %s: %s", addr, strerror(err));
     return SYMM_ERR_BOOT;
 }
@@ -490,61 +496,42 @@ static int connect_retryable(int err)
            err == EINTR;
 }
 
+/* Connect fd, waiting until end; 0 or an errno. */
+static int connect_to(int fd, const struct addrinfo *a, double end)
+{
+    int err = 0;
+    socklen_t el = sizeof(err);
+    if (connect(fd, a->ai_addr, a->ai_addrlen) == 0)
+        return 0;
+    if (errno != EINPROGRESS)
+        return errno;
+    struct pollfd p = {fd, POLLOUT, 0};
+    int pr = symm_boot_poll(&p, 1, end);
+    if (pr <= 0)
+        return pr == 0 ? ETIMEDOUT : -pr;
+    if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &el) != 0)
+        return errno;
+    return err;
+}
+
+static double connect_pause(int err, double backoff, double end)
+{
+    int ms = symm_boot_deadline_ms(end);
+    if (!connect_retryable(err) || ms == 0)
+        return -1;
+    return ms < 0 || backoff < ms * 1e-3 ? backoff : ms * 1e-3;
+}
+
 /* Connect to rank 0, which in unique-id mode may not listen yet. */
 static int peer_connect(const char *addr, double end, int *fd_p)
 {
-    char host[256], port[8];
-    struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM,
-                             .ai_flags = AI_NUMERICSERV};
-    struct addrinfo *res;
-    double t0 = symm_boot_now(), backoff = 1e-3;
-    int err = 0, rc;
-
-    if (addr_split(addr, host, sizeof(host), port, sizeof(port)) != 0) {
-        symm_error("bootstrap", "bad bootstrap address '%s' (expected host:port)",
-                   addr ? addr : "(null)");
-        return SYMM_ERR_INVALID;
-    }
-    rc = getaddrinfo(host, port, &hints, &res);
-    if (rc != 0) {
-        symm_error("bootstrap", "cannot resolve '%s': %s", addr, gai_strerror(rc));
-        return SYMM_ERR_BOOT;
-    }
-    for (;;) {
-        for (struct addrinfo *a = res; a != NULL; a = a->ai_next) {
-            int fd = socket(a->ai_family, a->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-            if (fd < 0) {
-                err = errno;
-                continue;
-            }
-            rc = connect(fd, a->ai_addr, a->ai_addrlen);
-            if (rc != 0 && errno == EINPROGRESS) {
-                struct pollfd p = {fd, POLLOUT, 0};
-                int pr = symm_boot_poll(&p, 1, end);
-                socklen_t el = sizeof(err);
-                if (pr <= 0)
-                    err = pr == 0 ? ETIMEDOUT : -pr;
-                else if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &el) != 0)
-                    err = errno;
-                rc = err == 0 ? 0 : -1;
-            } else if (rc != 0) {
-                err = errno;
-            }
-            if (rc == 0) {
-                set_nodelay(fd);
-                freeaddrinfo(res);
-                *fd_p = fd;
-                return SYMM_OK;
-            }
-            close(fd);
-        }
-        int ms = symm_boot_deadline_ms(end);
-        if (!connect_retryable(err) || ms == 0)
-            break;
-        symm_boot_sleep(ms < 0 || backoff < ms * 1e-3 ? backoff : ms * 1e-3);
-        backoff = backoff < 0.05 ? backoff * 2 : 0.1;
-    }
-    freeaddrinfo(res);
+    double t0 = symm_boot_now();
+    int err = 0;
+    int rc = addr_try_each(addr, 0, end, connect_to, connect_pause, fd_p, &err);
+    if (rc == SYMM_OK)
+        set_nodelay(*fd_p);
+    if (rc != 1)
+        return rc;
     if (connect_retryable(err)) {
         symm_error("bootstrap", "timed out after %g s waiting for PE 0 at %s (%s)",
                    symm_boot_now() - t0, addr, strerror(err));
