@@ -32,11 +32,6 @@
 /* Far above any real job; it keeps size * blob length products sane. */
 #define BOOT_MAX_SIZE (1 << 20)
 
-/* The optional PMIx bootstrap (pmix.c); mpi.c's is in boot.h. */
-#ifdef SYMM_HAVE_PMIX
-int symm_boot_pmix_create(double timeout_s, symm_boot_t **boot_p);
-#endif
-
 /* ---- singleton ---------------------------------------------------------- */
 
 static int single_barrier(symm_boot_t *boot)

@@ -69,6 +69,10 @@ int symm_boot_mpi_create(void *comm, double timeout_s, symm_boot_t **boot_p);
 /* 1 when symm was built with the MPI bootstrap, else 0. */
 int symm_boot_mpi_built(void);
 
+/* The PMIx bootstrap (pmix.c), in builds with PMIx (SYMM_HAVE_PMIX): rank,
+ * size and the exchange through the PMIx server of mpirun/srun. */
+int symm_boot_pmix_create(double timeout_s, symm_boot_t **boot_p);
+
 static inline int symm_boot_barrier(symm_boot_t *boot) { return boot->ops->barrier(boot); }
 static inline int symm_boot_allgather(symm_boot_t *boot, const void *in, void *out, size_t len)
 {

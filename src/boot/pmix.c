@@ -50,8 +50,6 @@
 #include <string.h>
 #include <time.h>
 
-int symm_boot_pmix_create(double timeout_s, symm_boot_t **boot_p);
-
 /* Far above any real job; keeps size * blob length products sane. */
 #define PMIX_BOOT_MAX_SIZE (1 << 20)
 /* How long the diagnosis after a failed fence waits for each PE's key. */
