@@ -25,7 +25,7 @@
 #include "runtime/status.h"
 #include "team/team.h"
 #include "transport/shm.h"
-#include "transport/ucx.h"
+#include "transport/transport.h"
 
 symm_instance_t *symm_cur;
 

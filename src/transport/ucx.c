@@ -26,7 +26,7 @@
  * A failed endpoint (peer died, link down) ends the job naming the PE.
  */
 #define _GNU_SOURCE
-#include "transport/ucx.h"
+#include "transport/transport.h"
 
 #ifdef SYMM_HAVE_UCX
 
