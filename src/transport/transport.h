@@ -73,7 +73,7 @@ typedef struct symm_transport_ops {
 
 /* ---- the transports -------------------------------------------------- */
 
-/* UCX (src/transport/ucx.c): the ops table, or NULL when symm was built
+/* UCX (src/transport/ucx/): the ops table, or NULL when symm was built
  * without UCX. */
 const symm_transport_ops_t *symm_ucx_transport(void);
 /* "1.13.1", or NULL without UCX (or when libucp.so.0 cannot be loaded). */
