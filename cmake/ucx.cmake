@@ -1,4 +1,4 @@
-# ucx.cmake - the UCX network transport (src/transport/ucx.c), built when the
+# ucx.cmake - the UCX network transport (src/transport/ucx/), built when the
 # UCX headers are found (Debian: libucx-dev; option SYMM_UCX, default ON).
 # libucp itself is loaded at run time (dlopen of libucp.so.0) by jobs that
 # have PEs on other nodes or set SYMM_TRANSPORT=ucx, so libsymm has no link

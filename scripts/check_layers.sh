@@ -60,7 +60,10 @@ nfiles=$(wc -l < "$tmp/files")
 : > "$tmp/refs"
 nobjs=0
 if [ -n "$obj" ]; then
-  (cd "$obj" && find . -type f -name '*.o' | sed 's|^\./||' | sort) > "$tmp/objs"
+  # Only objects of sources that exist: a build tree keeps the objects of
+  # files since moved or deleted, which would define symbols twice.
+  (cd "$obj" && find . -type f -name '*.o' | sed 's|^\./||' | sort) |
+    while read -r o; do [ -f "$src/${o%.o}" ] && echo "$o"; done > "$tmp/objs"
   nobjs=$(wc -l < "$tmp/objs")
   [ "$nobjs" -gt 0 ] || { echo "check_layers: $obj: no object files (build the library first)" >&2; exit 2; }
   # nm -A: every line starts "ops/rma.c.o:"; the source is ops/rma.c.

@@ -7,7 +7,7 @@
 #include <unistd.h>
 
 #include "runtime/config.h"
-#include "transport/ucx.h"
+#include "transport/transport.h"
 #include "shmem.h"
 
 int main(int argc, char **argv)

@@ -32,7 +32,7 @@
 #include "runtime/status.h"
 #include "team/team.h"
 #include "transport/shm.h"
-#include "transport/ucx.h"
+#include "transport/transport.h"
 
 #define SYMM_NODE_ID_LEN 64
 

@@ -71,5 +71,12 @@ typedef struct symm_transport_ops {
     void (*ctx_destroy)(struct symm_ctx *ctx);
 } symm_transport_ops_t;
 
+/* ---- the transports -------------------------------------------------- */
+
+/* UCX (src/transport/ucx/): the ops table, or NULL when symm was built
+ * without UCX. */
+const symm_transport_ops_t *symm_ucx_transport(void);
+/* "1.13.1", or NULL without UCX (or when libucp.so.0 cannot be loaded). */
+const char *symm_ucx_version(void);
 
 #endif

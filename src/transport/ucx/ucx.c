@@ -1,0 +1,461 @@
+/*
+ * ucx.c - the UCX network transport's life: init, finalize, connections to
+ * peers, heap growth, and its ops table (symm_ucx_transport).
+ *
+ * At init: one UCP context, a default worker per instance (plus one per
+ * context, made on shmem_ctx_create); the worker's address, my heap base,
+ * the starts of my global-data ranges and the packed rkeys of both segments
+ * go to every PE in one bootstrap allgather; endpoints to every unmapped
+ * peer are created and wired up eagerly (a job that reaches a peer through
+ * UCX nearly always talks to it). A symmetric address is (segment, offset)
+ * in the core; here it becomes the peer's virtual address plus its rkey
+ * (peer_target in ucx.h).
+ *
+ * A failed endpoint (peer died, link down) ends the job naming the PE.
+ *
+ * Owns the UCP context, the exchange of addresses and keys, the endpoints
+ * and their rkeys. Never on the put/get/AMO paths but for the cold lazy
+ * connect of a context's worker (symm_ucx_conn_open_lazy). The operations
+ * are in rma.c and am.c, the workers in progress.c, the libucp table in
+ * load.c; ucx.h maps them.
+ */
+#define _GNU_SOURCE
+#include "transport/transport.h"
+
+#ifdef SYMM_HAVE_UCX
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "boot/boot.h"
+#include "transport/ucx/ucx.h"
+
+/* ---- errors ---------------------------------------------------------- */
+
+static void peer_error(void *arg, ucp_ep_h ep, ucs_status_t status)
+{
+    ucx_peer_t *p = arg;
+    (void)ep;
+    if (p->u->closing)
+        return;
+    symm_fatal("ucx", "connection to PE %d failed: %s (the PE died or the link is down)", p->pe,
+               ucs_status_string(status));
+}
+
+int symm_ucx_fail(const char *what, ucs_status_t st)
+{
+    symm_error("shmem_init", "UCX %s: %s", what, ucs_status_string(st));
+    return SYMM_ERR_SYS;
+}
+
+/* ---- connections ------------------------------------------------------ */
+
+/* force: at finalize, when every peer is closing too. Otherwise (a context
+ * destroyed while the job runs) the close is flushed, so the peer drops the
+ * endpoint UCX made back to this worker instead of finding it refused. */
+void symm_ucx_conn_close(ucx_state_t *u, ucx_wk_t *wk, int pe, int force)
+{
+    ucx_conn_t *c = &wk->conn[pe];
+    if (c->heap_rkey)
+        ucp_rkey_destroy(c->heap_rkey);
+    for (int i = 0; i < SYMM_MAX_DATA_RANGES; i++)
+        if (c->data_rkey[i])
+            ucp_rkey_destroy(c->data_rkey[i]);
+    if (c->ep) {
+        /* A forced close also needs peer failure handling. */
+        ucp_request_param_t prm = {.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS,
+                                   .flags = force && !u->inst->peers[pe].same_node
+                                                ? UCP_EP_CLOSE_FLAG_FORCE : 0};
+        symm_ucx_wait_req(u, wk, ucp_ep_close_nbx(c->ep, &prm));
+    }
+    memset(c, 0, sizeof(*c));
+}
+
+/* Endpoint from wk to pe's default worker and the rkeys for it. */
+static int conn_open(ucx_state_t *u, ucx_wk_t *wk, int pe)
+{
+    ucx_peer_t *p = &u->peers[pe];
+    ucx_conn_t c = {0};
+    ucs_status_t st;
+    /* Peer failure detection for peers on other nodes. UCX 1.13's
+     * shared-memory transports have none and would be excluded by it; a
+     * node-local PE's death is seen by the launcher on this node. */
+    ucp_ep_params_t ep = {
+        .field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS | UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE |
+                      UCP_EP_PARAM_FIELD_ERR_HANDLER,
+        .address = (const ucp_address_t *)p->addr,
+        .err_mode = u->inst->peers[pe].same_node ? UCP_ERR_HANDLING_MODE_NONE
+                                                 : UCP_ERR_HANDLING_MODE_PEER,
+        .err_handler = {.cb = peer_error, .arg = p},
+    };
+    if ((st = ucp_ep_create(wk->worker, &ep, &c.ep)) != UCS_OK) {
+        symm_error("ucx", "endpoint to PE %d: %s", pe, ucs_status_string(st));
+        return SYMM_ERR_SYS;
+    }
+    st = ucp_ep_rkey_unpack(c.ep, p->heap_rkey, &c.heap_rkey);
+    for (int i = 0; st == UCS_OK && i < u->inst->n_data_ranges; i++)
+        st = ucp_ep_rkey_unpack(c.ep, p->data_rkey[i], &c.data_rkey[i]);
+    wk->conn[pe] = c;
+    if (st != UCS_OK) {
+        symm_error("ucx", "memory keys of PE %d: %s", pe, ucs_status_string(st));
+        symm_ucx_conn_close(u, wk, pe, 1);
+        return SYMM_ERR_SYS;
+    }
+    /* Finish the wire-up now with a blocking read of one word: UCX 1.13
+     * queues operations on an endpoint still wiring up, and a worker flush
+     * issued then can return before they reach the peer (lost atomics were
+     * seen here). The word is the start of the peer's internal scratch. */
+    uint64_t word;
+    ucp_request_param_t prm = {.op_attr_mask = 0};
+    st = symm_ucx_wait_req(u, wk, ucp_get_nbx(c.ep, &word, sizeof(word), p->heap_base,
+                                              c.heap_rkey, &prm));
+    if (st != UCS_OK) {
+        symm_error("ucx", "first contact with PE %d: %s", pe, ucs_status_string(st));
+        symm_ucx_conn_close(u, wk, pe, 1);
+        return SYMM_ERR_SYS;
+    }
+    return SYMM_OK;
+}
+
+void __attribute__((noinline)) symm_ucx_conn_open_lazy(ucx_state_t *u, ucx_wk_t *wk, int pe)
+{
+    pthread_mutex_lock(&wk->connect_lock);
+    if (__atomic_load_n(&wk->conn[pe].ep, __ATOMIC_ACQUIRE) == NULL &&
+        conn_open(u, wk, pe) != SYMM_OK)
+        symm_fatal("ucx", "cannot reach PE %d from this context", pe);
+    pthread_mutex_unlock(&wk->connect_lock);
+}
+
+/* ---- setup ----------------------------------------------------------- */
+
+/* The header every PE publishes at init; followed by the worker address
+ * and the packed rkeys, lengths given here. */
+typedef struct ucx_blob_hdr {
+    uint64_t heap_base;
+    uint64_t data_start[SYMM_MAX_DATA_RANGES];
+    uint32_t addr_len;
+    uint32_t heap_rkey_len;
+    uint32_t data_rkey_len[SYMM_MAX_DATA_RANGES];
+} ucx_blob_hdr_t;
+
+/* Allgather of variable-length blobs: lengths first, then padded blobs. */
+static int allgather_var(symm_instance_t *s, const void *mine, size_t len, char **all_p,
+                         size_t *stride_p)
+{
+    uint64_t l = len, *lens = malloc(sizeof(uint64_t) * (size_t)s->n_pes);
+    if (lens == NULL)
+        return SYMM_ERR_NOMEM;
+    int rc = symm_boot_allgather(s->boot, &l, lens, sizeof(l));
+    size_t stride = 0;
+    for (int i = 0; rc == SYMM_OK && i < s->n_pes; i++)
+        if (lens[i] > stride)
+            stride = lens[i];
+    free(lens);
+    if (rc != SYMM_OK)
+        return rc;
+    char *pad = calloc(1, stride), *all = malloc(stride * (size_t)s->n_pes);
+    if (pad == NULL || all == NULL) {
+        free(pad);
+        free(all);
+        return SYMM_ERR_NOMEM;
+    }
+    memcpy(pad, mine, len);
+    rc = symm_boot_allgather(s->boot, pad, all, stride);
+    free(pad);
+    if (rc != SYMM_OK) {
+        free(all);
+        return rc;
+    }
+    *all_p = all;
+    *stride_p = stride;
+    return SYMM_OK;
+}
+
+static int map_mem(ucx_state_t *u, void *addr, size_t len, ucp_mem_h *mh)
+{
+    ucp_mem_map_params_t mp = {
+        .field_mask = UCP_MEM_MAP_PARAM_FIELD_ADDRESS | UCP_MEM_MAP_PARAM_FIELD_LENGTH,
+        .address = addr,
+        .length = len,
+    };
+    ucs_status_t st = ucp_mem_map(u->ctx, &mp, mh);
+    return st == UCS_OK ? SYMM_OK : symm_ucx_fail("registering symmetric memory", st);
+}
+
+static int is_remote(const symm_instance_t *s, int pe)
+{
+    return pe != s->my_pe && !s->peers[pe].mapped;
+}
+
+static int ucx_init(symm_instance_t *s)
+{
+    ucx_state_t *u = calloc(1, sizeof(*u));
+    ucp_config_t *cfg = NULL;
+    void *rkbuf[1 + SYMM_MAX_DATA_RANGES] = {0};
+    size_t rklen[1 + SYMM_MAX_DATA_RANGES] = {0};
+    ucp_address_t *addr = NULL;
+    size_t addr_len = 0;
+    char *mine = NULL;
+    size_t stride = 0;
+    ucs_status_t st;
+    int rc;
+
+    if (u == NULL)
+        return SYMM_ERR_NOMEM;
+    u->inst = s;
+    s->net_state = u;
+    pthread_mutex_init(&u->ctx_lock, NULL);
+    if (!symm_ucx_load()) {
+        symm_error("shmem_init", "some PEs are not on this node, but %s",
+                   symm_ucx_load_error());
+        return SYMM_ERR_UNSUPPORTED;
+    }
+    u->peers = calloc((size_t)s->n_pes, sizeof(ucx_peer_t));
+    if (u->peers == NULL)
+        return SYMM_ERR_NOMEM;
+
+    if ((st = ucp_config_read(NULL, NULL, &cfg)) != UCS_OK)
+        return symm_ucx_fail("reading UCX_* configuration", st);
+    ucp_params_t params = {
+        .field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_MT_WORKERS_SHARED |
+                      UCP_PARAM_FIELD_ESTIMATED_NUM_EPS,
+        .features = UCP_FEATURE_RMA | UCP_FEATURE_AMO32 | UCP_FEATURE_AMO64 | UCP_FEATURE_AM,
+        .mt_workers_shared = 0,
+        .estimated_num_eps = (size_t)s->n_pes,
+    };
+    st = ucp_init_version(UCP_API_MAJOR, UCP_API_MINOR, &params, cfg, &u->ctx);
+    ucp_config_release(cfg);
+    if (st != UCS_OK)
+        return symm_ucx_fail("ucp_init", st);
+
+    /* The progress thread and the PE's threads share the default worker. */
+    if ((rc = symm_ucx_wk_init(u, &u->dflt, UCS_THREAD_MODE_MULTI)) != SYMM_OK)
+        return rc;
+    if ((rc = symm_ucx_am_init(u)) != SYMM_OK)
+        return rc;
+    if ((st = ucp_worker_get_address(u->dflt.worker, &addr, &addr_len)) != UCS_OK)
+        return symm_ucx_fail("worker address", st);
+
+    /* Register both segments and pack their rkeys. */
+    ucx_blob_hdr_t hdr = {.heap_base = (uint64_t)(uintptr_t)s->heap_base,
+                          .addr_len = (uint32_t)addr_len};
+    if ((rc = map_mem(u, s->heap_base, s->heap_size, &u->heap_mh)) != SYMM_OK)
+        goto out;
+    if ((st = ucp_rkey_pack(u->ctx, u->heap_mh, &rkbuf[0], &rklen[0])) != UCS_OK) {
+        rc = symm_ucx_fail("packing the heap key", st);
+        goto out;
+    }
+    hdr.heap_rkey_len = (uint32_t)rklen[0];
+    for (int i = 0; i < s->n_data_ranges; i++) {
+        hdr.data_start[i] = s->data[i].start;
+        if ((rc = map_mem(u, (void *)s->data[i].start, s->data[i].len, &u->data_mh[i])) !=
+            SYMM_OK)
+            goto out;
+        if ((st = ucp_rkey_pack(u->ctx, u->data_mh[i], &rkbuf[1 + i], &rklen[1 + i])) !=
+            UCS_OK) {
+            rc = symm_ucx_fail("packing a data key", st);
+            goto out;
+        }
+        hdr.data_rkey_len[i] = (uint32_t)rklen[1 + i];
+    }
+    size_t len = sizeof(hdr) + addr_len;
+    for (int i = 0; i <= s->n_data_ranges; i++)
+        len += rklen[i];
+    mine = malloc(len);
+    if (mine == NULL) {
+        rc = SYMM_ERR_NOMEM;
+        goto out;
+    }
+    char *w = mine;
+    memcpy(w, &hdr, sizeof(hdr));
+    w += sizeof(hdr);
+    memcpy(w, addr, addr_len);
+    w += addr_len;
+    for (int i = 0; i <= s->n_data_ranges; i++) {
+        memcpy(w, rkbuf[i], rklen[i]);
+        w += rklen[i];
+    }
+    if ((rc = allgather_var(s, mine, len, &u->blob, &stride)) != SYMM_OK)
+        goto out;
+
+    /* Every peer's segments; endpoints of the default worker to every peer
+     * that is not mapped, eagerly (a job that reaches a peer through UCX
+     * nearly always talks to it, and failures show at init). */
+    for (int pe = 0; pe < s->n_pes; pe++) {
+        ucx_peer_t *p = &u->peers[pe];
+        const char *b = u->blob + (size_t)pe * stride;
+        ucx_blob_hdr_t h;
+        memcpy(&h, b, sizeof(h));
+        p->pe = pe;
+        p->u = u;
+        p->heap_base = h.heap_base;
+        p->addr = b + sizeof(h);
+        p->heap_rkey = b + sizeof(h) + h.addr_len;
+        const char *r = (const char *)p->heap_rkey + h.heap_rkey_len;
+        for (int i = 0; i < s->n_data_ranges; i++) {
+            p->data_start[i] = h.data_start[i];
+            p->data_rkey[i] = r;
+            r += h.data_rkey_len[i];
+        }
+    }
+    /* Wiring up needs both ends to run UCX, but a PE done with its own
+     * endpoints waits in the bootstrap's barrier, which does not: the
+     * progress thread runs during the connection phase on every PE, and
+     * stays only where wanted. */
+    int wanted;
+    if ((rc = symm_ucx_progress_thread_wanted(u, &wanted)) != SYMM_OK ||
+        (rc = symm_ucx_start_progress_thread(u)) != SYMM_OK)
+        goto out;
+    for (int pe = 0; pe < s->n_pes; pe++)
+        if (is_remote(s, pe) && (rc = conn_open(u, &u->dflt, pe)) != SYMM_OK)
+            goto out;
+    if ((rc = symm_boot_barrier(s->boot)) != SYMM_OK)
+        goto out;
+    if (!wanted)
+        symm_ucx_stop_progress_thread(u);
+out:
+    for (int i = 0; i <= SYMM_MAX_DATA_RANGES; i++)
+        if (rkbuf[i])
+            ucp_rkey_buffer_release(rkbuf[i]);
+    if (addr)
+        ucp_worker_release_address(u->dflt.worker, addr);
+    free(mine);
+    return rc;
+}
+
+static void ucx_fini(symm_instance_t *s)
+{
+    ucx_state_t *u = state_of(s);
+    if (u == NULL)
+        return;
+    /* Complete everything, then close together: once every PE has
+     * flushed, nothing more arrives, and errors from here on are peers
+     * closing. */
+    for (ucx_wk_t *wk = u->ctx_wks; wk != NULL; wk = wk->next)
+        symm_ucx_wk_quiet(u, wk);
+    if (u->dflt.worker)
+        symm_ucx_wk_quiet(u, &u->dflt);
+    u->closing = 1;
+    symm_boot_barrier(s->boot);
+    symm_ucx_stop_progress_thread(u);
+    u->n_all_wks = 0;
+    for (int list = 0; list < 2; list++) {
+        ucx_wk_t **head = list == 0 ? &u->ctx_wks : &u->free_wks;
+        while (*head != NULL) {
+            ucx_wk_t *wk = *head;
+            *head = wk->next;
+            symm_ucx_wk_fini(u, wk, 1);
+            free(wk);
+        }
+    }
+    symm_ucx_wk_fini(u, &u->dflt, 1);
+    if (u->heap_mh)
+        ucp_mem_unmap(u->ctx, u->heap_mh);
+    for (int i = 0; i < SYMM_MAX_DATA_RANGES; i++)
+        if (u->data_mh[i])
+            ucp_mem_unmap(u->ctx, u->data_mh[i]);
+    if (u->ctx)
+        ucp_cleanup(u->ctx);
+    pthread_mutex_destroy(&u->ctx_lock);
+    free(u->blob);
+    free(u->heap_blob);
+    free(u->peers);
+    free(u);
+    s->net_state = NULL;
+}
+
+/* New heap rkeys for every connection of wk. */
+static int wk_rekey(ucx_state_t *u, ucx_wk_t *wk)
+{
+    for (int pe = 0; pe < u->inst->n_pes; pe++) {
+        ucx_conn_t *c = &wk->conn[pe];
+        ucp_rkey_h nk;
+        ucs_status_t st;
+        if (c->ep == NULL)
+            continue;
+        if ((st = ucp_ep_rkey_unpack(c->ep, u->peers[pe].heap_rkey, &nk)) != UCS_OK) {
+            symm_error("shmem_malloc", "UCX heap key of PE %d: %s", pe, ucs_status_string(st));
+            return SYMM_ERR_SYS;
+        }
+        ucp_rkey_destroy(c->heap_rkey);
+        c->heap_rkey = nk;
+    }
+    return SYMM_OK;
+}
+
+/* The heap grew on every PE: register the larger range, trade keys, retire
+ * the old ones. Collective (shmem_malloc and friends). */
+static int ucx_heap_grown(symm_instance_t *s, size_t new_size)
+{
+    ucx_state_t *u = state_of(s);
+    ucp_mem_h mh;
+    void *rk = NULL;
+    size_t rklen = 0, stride = 0;
+    char *all = NULL;
+    ucs_status_t st;
+    pthread_mutex_lock(&u->ctx_lock);
+    for (ucx_wk_t *wk = u->ctx_wks; wk != NULL; wk = wk->next)
+        symm_ucx_wk_quiet(u, wk);
+    int rc = to_symm(u, symm_ucx_wk_quiet(u, &u->dflt), s->my_pe, "flush");
+    if (rc == SYMM_OK)
+        rc = map_mem(u, s->heap_base, new_size, &mh);
+    if (rc != SYMM_OK)
+        goto out;
+    if ((st = ucp_rkey_pack(u->ctx, mh, &rk, &rklen)) != UCS_OK) {
+        ucp_mem_unmap(u->ctx, mh);
+        rc = symm_ucx_fail("packing the heap key", st);
+        goto out;
+    }
+    rc = allgather_var(s, rk, rklen, &all, &stride);
+    ucp_rkey_buffer_release(rk);
+    if (rc == SYMM_OK) {
+        free(u->heap_blob);
+        u->heap_blob = all;
+        for (int pe = 0; pe < s->n_pes; pe++)
+            u->peers[pe].heap_rkey = all + (size_t)pe * stride;
+        rc = wk_rekey(u, &u->dflt);
+        for (ucx_wk_t *wk = u->ctx_wks; rc == SYMM_OK && wk != NULL; wk = wk->next)
+            rc = wk_rekey(u, wk);
+        for (ucx_wk_t *wk = u->free_wks; rc == SYMM_OK && wk != NULL; wk = wk->next)
+            rc = wk_rekey(u, wk);
+    }
+    /* Nobody uses my old key any more once every PE has the new one. */
+    if (rc == SYMM_OK)
+        rc = symm_boot_barrier(s->boot);
+    if (rc == SYMM_OK) {
+        ucp_mem_unmap(u->ctx, u->heap_mh);
+        u->heap_mh = mh;
+    } else {
+        ucp_mem_unmap(u->ctx, mh);
+    }
+out:
+    pthread_mutex_unlock(&u->ctx_lock);
+    return rc;
+}
+
+static const symm_transport_ops_t ucx_ops = {
+    .name = "ucx",
+    .init = ucx_init,
+    .fini = ucx_fini,
+    .put = symm_ucx_put,
+    .get = symm_ucx_get,
+    .put_nbi = symm_ucx_put_nbi,
+    .get_nbi = symm_ucx_get_nbi,
+    .amo = symm_ucx_amo,
+    .notify = symm_ucx_notify,
+    .push = symm_ucx_push,
+    .fence = symm_ucx_fence,
+    .quiet = symm_ucx_quiet,
+    .progress = symm_ucx_progress,
+    .heap_grown = ucx_heap_grown,
+    .ctx_create = symm_ucx_ctx_create,
+    .ctx_destroy = symm_ucx_ctx_destroy,
+};
+
+const symm_transport_ops_t *symm_ucx_transport(void) { return &ucx_ops; }
+
+#else /* !SYMM_HAVE_UCX */
+
+const symm_transport_ops_t *symm_ucx_transport(void) { return NULL; }
+
+#endif

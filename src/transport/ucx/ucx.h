@@ -1,0 +1,263 @@
+/*
+ * ucx.h - what the files of the UCX network transport share: the table of
+ * libucp functions, the worker and peer state, and the helpers every
+ * operation inlines. Internal to src/transport/ucx; the rest of symm sees
+ * only symm_ucx_transport() and symm_ucx_version() (transport/transport.h).
+ *
+ * The network transport: every peer that is not mapped is reached through
+ * UCX (UCP: RMA, AMO32, AMO64, active messages). Its files, by job:
+ *   ucx.c       init/fini (the exchange, eager endpoints), connections,
+ *               heap growth (new keys), the ops table
+ *   rma.c       put/get and atomics, their requests; fence and quiet
+ *   am.c        the active messages of collectives: notify and push
+ *   progress.c  the progress thread and the workers, one per context
+ *   load.c      libucp.so.0 opened at run time: the function table
+ *
+ * Include only where SYMM_HAVE_UCX is defined (it includes UCX's headers).
+ * What more than one file uses is here, named symm_ucx_* where it has
+ * linkage; what serves one file stays static there. The helpers of the
+ * put/get/AMO paths are static inline here, so each operation compiles to
+ * direct code as when the transport was one file; nothing here may add a
+ * call or an indirection to those paths.
+ */
+#ifndef SYMM_UCX_INTERNAL_H
+#define SYMM_UCX_INTERNAL_H
+
+#include <pthread.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <ucp/api/ucp.h>
+
+#include "mem/seg.h"
+#include "runtime/log.h"
+#include "runtime/state.h"
+#include "runtime/status.h"
+#include "transport/transport.h"
+
+/* Declared hidden, as everything in libsymm is defined: the operations then
+ * reach the function table PC-relative, as they did when it was static to
+ * one file, not through the GOT. */
+#pragma GCC visibility push(hidden)
+
+/* ---- UCX, loaded at run time (load.c) ---------------------------------- */
+
+/* libucp is opened (dlopen) when a job first needs the network, not linked:
+ * programs that never leave the node do not load UCX, whose memory hooks
+ * (libucm) patch mmap/madvise in every process that loads it (they crashed
+ * ThreadSanitizer's interceptors here, and Open MPI needs them turned off in
+ * containers). Every UCP/UCS function used is called through this table. */
+#define UCX_FUNCS(X)                                                                         \
+    X(ucp_config_read) X(ucp_config_release) X(ucp_init_version) X(ucp_cleanup)             \
+    X(ucp_worker_create) X(ucp_worker_destroy) X(ucp_worker_get_address)                    \
+    X(ucp_worker_release_address) X(ucp_worker_progress) X(ucp_worker_fence)                \
+    X(ucp_worker_flush_nbx) X(ucp_mem_map) X(ucp_mem_unmap) X(ucp_rkey_pack)                \
+    X(ucp_rkey_buffer_release) X(ucp_ep_create) X(ucp_ep_close_nbx) X(ucp_ep_rkey_unpack)   \
+    X(ucp_rkey_destroy) X(ucp_put_nbx) X(ucp_get_nbx) X(ucp_atomic_op_nbx)                  \
+    X(ucp_request_check_status) X(ucp_request_free) X(ucp_get_version_string)               \
+    X(ucs_status_string) X(ucp_am_send_nbx) X(ucp_worker_set_am_recv_handler)             \
+    X(ucp_am_recv_data_nbx)
+
+struct symm_ucx_fns {
+#define UCX_FIELD(f) __typeof__(f) *f;
+    UCX_FUNCS(UCX_FIELD)
+#undef UCX_FIELD
+};
+extern struct symm_ucx_fns symm_ucx_fn;
+
+/* Load libucp (and through it libucs) once; thread-safe. 1: the table is
+ * filled; 0: symm_ucx_load_error() says why not. */
+int symm_ucx_load(void);
+const char *symm_ucx_load_error(void);
+
+/* From here on the UCP/UCS names call through the table. */
+#define ucp_config_read symm_ucx_fn.ucp_config_read
+#define ucp_config_release symm_ucx_fn.ucp_config_release
+#define ucp_init_version symm_ucx_fn.ucp_init_version
+#define ucp_cleanup symm_ucx_fn.ucp_cleanup
+#define ucp_worker_create symm_ucx_fn.ucp_worker_create
+#define ucp_worker_destroy symm_ucx_fn.ucp_worker_destroy
+#define ucp_worker_get_address symm_ucx_fn.ucp_worker_get_address
+#define ucp_worker_release_address symm_ucx_fn.ucp_worker_release_address
+#define ucp_worker_progress symm_ucx_fn.ucp_worker_progress
+#define ucp_worker_fence symm_ucx_fn.ucp_worker_fence
+#define ucp_worker_flush_nbx symm_ucx_fn.ucp_worker_flush_nbx
+#define ucp_mem_map symm_ucx_fn.ucp_mem_map
+#define ucp_mem_unmap symm_ucx_fn.ucp_mem_unmap
+#define ucp_rkey_pack symm_ucx_fn.ucp_rkey_pack
+#define ucp_rkey_buffer_release symm_ucx_fn.ucp_rkey_buffer_release
+#define ucp_ep_create symm_ucx_fn.ucp_ep_create
+#define ucp_ep_close_nbx symm_ucx_fn.ucp_ep_close_nbx
+#define ucp_ep_rkey_unpack symm_ucx_fn.ucp_ep_rkey_unpack
+#define ucp_rkey_destroy symm_ucx_fn.ucp_rkey_destroy
+#define ucp_put_nbx symm_ucx_fn.ucp_put_nbx
+#define ucp_get_nbx symm_ucx_fn.ucp_get_nbx
+#define ucp_atomic_op_nbx symm_ucx_fn.ucp_atomic_op_nbx
+#define ucp_request_check_status symm_ucx_fn.ucp_request_check_status
+#define ucp_request_free symm_ucx_fn.ucp_request_free
+#define ucp_get_version_string symm_ucx_fn.ucp_get_version_string
+#define ucs_status_string symm_ucx_fn.ucs_status_string
+#define ucp_am_send_nbx symm_ucx_fn.ucp_am_send_nbx
+#define ucp_worker_set_am_recv_handler symm_ucx_fn.ucp_worker_set_am_recv_handler
+#define ucp_am_recv_data_nbx symm_ucx_fn.ucp_am_recv_data_nbx
+
+/* ---- state ------------------------------------------------------------- */
+
+/* What every worker shares about a peer: where its segments are and, in
+ * the init exchange, its default worker's address and packed rkeys. */
+typedef struct ucx_peer {
+    int pe;
+    struct ucx_state *u;
+    uint64_t heap_base;
+    uint64_t data_start[SYMM_MAX_DATA_RANGES];
+    const void *addr;                           /* worker address in u->blob */
+    const void *heap_rkey;                      /* packed, in u->heap_blob */
+    const void *data_rkey[SYMM_MAX_DATA_RANGES]; /* packed, in u->blob */
+} ucx_peer_t;
+
+/* A worker's way to one peer: endpoint and unpacked rkeys (per endpoint in
+ * UCX). ep NULL: not connected yet (context workers connect lazily). */
+typedef struct ucx_conn {
+    ucp_ep_h ep;
+    ucp_rkey_h heap_rkey;
+    ucp_rkey_h data_rkey[SYMM_MAX_DATA_RANGES];
+} ucx_conn_t;
+
+/* One UCP worker: the instance's (default context, target of every peer's
+ * operations, run by wait loops and the progress thread), or a context's
+ * own (its operations only; quiet and fence on it touch nothing else). */
+typedef struct ucx_wk {
+    ucp_worker_h worker;
+    ucx_conn_t *conn;        /* [n_pes] */
+    void **pending;          /* [PENDING_MAX] non-blocking requests until quiet */
+    size_t n_pending;
+    int pending_lock;
+    uint64_t sink;           /* old values of non-fetching atomics */
+    int unflushed;           /* a put was issued since the last flush */
+    pthread_mutex_t connect_lock;
+    struct ucx_wk *next;     /* context workers, for heap growth */
+} ucx_wk_t;
+
+#define SYMM_UCX_MAX_CTX_WORKERS 256
+
+typedef struct ucx_state {
+    symm_instance_t *inst;
+    ucp_context_h ctx;
+    ucx_wk_t dflt;
+    ucx_wk_t *ctx_wks;       /* workers of live contexts, guarded by ctx_lock */
+    ucx_wk_t *free_wks;      /* workers of destroyed contexts, for reuse */
+    /* Every context worker ever made (they are pooled, never freed before
+     * finalize): wait loops and the progress thread run them all, since a
+     * peer's endpoint to an idle worker still needs it to answer. */
+    ucp_worker_h all_wks[SYMM_UCX_MAX_CTX_WORKERS];
+    int n_all_wks;
+    pthread_mutex_t ctx_lock;
+    ucx_peer_t *peers;       /* [n_pes] */
+    char *blob, *heap_blob;  /* the init and latest heap-key exchanges */
+    ucp_mem_h heap_mh;
+    ucp_mem_h data_mh[SYMM_MAX_DATA_RANGES];
+    volatile int closing;    /* finalize started: endpoint errors are expected */
+    /* progress thread */
+    int thread_on;
+    pthread_t thread;
+    unsigned long activity;  /* bumped whenever the PE itself runs progress */
+    int stop_pipe[2];
+} ucx_state_t;
+
+static inline ucx_state_t *state_of(symm_instance_t *s) { return (ucx_state_t *)s->net_state; }
+
+/* ---- requests (rma.c) -------------------------------------------------- */
+
+/* Non-blocking operations keep their request until the next quiet waits
+ * for it (rma.c); a worker has room for PENDING_MAX of them. */
+#define PENDING_MAX 4096
+
+/* Wait for a request of worker wk (NULL: done at once) with progress. */
+ucs_status_t symm_ucx_wait_req(ucx_state_t *u, ucx_wk_t *wk, ucs_status_ptr_t req);
+/* Keep a non-blocking operation's request for the next quiet of wk. */
+ucs_status_t symm_ucx_keep_req(ucx_state_t *u, ucx_wk_t *wk, ucs_status_ptr_t req);
+/* Complete everything wk has issued, with a worker flush. */
+ucs_status_t symm_ucx_wk_quiet(ucx_state_t *u, ucx_wk_t *wk);
+
+static inline int to_symm(ucx_state_t *u, ucs_status_t st, int pe, const char *what)
+{
+    if (st == UCS_OK)
+        return SYMM_OK;
+    if (!u->closing)
+        symm_fatal("ucx", "%s to PE %d failed: %s", what, pe, ucs_status_string(st));
+    return SYMM_ERR_PEER;
+}
+
+/* ---- connections and setup (ucx.c) ------------------------------------- */
+
+/* Report a failed UCX call at init (or heap growth); SYMM_ERR_SYS. */
+int symm_ucx_fail(const char *what, ucs_status_t st);
+/* Close wk's endpoint to pe and drop its rkeys; force: at finalize. */
+void symm_ucx_conn_close(ucx_state_t *u, ucx_wk_t *wk, int pe, int force);
+/* Connect wk to pe on first use, or end the job (cold, never inlined). */
+void symm_ucx_conn_open_lazy(ucx_state_t *u, ucx_wk_t *wk, int pe);
+
+/* ---- address translation ----------------------------------------------- */
+
+/* The worker of a context: its own, or the instance's default one. */
+static inline ucx_wk_t *wk_of(ucx_state_t *u, struct symm_ctx *ctx)
+{
+    return ctx->net != NULL ? (ucx_wk_t *)ctx->net : &u->dflt;
+}
+
+static inline ucp_ep_h peer_target(ucx_state_t *u, ucx_wk_t *wk, int seg, size_t off, int pe,
+                                   uint64_t *raddr, ucp_rkey_h *rkey)
+{
+    ucx_peer_t *p = &u->peers[pe];
+    ucx_conn_t *c = &wk->conn[pe];
+    if (__builtin_expect(__atomic_load_n(&c->ep, __ATOMIC_ACQUIRE) == NULL, 0))
+        symm_ucx_conn_open_lazy(u, wk, pe);
+    if (seg == SYMM_SEG_HEAP) {
+        *raddr = p->heap_base + off;
+        *rkey = c->heap_rkey;
+        return c->ep;
+    }
+    const symm_instance_t *s = u->inst;
+    for (int i = 0; i < s->n_data_ranges; i++) {
+        if (off - s->data[i].off < s->data[i].len) {
+            *raddr = p->data_start[i] + (off - s->data[i].off);
+            *rkey = c->data_rkey[i];
+            return c->ep;
+        }
+    }
+    symm_fatal("ucx", "offset %zu is in no symmetric data range", off);
+}
+
+/* ---- the operations, by file (the ops table is in ucx.c) --------------- */
+
+/* rma.c */
+int symm_ucx_put(struct symm_ctx *ctx, int seg, size_t off, const void *src, size_t n, int pe);
+int symm_ucx_put_nbi(struct symm_ctx *ctx, int seg, size_t off, const void *src, size_t n, int pe);
+int symm_ucx_get(struct symm_ctx *ctx, void *dst, int seg, size_t off, size_t n, int pe);
+int symm_ucx_get_nbi(struct symm_ctx *ctx, void *dst, int seg, size_t off, size_t n, int pe);
+int symm_ucx_amo(struct symm_ctx *ctx, symm_amo_op_t op, size_t size, int seg, size_t off,
+                 const void *operand, const void *compare, void *result, int nbi, int pe);
+int symm_ucx_fence(struct symm_ctx *ctx);
+int symm_ucx_quiet(struct symm_ctx *ctx);
+
+/* am.c */
+/* Register the notify and push handlers on the default worker (init). */
+int symm_ucx_am_init(ucx_state_t *u);
+int symm_ucx_notify(struct symm_ctx *ctx, int seg, size_t off, uint64_t value, int pe);
+int symm_ucx_push(struct symm_ctx *ctx, int seg, size_t off, const void *src, size_t n,
+                  int flag_seg, size_t flag_off, int pe);
+
+/* progress.c */
+/* Run the default worker and every context worker; how many events. */
+unsigned symm_ucx_progress_all(ucx_state_t *u);
+void symm_ucx_progress(symm_instance_t *s);
+int symm_ucx_progress_thread_wanted(ucx_state_t *u, int *wanted);
+int symm_ucx_start_progress_thread(ucx_state_t *u);
+void symm_ucx_stop_progress_thread(ucx_state_t *u);
+int symm_ucx_wk_init(ucx_state_t *u, ucx_wk_t *wk, ucs_thread_mode_t mode);
+void symm_ucx_wk_fini(ucx_state_t *u, ucx_wk_t *wk, int force);
+int symm_ucx_ctx_create(struct symm_ctx *ctx);
+void symm_ucx_ctx_destroy(struct symm_ctx *ctx);
+
+#pragma GCC visibility pop
+
+#endif
