@@ -5,6 +5,11 @@
  * pshmem_X, so a profiling tool can define its own shmem_X (statically, or
  * by preloading) and forward to pshmem_X. SYMM_PALIAS(name) follows each
  * definition; the weak binding comes from SYMM_API while building symm.
+ *
+ * Layer api/ (the top layer, above core/; docs/ARCHITECTURE.md): every public
+ * entry point (OpenSHMEM, pshmem, aclshmem, streams, locks) as thin checked
+ * shims. It includes and calls only its own directory and those below it
+ * (scripts/check_layers.sh).
  */
 #ifndef SYMM_PROFILE_H
 #define SYMM_PROFILE_H

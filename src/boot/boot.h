@@ -4,13 +4,17 @@
  * A bootstrap gives each PE its rank and the job size and offers collective
  * barrier and allgather of small blobs, used only at init, at finalize and on
  * rare control paths (never on a data path). Implementations: tcp.c (built-in
- * star over TCP, the default under oshrun, also the unique-id mode), and later
- * pmix.c and mpi.c. All calls are collective over the whole job unless noted,
+ * star over TCP, the default under oshrun, also the unique-id mode), pmix.c
+ * and mpi.c. All calls are collective over the whole job unless noted,
  * every wait is bounded by the timeout given at creation, and a timeout or a
  * dead peer is reported naming the PEs concerned.
  *
  * fdpass.c, on top of any bootstrap, hands file descriptors (memfds) between
  * PEs of one node over an abstract Unix socket with SCM_RIGHTS.
+ *
+ * Layer boot/ (below mem/, above runtime/; docs/ARCHITECTURE.md): the out-of-
+ * band bootstrap and its addresses. It includes and calls only its own
+ * directory and those below it (scripts/check_layers.sh).
  */
 #ifndef SYMM_BOOT_H
 #define SYMM_BOOT_H

@@ -7,6 +7,10 @@
  * members mapped) use the memory-speed algorithms of coll/shm.c, pulling
  * straight from peers' buffers; groups with unmapped members push blocks
  * with the network transport's messages where it has them (coll/shm.c).
+ *
+ * Layer coll/ (below stream/, above team/; docs/ARCHITECTURE.md): collectives
+ * over a group (team or active set). It includes and calls only its own
+ * directory and those below it (scripts/check_layers.sh).
  */
 #ifndef SYMM_COLL_H
 #define SYMM_COLL_H

@@ -7,6 +7,10 @@
  * by running the shutdown hooks each layer registered (runtime/state.h), so
  * no layer is named by the code that ends it. The API layer (api/setup.c,
  * api/aclshmem_init.c) decides when; this layer decides how.
+ *
+ * Layer core/ (below api/, above stream/; docs/ARCHITECTURE.md): the life of
+ * an instance and collective heap growth. It includes and calls only its own
+ * directory and those below it (scripts/check_layers.sh).
  */
 #ifndef SYMM_CORE_INSTANCE_H
 #define SYMM_CORE_INSTANCE_H

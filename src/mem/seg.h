@@ -5,6 +5,10 @@
  * data. Its offset in that segment is the same on every PE; a mapped peer's
  * copy is its mapping base plus that offset. These inlines are on every hot
  * path: no locks, no calls, no allocation.
+ *
+ * Layer mem/ (below transport/, above boot/; docs/ARCHITECTURE.md): symmetric
+ * segments, translation, the allocator. It includes and calls only its own
+ * directory and those below it (scripts/check_layers.sh).
  */
 #ifndef SYMM_SEG_H
 #define SYMM_SEG_H

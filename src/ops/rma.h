@@ -6,6 +6,11 @@
  * peer. Anything else (zero length, non-symmetric address, a peer that is not
  * mapped) goes to the out-of-line general path in rma.c. No lock, no
  * allocation, no system call on the fast path.
+ *
+ * Layer ops/ (below team/, above transport/; docs/ARCHITECTURE.md): one core
+ * routine per operation (RMA, AMO, signal, wait/test, ordering, lock). It
+ * includes and calls only its own directory and those below it
+ * (scripts/check_layers.sh).
  */
 #ifndef SYMM_RMA_H
 #define SYMM_RMA_H

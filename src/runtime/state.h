@@ -11,6 +11,10 @@
  * holds by pointer to an incomplete type. Creating and ending an instance is
  * core/'s job (core/instance.h); this file only defines it, names the
  * current one and keeps the shutdown hooks layers register.
+ *
+ * Layer runtime/ (below boot/, the bottom one; docs/ARCHITECTURE.md): the
+ * shared types, configuration, logging, status codes. It includes and calls
+ * only its own directory and those below it (scripts/check_layers.sh).
  */
 #ifndef SYMM_STATE_H
 #define SYMM_STATE_H

@@ -6,12 +6,15 @@
  * owns what an item does (symm_stream_exec runs one item on the thread).
  * The public entry points (api/stream.c) check their arguments on the
  * caller's thread, resolve team handles, and enqueue: the engine never looks
- * anything up in the API's tables. The
- * queue is a list of fixed blocks of items: producers append under the
- * stream's mutex; the thread reads items without the lock, up to the count it
- * last read with acquire order. Nothing here is on symm's RMA hot path, and
+ * anything up in the API's tables. The queue is a list of fixed blocks of
+ * items: producers append under the stream's mutex; the thread reads items
+ * without the lock, up to the count it last read with acquire order. Nothing here is on symm's RMA hot path, and
  * nothing here runs before shmem_init (no thread may exist while init remaps
  * the program's globals).
+ *
+ * Layer stream/ (below core/, above coll/; docs/ARCHITECTURE.md): the CPU
+ * stream engine. It includes and calls only its own directory and those below
+ * it (scripts/check_layers.sh).
  */
 #ifndef SYMM_STREAM_INTERNAL_H
 #define SYMM_STREAM_INTERNAL_H

@@ -8,6 +8,10 @@
  * Slots are chosen at split time as the lowest slot free on every PE of
  * the parent, so disjoint teams may share a slot and overlapping ones never
  * do; a destroyed team's slot is zeroed before it is reused.
+ *
+ * Layer team/ (below coll/, above ops/; docs/ARCHITECTURE.md): teams, their
+ * scratch slots and the team barrier. It includes and calls only its own
+ * directory and those below it (scripts/check_layers.sh).
  */
 #ifndef SYMM_TEAM_H
 #define SYMM_TEAM_H

@@ -9,6 +9,10 @@
  * transport must complete blocking calls before returning, order per
  * context on fence, and complete everything of a context on quiet. It must
  * never call back into the API layer.
+ *
+ * Layer transport/ (below ops/, above mem/; docs/ARCHITECTURE.md): reaching
+ * peers: mapped (shm.c) or over the network (ucx/). It includes and calls only
+ * its own directory and those below it (scripts/check_layers.sh).
  */
 #ifndef SYMM_TRANSPORT_H
 #define SYMM_TRANSPORT_H
