@@ -64,8 +64,10 @@ static void __attribute__((noreturn)) rma_unreachable(const symm_instance_t *s,
                         "transport is active", pe);
 }
 
-void symm_rma_put_slow(struct symm_ctx *ctx, void *dst, const void *src, size_t n, int pe,
-                       int nbi, const char *routine)
+/* The general path of a put (sym is dest, buf the source) or a get (sym is
+ * source, buf the dest): errors, else the network transport. */
+static void rma_slow(struct symm_ctx *ctx, int put, const void *sym, void *buf, size_t n, int pe,
+                     int nbi, const char *routine)
 {
     symm_instance_t *s = symm_cur;
     size_t off, room;
@@ -73,35 +75,29 @@ void symm_rma_put_slow(struct symm_ctx *ctx, void *dst, const void *src, size_t 
         return;
     if (ctx == NULL)
         ctx = &s->ctx_default;
-    if (src == NULL)
-        symm_fatal(routine, "source is NULL with length %zu", n);
-    int seg = symm_seg_translate(s, dst, &off, &room);
+    if (buf == NULL)
+        symm_fatal(routine, "%s is NULL with length %zu", put ? "source" : "dest", n);
+    int seg = symm_seg_translate(s, sym, &off, &room);
     if (seg == SYMM_SEG_NONE || s->net == NULL)
-        rma_unreachable(s, routine, dst, n, pe, "dest");
-    int rc = nbi ? s->net->put_nbi(ctx, seg, off, src, n, pe) : s->net->put(ctx, seg, off, src, n, pe);
+        rma_unreachable(s, routine, sym, n, pe, put ? "dest" : "source");
+    const symm_transport_ops_t *t = s->net;
+    int rc = put ? (nbi ? t->put_nbi : t->put)(ctx, seg, off, buf, n, pe)
+                 : (nbi ? t->get_nbi : t->get)(ctx, buf, seg, off, n, pe);
     if (rc != 0)
-        symm_fatal(routine, "put of %zu bytes to PE %d failed: %s", n, pe,
-                   symm_status_str((symm_status_t)rc));
+        symm_fatal(routine, "%s of %zu bytes %s PE %d failed: %s", put ? "put" : "get", n,
+                   put ? "to" : "from", pe, symm_status_str((symm_status_t)rc));
+}
+
+void symm_rma_put_slow(struct symm_ctx *ctx, void *dst, const void *src, size_t n, int pe,
+                       int nbi, const char *routine)
+{
+    rma_slow(ctx, 1, dst, (void *)(uintptr_t)src, n, pe, nbi, routine);
 }
 
 void symm_rma_get_slow(struct symm_ctx *ctx, void *dst, const void *src, size_t n, int pe,
                        int nbi, const char *routine)
 {
-    symm_instance_t *s = symm_cur;
-    size_t off, room;
-    if (n == 0)
-        return;
-    if (ctx == NULL)
-        ctx = &s->ctx_default;
-    if (dst == NULL)
-        symm_fatal(routine, "dest is NULL with length %zu", n);
-    int seg = symm_seg_translate(s, src, &off, &room);
-    if (seg == SYMM_SEG_NONE || s->net == NULL)
-        rma_unreachable(s, routine, src, n, pe, "source");
-    int rc = nbi ? s->net->get_nbi(ctx, dst, seg, off, n, pe) : s->net->get(ctx, dst, seg, off, n, pe);
-    if (rc != 0)
-        symm_fatal(routine, "get of %zu bytes from PE %d failed: %s", n, pe,
-                   symm_status_str((symm_status_t)rc));
+    rma_slow(ctx, 0, src, dst, n, pe, nbi, routine);
 }
 
 /* Copy nelems elements of size elem between strided arrays; the element
