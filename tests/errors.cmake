@@ -95,3 +95,18 @@ symm_status_test(global_exit_np2 3 2 global_exit)
 symm_status_test(global_exit_np4 3 4 global_exit)
 symm_status_test(global_exit_0 0 4 global_exit_0)
 symm_status_test(exit_nonzero 7 4 exit_nonzero)
+# exit(3) before shmem_finalize while the others wait: no implicit finalize
+# (it would wait for peers that never come), the job ends with 3, the
+# culprit's buffered output and a message naming it come out.
+foreach(np 1 2 4)
+  math(EXPR culprit "${np} - 1")
+  add_test(NAME errors_exit_before_finalize_np${np}
+    COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/scripts/expect_status.sh 3
+            --match "PE ${culprit} exited with status 3 before shmem_finalize"
+            ${SYMM_OSHRUN} --timeout 30 -np ${np} ${SYMM_ERRORS} exit_before_finalize)
+  add_test(NAME errors_exit_before_finalize_output_np${np}
+    COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/scripts/expect_status.sh 3 --match "last words of PE ${culprit}"
+            ${SYMM_OSHRUN} --timeout 30 -np ${np} ${SYMM_ERRORS} exit_before_finalize)
+  set_tests_properties(errors_exit_before_finalize_np${np} errors_exit_before_finalize_output_np${np}
+    PROPERTIES TIMEOUT 40)
+endforeach()

@@ -294,8 +294,18 @@ static int destroy_slot(int i, const char *routine)
     return rc;
 }
 
-static void finalize_all_at_exit(void)
+/* Exit with status 0: every live instance is finalized (peers blocked in
+ * their finalize are released). Another status before finalize: the peers
+ * are not coming to a finalize, so none is attempted (as api/setup.c). */
+static void finalize_all_at_exit(int status, void *arg)
 {
+    (void)arg;
+    if (status != 0) {
+        if (symm_cur != NULL)
+            symm_error("exit", "PE %d exited with status %d before aclshmem_finalize",
+                       symm_cur->my_pe, status);
+        return;
+    }
     pthread_mutex_lock(&acl_lock);
     /* Ascending ids: every process meets its peers in the same order. */
     for (;;) {
@@ -371,7 +381,7 @@ int aclshmemx_init_attr(aclshmemx_bootstrap_t bootstrap_flags, aclshmemx_init_at
     symm_on_fini(inst, SYMM_FINI_RELEASE, forget_instance, NULL);
     symm_instance_select(inst);
     if (!atexit_done) {
-        atexit(finalize_all_at_exit);
+        on_exit(finalize_all_at_exit, NULL);
         atexit_done = 1;
     }
     pthread_mutex_unlock(&acl_lock);

@@ -3,8 +3,12 @@
  *
  * Owns the transition between "no instance" and "initialised instance" for
  * the OpenSHMEM API. shmem_init after shmem_finalize is an error; finalize
- * twice is harmless; a program that exits without finalize is finalized by
- * an atexit handler so that peers blocked in finalize are released.
+ * twice is harmless; a program that exits with status 0 without finalize is
+ * finalized by an exit handler so that peers blocked in finalize are
+ * released. One that exits with another status before finalize is not: its
+ * peers are not coming to a finalize, so the handler says so and lets the
+ * exit go on (stdio flushed by exit), and the launcher ends the job with
+ * that status.
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -30,10 +34,17 @@ SYMM_API_VAR shmem_team_t SHMEM_TEAM_SHARED;
 static int finalized_once;
 static int atexit_registered;
 
-static void finalize_at_exit(void)
+static void finalize_at_exit(int status, void *arg)
 {
-    if (symm_cur != NULL)
-        shmem_finalize();
+    (void)arg;
+    if (symm_cur == NULL)
+        return;
+    if (status != 0) {
+        symm_error("exit", "PE %d exited with status %d before shmem_finalize",
+                   symm_cur->my_pe, status);
+        return;
+    }
+    shmem_finalize();
 }
 
 static int do_init(int requested, int *provided, const char *routine)
@@ -54,7 +65,7 @@ static int do_init(int requested, int *provided, const char *routine)
         symm_fatal(routine, "initialization failed: %s", symm_status_str((symm_status_t)rc));
     symm_instance_select(inst);
     if (!atexit_registered) {
-        atexit(finalize_at_exit);
+        on_exit(finalize_at_exit, NULL);
         atexit_registered = 1;
     }
     if (provided)

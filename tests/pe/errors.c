@@ -110,6 +110,15 @@ int main(int argc, char **argv)
             _exit(7);
         }
         shmem_barrier_all();
+    } else if (strcmp(mode, "exit_before_finalize") == 0) {
+        /* exit(3) (exit handlers run, stdio not flushed by hand) while the
+         * others wait in a barrier: the job ends with 3 at once, with the
+         * culprit's buffered line and a message naming it. */
+        if (culprit()) {
+            printf("last words of PE %d\n", me);
+            exit(3);
+        }
+        shmem_barrier_all();
     } else if (strcmp(mode, "malloc_mismatch") == 0) {
         /* SHMEM_DEBUG=1: PEs ask for different sizes. */
         void *p = shmem_malloc(culprit() ? 128 : 64);
