@@ -96,11 +96,8 @@ void *symm_heap_malloc(symm_instance_t *s, size_t size, size_t align, bool zero,
         return NULL;
     }
     char *p = s->heap_base + off;
-    /* Memory above the high-water mark was never handed out: still zero. */
     if (zero) {
-        size_t dirty_end = s->alloc->hwm;
         size_t block = symm_alloc_block_size(s->alloc, off);
-        (void)dirty_end;
         memset(p, 0, block < size ? block : size);
     }
     /* Nobody writes into the block before every PE has it (and zeroed it). */

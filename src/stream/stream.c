@@ -404,31 +404,26 @@ int symm_stream_create(struct symm_stream **st_p, const char *routine)
     return 0;
 }
 
-int symm_stream_destroy(void *h, const char *routine)
+/* The live stream h names, or (h NULL) the default stream if it was ever
+ * made, else NULL: nothing was put on it, so there is nothing to do. */
+static struct symm_stream *stream_existing(void *h, const char *routine)
 {
     symm_inst(routine);
-    struct symm_stream *st = h;
-    if (st == NULL) {
-        st = __atomic_load_n(&default_stream, __ATOMIC_ACQUIRE);
-        if (st == NULL)
-            return 0; /* the default stream was never made */
-    } else {
-        stream_check(st, routine);
-    }
-    return stream_end(st, routine);
+    if (h != NULL)
+        return stream_check(h, routine);
+    return __atomic_load_n(&default_stream, __ATOMIC_ACQUIRE);
+}
+
+int symm_stream_destroy(void *h, const char *routine)
+{
+    struct symm_stream *st = stream_existing(h, routine);
+    return st == NULL ? 0 : stream_end(st, routine);
 }
 
 int symm_stream_synchronize(void *h, const char *routine)
 {
-    symm_inst(routine);
-    struct symm_stream *st = h;
-    if (st == NULL) {
-        st = __atomic_load_n(&default_stream, __ATOMIC_ACQUIRE);
-        if (st == NULL)
-            return 0; /* nothing was ever put on the default stream */
-    } else {
-        stream_check(st, routine);
-    }
-    stream_wait_all(st, routine);
+    struct symm_stream *st = stream_existing(h, routine);
+    if (st != NULL)
+        stream_wait_all(st, routine);
     return 0;
 }
