@@ -24,8 +24,16 @@ if(SYMM_HAVE_UCX)
     COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/scripts/netns_test.sh
       $<TARGET_FILE:coll> $<TARGET_FILE:team> $<TARGET_FILE:active> $<TARGET_FILE:amo>
       $<TARGET_FILE:rma_sizes> $<TARGET_FILE:coll_barrier>)
-  set_tests_properties(netns_mixed PROPERTIES TIMEOUT 600 SKIP_RETURN_CODE 77 LABELS ucx
-    ENVIRONMENT "NETNS_PPN=2")
+  # Sanitized builds: each program may take several times longer over UCX
+  # (coll ran past 120 s under ASan once); the same 3x as the .ucx tests.
+  set(netns_t 120)
+  set(netns_total 600)
+  if(SYMM_SANITIZE OR SYMM_TSAN)
+    set(netns_t 360)
+    set(netns_total 1500)
+  endif()
+  set_tests_properties(netns_mixed PROPERTIES TIMEOUT ${netns_total} SKIP_RETURN_CODE 77
+    LABELS ucx ENVIRONMENT "NETNS_PPN=2;NETNS_TIMEOUT=${netns_t}")
   # A PE on the other "node" dies: its peer ends with a message naming it.
   add_test(NAME netns_death
     COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/scripts/netns_test.sh "$<TARGET_FILE:remote> die")

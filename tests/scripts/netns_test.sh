@@ -44,7 +44,7 @@ for prog in "$@"; do
   for ((r = 0; r < np; r++)); do
     if [ $r -lt "$ppn" ]; then ns=$nsa; dev="${tag}x"; else ns=$nsb; dev="${tag}y"; fi
     ip netns exec "$ns" env "${common[@]}" SYMM_RANK=$r UCX_NET_DEVICES="$dev" \
-       timeout 120 $prog > "/tmp/$tag.$r" 2>&1 &
+       timeout "${NETNS_TIMEOUT:-120}" $prog > "/tmp/$tag.$r" 2>&1 &
     pids+=($!)
   done
   rcs=()
