@@ -50,6 +50,7 @@
 #define EXIT_TIMEOUT 124
 #define LINE_CAP (64 * 1024) /* longer lines are split (each piece ends in '\n') */
 #define DRAIN_S 0.2          /* how long to wait for EOF after the last PE exited */
+#define TERM_DELAY_S 0.3     /* after a PE failed: time for the others to report */
 #define MAX_PES 65536
 #define MULTI_NODE "oshrun: multi-node launch is not supported by oshrun; use mpirun/srun (PMIx)"
 
@@ -68,6 +69,7 @@ struct pe {
     int ctrl_fd;
     char ctrl_buf[64];
     size_t ctrl_len;
+    int reported;     /* the library printed why this PE ends */
 };
 
 static struct {
@@ -86,6 +88,7 @@ static struct {
     int ending;       /* a cause was recorded: later exits are collateral, not reported */
     int status;       /* oshrun's exit status */
     double timeout_at, kill_at, drain_at; /* absolute CLOCK_MONOTONIC seconds; 0 = unset */
+    double term_at;                       /* deferred SIGTERM after a PE failed */
     int sfd;          /* signalfd: SIGCHLD and the forwarded signals */
     int dest_dead[3]; /* our stdout/stderr went away (EPIPE): drop output, keep draining */
 } job;
@@ -785,6 +788,10 @@ static void stream_read(struct stream *s, int rank, int max_reads)
 static void ctrl_line(int rank, char *line)
 {
     char *end;
+    if (strcmp(line, "reported") == 0) {
+        job.pes[rank].reported = 1;
+        return;
+    }
     if (strncmp(line, "global_exit ", 12) != 0)
         return; /* unknown requests are ignored so the library may add some */
     errno = 0;
@@ -829,12 +836,16 @@ static void on_pe_exit(int rank, pid_t pid, int wstatus)
     int code = WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : 128 + WTERMSIG(wstatus);
     if (code == 0 || job.ending)
         return;
-    if (WIFEXITED(wstatus))
+    if (!job.pes[rank].reported && WIFEXITED(wstatus))
         msg("oshrun: PE %d (pid %d) exited with status %d", rank, (int)pid, code);
-    else
+    else if (!job.pes[rank].reported)
         msg("oshrun: PE %d (pid %d) killed by signal %d (%s)", rank, (int)pid, WTERMSIG(wstatus),
             sig_name(WTERMSIG(wstatus)));
-    end_job(code, SIGTERM, -1);
+    /* The others' symm watchers see the death too and report what each PE
+     * was doing (src/core/watch.c): give them a moment before SIGTERM. */
+    end_job(code, 0, -1);
+    job.term_at = now_s() + (job.pes[rank].reported ? 0 : TERM_DELAY_S);
+    job.kill_at = job.term_at + opt.grace_s;
 }
 
 static void reap_children(void)
@@ -930,6 +941,10 @@ static void run_loop(void)
             msg("oshrun: job timed out after %g s; killing %d PEs", opt.timeout_s, job.live);
             end_job(EXIT_TIMEOUT, SIGTERM, -1);
         }
+        if (job.term_at > 0 && now >= job.term_at) {
+            kill_live(SIGTERM, -1);
+            job.term_at = 0;
+        }
         if (job.kill_at > 0 && now >= job.kill_at) {
             kill_live(SIGKILL, -1);
             job.kill_at = 0;
@@ -948,7 +963,7 @@ static void run_loop(void)
         }
         if (job.live == 0 && (n == 1 || now >= job.drain_at))
             break;
-        double next = earliest(job.ending ? 0 : job.timeout_at, job.kill_at);
+        double next = earliest(earliest(job.ending ? 0 : job.timeout_at, job.kill_at), job.term_at);
         if (job.live == 0)
             next = earliest(next, job.drain_at);
         struct timespec ts, *tp = NULL;

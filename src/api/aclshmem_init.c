@@ -25,6 +25,7 @@
 #include "boot/addr.h"
 #include "boot/boot.h"
 #include "boot/secret.h"
+#include "core/watch.h"
 #include "boot/uid.h"
 #include "core/instance.h"
 #include "runtime/config.h"
@@ -301,11 +302,13 @@ static void finalize_all_at_exit(int status, void *arg)
 {
     (void)arg;
     if (status != 0) {
-        if (symm_cur != NULL)
-            symm_error("exit", "PE %d exited with status %d before aclshmem_finalize",
-                       symm_cur->my_pe, status);
+        /* No lock: the exit may come from a thread that holds it. */
+        for (int i = 0; i < ACL_MAX_INSTANCES; i++)
+            if (live[i].inst != NULL)
+                symm_watch_exit_report(live[i].inst, status, "aclshmem_finalize");
         return;
     }
+    fflush(stdout);
     pthread_mutex_lock(&acl_lock);
     /* Ascending ids: every process meets its peers in the same order. */
     for (;;) {

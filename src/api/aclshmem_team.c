@@ -184,7 +184,18 @@ static struct symm_team *barrier_team(aclshmem_team_t team, const char *routine)
     return TEAM(t);
 }
 
-void aclshmem_barrier(aclshmem_team_t team) { symm_team_barrier(barrier_team(team, __func__), 1); }
-void aclshmem_sync(aclshmem_team_t team) { symm_team_barrier(barrier_team(team, __func__), 0); }
+void aclshmem_barrier(aclshmem_team_t team)
+{
+    struct symm_team *t = barrier_team(team, __func__);
+    SYMM_DOING_SCOPE(symm_team_doing(t, __func__, -1, 0));
+    symm_team_barrier(t, 1);
+}
+
+void aclshmem_sync(aclshmem_team_t team)
+{
+    struct symm_team *t = barrier_team(team, __func__);
+    SYMM_DOING_SCOPE(symm_team_doing(t, __func__, -1, 0));
+    symm_team_barrier(t, 0);
+}
 void aclshmem_barrier_all(void) { shmem_barrier_all(); }
 void aclshmem_sync_all(void) { shmem_sync_all(); }

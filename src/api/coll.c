@@ -48,23 +48,28 @@ static int coll_broadcast(shmem_team_t team, void *dest, const void *source, siz
     symm_group_t g;
     if (team_group(team, &g, routine) != 0 || check_root(&g, root, routine) != 0)
         return -1;
+    int taken = symm_group_doing(&g, routine, root, nbytes);
     symm_coll_broadcast(&g, dest, source, nbytes, root, 1, routine);
+    symm_doing_end(taken);
     return 0;
 }
 
-#define DEF_TEAM_COLL(NAME, CALL)                                                            \
+#define DEF_TEAM_COLL(NAME, CALL, SAME)                                                          \
     static int coll_##NAME(shmem_team_t team, void *dest, const void *source, size_t nbytes, \
                            const char *routine)                                              \
     {                                                                                        \
         symm_group_t g;                                                                      \
         if (team_group(team, &g, routine) != 0)                                              \
             return -1;                                                                       \
+        int taken = symm_group_doing(&g, routine, -1, (SAME) ? nbytes : 0);                  \
         CALL(&g, dest, source, nbytes, routine);                                             \
+        symm_doing_end(taken);                                                               \
         return 0;                                                                            \
     }
-DEF_TEAM_COLL(collect, symm_coll_collect)
-DEF_TEAM_COLL(fcollect, symm_coll_fcollect)
-DEF_TEAM_COLL(alltoall, symm_coll_alltoall)
+/* SAME: every member passes the same size (collect's may differ). */
+DEF_TEAM_COLL(collect, symm_coll_collect, 0)
+DEF_TEAM_COLL(fcollect, symm_coll_fcollect, 1)
+DEF_TEAM_COLL(alltoall, symm_coll_alltoall, 1)
 
 static int coll_alltoalls(shmem_team_t team, void *dest, const void *source, ptrdiff_t dst,
                           ptrdiff_t sst, size_t nelems, size_t elem, const char *routine)
@@ -72,7 +77,9 @@ static int coll_alltoalls(shmem_team_t team, void *dest, const void *source, ptr
     symm_group_t g;
     if (team_group(team, &g, routine) != 0)
         return -1;
+    int taken = symm_group_doing(&g, routine, -1, nelems * elem);
     symm_coll_alltoalls(&g, dest, source, dst, sst, nelems, elem, routine);
+    symm_doing_end(taken);
     return 0;
 }
 
@@ -82,7 +89,9 @@ static int coll_reduce(shmem_team_t team, void *dest, const void *source, size_t
     symm_group_t g;
     if (team_group(team, &g, routine) != 0)
         return -1;
+    int taken = symm_group_doing(&g, routine, -1, count * elem);
     symm_coll_reduce(&g, dest, source, count, elem, op, routine);
+    symm_doing_end(taken);
     return 0;
 }
 
@@ -164,6 +173,7 @@ void shmem_barrier(int PE_start, int logPE_stride, int PE_size, long *pSync)
 {
     symm_group_t g;
     active_group(PE_start, logPE_stride, PE_size, pSync, &g, __func__);
+    SYMM_DOING_SCOPE(symm_group_doing(&g, __func__, -1, 0));
     symm_group_barrier(&g, 1);
 }
 
@@ -171,6 +181,7 @@ void shmem_sync(int PE_start, int logPE_stride, int PE_size, long *pSync)
 {
     symm_group_t g;
     active_group(PE_start, logPE_stride, PE_size, pSync, &g, __func__);
+    SYMM_DOING_SCOPE(symm_group_doing(&g, __func__, -1, 0));
     symm_group_barrier(&g, 0);
 }
 SYMM_PALIAS(shmem_barrier) SYMM_PALIAS(shmem_sync)
@@ -181,6 +192,7 @@ SYMM_PALIAS(shmem_barrier) SYMM_PALIAS(shmem_sync)
     {                                                                                        \
         symm_group_t g;                                                                      \
         active_group(PE_start, logPE_stride, PE_size, pSync, &g, __func__);                 \
+        SYMM_DOING_SCOPE(symm_group_doing(&g, __func__, -1, 0));                            \
         if (check_root(&g, PE_root, __func__) != 0)                                          \
             symm_fatal(__func__, "invalid PE_root");                                         \
         symm_coll_broadcast(&g, dest, source, nelems * (BITS / 8), PE_root, 0, __func__);    \
@@ -190,6 +202,7 @@ SYMM_PALIAS(shmem_barrier) SYMM_PALIAS(shmem_sync)
     {                                                                                        \
         symm_group_t g;                                                                      \
         active_group(PE_start, logPE_stride, PE_size, pSync, &g, __func__);                 \
+        SYMM_DOING_SCOPE(symm_group_doing(&g, __func__, -1, 0));                            \
         symm_coll_collect(&g, dest, source, nelems * (BITS / 8), __func__);                  \
         active_done(&g);                                                                     \
     }                                                                                        \
@@ -198,6 +211,7 @@ SYMM_PALIAS(shmem_barrier) SYMM_PALIAS(shmem_sync)
     {                                                                                        \
         symm_group_t g;                                                                      \
         active_group(PE_start, logPE_stride, PE_size, pSync, &g, __func__);                 \
+        SYMM_DOING_SCOPE(symm_group_doing(&g, __func__, -1, 0));                            \
         symm_coll_fcollect(&g, dest, source, nelems * (BITS / 8), __func__);                 \
     }                                                                                        \
     void shmem_alltoall##BITS(void *dest, const void *source, size_t nelems, int PE_start,  \
@@ -205,6 +219,7 @@ SYMM_PALIAS(shmem_barrier) SYMM_PALIAS(shmem_sync)
     {                                                                                        \
         symm_group_t g;                                                                      \
         active_group(PE_start, logPE_stride, PE_size, pSync, &g, __func__);                 \
+        SYMM_DOING_SCOPE(symm_group_doing(&g, __func__, -1, 0));                            \
         symm_coll_alltoall(&g, dest, source, nelems * (BITS / 8), __func__);                 \
     }                                                                                        \
     void shmem_alltoalls##BITS(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, \
@@ -213,6 +228,7 @@ SYMM_PALIAS(shmem_barrier) SYMM_PALIAS(shmem_sync)
     {                                                                                        \
         symm_group_t g;                                                                      \
         active_group(PE_start, logPE_stride, PE_size, pSync, &g, __func__);                 \
+        SYMM_DOING_SCOPE(symm_group_doing(&g, __func__, -1, 0));                            \
         symm_coll_alltoalls(&g, dest, source, dst, sst, nelems, BITS / 8, __func__);         \
     }                                                                                        \
     SYMM_PALIAS(shmem_broadcast##BITS) SYMM_PALIAS(shmem_collect##BITS)                      \
@@ -228,6 +244,7 @@ DEF_ACTIVE_SIZED(64)
         symm_group_t g;                                                                      \
         (void)pWrk; /* peers' sources are read directly: no work array needed */             \
         active_group(PE_start, logPE_stride, PE_size, pSync, &g, __func__);                 \
+        SYMM_DOING_SCOPE(symm_group_doing(&g, __func__, -1, 0));                            \
         if (nreduce < 0)                                                                     \
             symm_fatal(__func__, "nreduce %d is negative", nreduce);                         \
         symm_coll_reduce(&g, dest, source, (size_t)nreduce, sizeof(T), symm_reduce_##N##_##OP, \

@@ -18,6 +18,7 @@
 
 #include "api/instance_select.h"
 #include "core/instance.h"
+#include "core/watch.h"
 #include "mem/seg.h"
 #include "ops/rma.h"
 #include "ops/sync.h"
@@ -40,10 +41,11 @@ static void finalize_at_exit(int status, void *arg)
     if (symm_cur == NULL)
         return;
     if (status != 0) {
-        symm_error("exit", "PE %d exited with status %d before shmem_finalize",
-                   symm_cur->my_pe, status);
+        symm_watch_exit_report(symm_cur, status, "shmem_finalize");
         return;
     }
+    /* Its output first: the implicit finalize waits for every peer. */
+    fflush(stdout);
     shmem_finalize();
 }
 

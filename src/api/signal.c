@@ -55,10 +55,15 @@ uint64_t shmem_signal_wait_until(uint64_t *sig_addr, int cmp, uint64_t cmp_value
 {
     symm_instance_t *s = symm_inst(__func__);
     unsigned polls = 0;
+    int taken = 0;
     uint64_t v;
     symm_check_cmp(cmp, __func__);
-    while (!SYMM_CMP_EVAL((v = __atomic_load_n(sig_addr, __ATOMIC_ACQUIRE)), cmp, cmp_value))
+    while (!SYMM_CMP_EVAL((v = __atomic_load_n(sig_addr, __ATOMIC_ACQUIRE)), cmp, cmp_value)) {
+        if (polls == 0)
+            taken = symm_doing_wait(__func__, sig_addr, cmp, cmp_value, 8, 0, 1);
         symm_wait_backoff(s, &polls);
+    }
+    symm_doing_end(taken);
     return v;
 }
 

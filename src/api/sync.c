@@ -34,8 +34,19 @@ void shmem_ctx_quiet(shmem_ctx_t ctx)
         symm_quiet(s, (struct symm_ctx *)ctx);
 }
 
-void shmem_barrier_all(void) { symm_barrier_world(symm_inst("shmem_barrier_all"), 1); }
-void shmem_sync_all(void) { symm_barrier_world(symm_inst("shmem_sync_all"), 0); }
+void shmem_barrier_all(void)
+{
+    symm_instance_t *s = symm_inst(__func__);
+    SYMM_DOING_SCOPE(symm_team_doing(s->team_world, __func__, -1, 0));
+    symm_barrier_world(s, 1);
+}
+
+void shmem_sync_all(void)
+{
+    symm_instance_t *s = symm_inst(__func__);
+    SYMM_DOING_SCOPE(symm_team_doing(s->team_world, __func__, -1, 0));
+    symm_barrier_world(s, 0);
+}
 
 SYMM_PALIAS(shmem_fence)
 SYMM_PALIAS(shmem_quiet)

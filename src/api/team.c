@@ -103,6 +103,7 @@ int shmem_team_sync(shmem_team_t team)
     symm_inst(__func__);
     if (team == SHMEM_TEAM_INVALID)
         return -1;
+    SYMM_DOING_SCOPE(symm_team_doing(TEAM(team), __func__, -1, 0));
     symm_team_barrier(TEAM(team), 0);
     return 0;
 }

@@ -18,6 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "runtime/pestatus.h"
 #include "runtime/state.h"
 
 typedef struct symm_group {
@@ -43,6 +44,11 @@ void symm_group_of_team(symm_group_t *g, struct symm_team *t);
  * routines have no return value to report them with). */
 void symm_group_of_active_set(symm_group_t *g, symm_instance_t *s, int start, int log_stride,
                               int size, long *psync, const char *routine);
+
+/* Name the collective routine entered on g for the status record (team
+ * collectives are numbered, runtime/pestatus.h); root a group index or -1.
+ * 1 if taken: pair with symm_doing_end. */
+int symm_group_doing(const symm_group_t *g, const char *routine, int root, uint64_t nbytes);
 
 static inline int symm_group_pe(const symm_group_t *g, int i)
 {

@@ -42,3 +42,18 @@ void symm_group_of_active_set(symm_group_t *g, symm_instance_t *s, int start, in
         if (!s->peers[start + i * stride].mapped)
             g->all_mapped = 0;
 }
+
+int symm_group_doing(const symm_group_t *g, const char *routine, int root, uint64_t nbytes)
+{
+    if (g->team != NULL)
+        return symm_team_doing(g->team, routine, root, nbytes);
+    /* An active set has no collective count its members share (each
+     * pSync may serve several sets): a report names it, a mismatch check
+     * skips it (seq 0). */
+    symm_doing_t d = {.routine = routine, .kind = SYMM_DOING_COLL, .team_slot = -1,
+                      .team_name = "an active set",
+                      .team_key = ((uint64_t)(uint32_t)g->start << 40) ^
+                                  ((uint64_t)(uint32_t)g->stride << 20) ^ (uint64_t)g->size,
+                      .root = root, .nbytes = nbytes};
+    return symm_doing_begin(&d);
+}

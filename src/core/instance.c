@@ -25,10 +25,12 @@
 #include <unistd.h>
 
 #include "boot/boot.h"
+#include "core/watch.h"
 #include "mem/alloc.h"
 #include "mem/data.h"
 #include "shmem.h"
 #include "runtime/log.h"
+#include "runtime/pestatus.h"
 #include "runtime/status.h"
 #include "team/team.h"
 #include "transport/shm.h"
@@ -303,6 +305,7 @@ int symm_instance_create(const symm_instance_args_t *args, symm_instance_t **ins
     rc = symm_shm_init(inst, data);
     if (rc != SYMM_OK)
         goto err_local;
+    symm_pe_status_init(inst);
     inst->n_data_ranges = data->fd >= 0 ? data->n_ranges : 0;
     for (int i = 0; i < inst->n_data_ranges; i++)
         inst->data[i] = data->ranges[i];
@@ -344,6 +347,9 @@ int symm_instance_create(const symm_instance_args_t *args, symm_instance_t **ins
     rc = symm_boot_barrier(inst->boot);
     if (rc != SYMM_OK)
         goto err_parts;
+    /* Every record is written now: the watcher may read them. */
+    if ((rc = symm_watch_start(inst)) != SYMM_OK)
+        goto err_parts;
     if (inst->my_pe == 0 && cfg.version)
         dprintf(2, "symm: version %s (OpenSHMEM %d.%d)\n", SYMM_VERSION_STRING,
                 SHMEM_MAJOR_VERSION, SHMEM_MINOR_VERSION);
@@ -369,7 +375,14 @@ err_free:
 int symm_instance_finalize(symm_instance_t *inst)
 {
     symm_run_fini(inst, SYMM_FINI_DRAIN);
-    symm_barrier_world(inst, 1);
+    /* Past the barrier every PE is in finalize: from then on a PE's exit
+     * is normal to its watchers (core/watch.c). */
+    symm_pe_status_phase(inst, SYMM_PHASE_FINALIZING, 0);
+    {
+        SYMM_DOING_SCOPE(symm_team_doing(inst->team_world, "shmem_finalize", -1, 0));
+        symm_barrier_world(inst, 1);
+    }
+    symm_pe_status_phase(inst, SYMM_PHASE_FINALIZED, 0);
     return symm_boot_barrier(inst->boot);
 }
 

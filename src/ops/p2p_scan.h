@@ -61,6 +61,7 @@ enum { SCAN_ALL, SCAN_ANY, SCAN_SOME };
         symm_instance_t *s = symm_inst(routine);                                             \
         size_t first = SIZE_MAX, inc, r;                                                     \
         unsigned polls = 0;                                                                  \
+        int taken = 0;                                                                       \
         symm_check_cmp(cmp, routine);                                                        \
         if (!wait && s->net != NULL)                                                         \
             s->net->progress(s);                                                             \
@@ -69,8 +70,11 @@ enum { SCAN_ALL, SCAN_ANY, SCAN_SOME };
             int done = mode == SCAN_ALL ? r == 0 : r != 0 || inc == 0;                       \
             if (done || !wait)                                                               \
                 break;                                                                       \
+            if (polls == 0)                                                                  \
+                taken = SYMM_DOING_WAIT_OF(T, routine, ivars, cmp, vals ? vals[0] : value, n); \
             symm_wait_backoff(s, &polls);                                                    \
         }                                                                                    \
+        symm_doing_end(taken);                                                               \
         return mode == SCAN_ALL ? r == 0 : mode == SCAN_ANY ? first : r;                     \
     }                                                                                        \
     /* One variable: wait until it qualifies (returns 1), or test it once. */                \
@@ -82,14 +86,19 @@ enum { SCAN_ALL, SCAN_ANY, SCAN_SOME };
                                      NULL);                                                  \
         symm_instance_t *s = symm_inst(routine);                                             \
         unsigned polls = 0;                                                                  \
+        int taken = 0;                                                                       \
         T v;                                                                                 \
         symm_check_cmp(cmp, routine);                                                        \
         for (;;) {                                                                           \
             __atomic_load(ivar, &v, __ATOMIC_ACQUIRE);                                       \
             if (SYMM_CMP_EVAL(v, cmp, value))                                                \
-                return 1;                                                                    \
+                break;                                                                       \
+            if (polls == 0)                                                                  \
+                taken = SYMM_DOING_WAIT_OF(T, routine, ivar, cmp, value, 1);                 \
             symm_wait_backoff(s, &polls);                                                    \
         }                                                                                    \
+        symm_doing_end(taken);                                                               \
+        return 1;                                                                            \
     }
 
 #endif

@@ -4,13 +4,15 @@
  * Every wait loop in symm polls through symm_wait_backoff: it spins a few
  * thousand polls (a few hundred when PEs outnumber cores), then yields the
  * CPU each poll, and drives the network transport's progress, so 4 PEs on 2
- * cores never crawl and a remote peer's emulated RMA completes.
+ * cores never crawl and a remote peer's emulated RMA completes. Once it
+ * yields, it also says what it waits for (runtime/pestatus.h).
  */
 #ifndef SYMM_SYNC_H
 #define SYMM_SYNC_H
 
 #include <sched.h>
 
+#include "runtime/pestatus.h"
 #include "runtime/state.h"
 #include "transport/transport.h"
 
@@ -23,15 +25,46 @@ static inline void symm_cpu_relax(void)
 #endif
 }
 
+/* The yielding part of a wait: publishes what this thread waits for on the
+ * first yield and a heartbeat on every one (ops/status.c,
+ * runtime/pestatus.h), so a hang or a dead peer can be explained. */
+void symm_wait_slow(symm_instance_t *s, unsigned polls) __attribute__((cold));
+
 static inline void symm_wait_backoff(symm_instance_t *s, unsigned *polls)
 {
     if (s->net)
         s->net->progress(s);
-    if (++*polls < (unsigned)s->spin)
+    if (++*polls < (unsigned)s->spin) {
         symm_cpu_relax();
-    else
+    } else {
         sched_yield();
+        symm_wait_slow(s, *polls);
+    }
 }
+
+/* Name a wait on n variables at addr (cmp against value) for the status
+ * record; called on its first failed poll, so a wait already satisfied
+ * pays nothing. 1 if taken (symm_doing_end). */
+static inline int symm_doing_wait(const char *routine, const void *addr, int cmp, uint64_t bits,
+                                  int vsize, int vflags, uint64_t n)
+{
+    symm_doing_t d = {.routine = routine, .kind = SYMM_DOING_WAIT, .team_slot = -1, .root = -1,
+                      .addr = addr, .cmp = cmp, .vsize = vsize, .vflags = vflags, .value = bits,
+                      .nbytes = n};
+    return symm_doing_begin(&d);
+}
+
+/* The same for a value of type T. */
+#define SYMM_DOING_WAIT_OF(T, routine, addr, cmp, value, n)                                 \
+    __extension__({                                                                          \
+        T v_ = (value);                                                                      \
+        uint64_t b_ = 0;                                                                     \
+        __builtin_memcpy(&b_, &v_, sizeof(v_));                                              \
+        symm_doing_wait(routine, addr, cmp, b_, (int)sizeof(T),                              \
+                        ((T)-1 < (T)1 ? SYMM_VAL_SIGNED : 0) |                               \
+                            ((T)0.5 != (T)0 ? SYMM_VAL_FLOAT : 0),                            \
+                        n);                                                                  \
+    })
 
 static inline void symm_fence(symm_instance_t *s, struct symm_ctx *ctx)
 {

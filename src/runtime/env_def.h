@@ -18,6 +18,9 @@
       "touch the whole initial heap at init (cold pages cost ~1 GB/s on first put)")        \
     X(SYMM_BOOT_TIMEOUT, DOUBLE, boot_timeout, "120",                                        \
       "seconds any bootstrap wait may take before the job fails naming missing PEs")       \
+    X(SYMM_HANG_TIMEOUT, DOUBLE, hang_timeout, "-1",                                         \
+      "seconds one blocking call may wait before the job ends with a report of what every "  \
+      "PE is doing; 0 never; -1: 60 under SHMEM_DEBUG, else never")                          \
     X(SYMM_LOG_LEVEL, INT, log_level, "1", "0 errors, 1 warnings, 2 info, 3 debug")        \
     X(SYMM_SPIN, INT, spin, "-1",                                                            \
       "polls before a waiting PE starts yielding the CPU; -1 chooses by oversubscription") \

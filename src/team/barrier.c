@@ -44,6 +44,7 @@ void symm_team_barrier(struct symm_team *t, int quiet)
         __atomic_thread_fence(__ATOMIC_SEQ_CST);
     if (n == 1)
         return;
+    int taken = symm_team_doing(t, "a barrier inside symm", -1, 0);
     uint64_t epoch = ++t->barrier_epoch;
     for (int k = 0, dist = 1; dist < n; k++, dist <<= 1) {
         uint64_t *flag = (uint64_t *)(void *)t->scratch + (size_t)k * FLAG_STRIDE;
@@ -52,6 +53,7 @@ void symm_team_barrier(struct symm_team *t, int quiet)
         while (__atomic_load_n(flag, __ATOMIC_ACQUIRE) < epoch)
             symm_wait_backoff(s, &polls);
     }
+    symm_doing_end(taken);
 }
 
 void symm_barrier_world(symm_instance_t *s, int quiet) { symm_team_barrier(s->team_world, quiet); }

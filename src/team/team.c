@@ -9,6 +9,7 @@
  */
 #include "team/team.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -59,6 +60,11 @@ static struct symm_team *team_new(symm_instance_t *s, int *members, int size, in
         if (!s->peers[members[i]].mapped)
             t->all_mapped = 0;
     }
+    /* FNV-1a over the members: what lets a report tell this team from
+     * another in the same slot on a PE outside it. */
+    t->key = 0xcbf29ce484222325ull;
+    for (int i = 0; i < size; i++)
+        t->key = (t->key ^ (uint64_t)(uint32_t)members[i]) * 0x100000001b3ull;
     if (config != NULL && (mask & SHMEM_TEAM_NUM_CONTEXTS))
         t->config.num_contexts = config->num_contexts;
     /* A reused slot may hold a destroyed team's flags. */
@@ -89,6 +95,8 @@ int symm_team_init_predefined(symm_instance_t *inst)
         return SYMM_ERR_NOMEM;
     }
     inst->team_world->predefined = inst->team_shared->predefined = 1;
+    inst->team_world->name = "SHMEM_TEAM_WORLD";
+    inst->team_shared->name = "SHMEM_TEAM_SHARED";
     return SYMM_OK;
 }
 
@@ -235,4 +243,75 @@ void symm_team_destroy(struct symm_team *t)
     /* Every member is done with the team's scratch before its slot frees. */
     symm_team_barrier(t, 1);
     team_free(t);
+}
+
+/* A member's collective, as SHMEM_DEBUG compares it (SYMM_TEAM_SIG_OFF). */
+typedef struct coll_sig {
+    uint64_t seq;             /* written last; 0: none yet */
+    int32_t root, pad;
+    uint64_t nbytes;
+    char routine[48];
+} coll_sig_t;
+
+static void sig_text(const coll_sig_t *g, char *out, size_t cap)
+{
+    int n = snprintf(out, cap, "%.47s", g->routine);
+    if (g->root >= 0 && (size_t)n < cap)
+        n += snprintf(out + n, cap - (size_t)n, "(root %d, %llu bytes)", g->root,
+                      (unsigned long long)g->nbytes);
+    else if (g->nbytes != 0 && (size_t)n < cap)
+        snprintf(out + n, cap - (size_t)n, "(%llu bytes)", (unsigned long long)g->nbytes);
+}
+
+/* Publish my collective's signature, then read each member's until it has
+ * reached this call (a member that went past it, a root that may leave
+ * early, is not compared) and compare. Reads twice to the same bytes, so a
+ * signature half rewritten is never taken for a mismatch. */
+static void debug_check_coll(struct symm_team *t, const char *routine, int root, uint64_t nbytes,
+                             uint64_t seq)
+{
+    symm_instance_t *s = t->inst;
+    coll_sig_t *mine = (coll_sig_t *)(void *)(t->scratch + SYMM_TEAM_SIG_OFF), me = {0};
+    me.root = root;
+    me.nbytes = nbytes;
+    snprintf(me.routine, sizeof(me.routine), "%s", routine);
+    __atomic_store_n(&mine->seq, 0, __ATOMIC_RELEASE);
+    memcpy((char *)mine + sizeof(uint64_t), (char *)&me + sizeof(uint64_t),
+           sizeof(me) - sizeof(uint64_t));
+    __atomic_store_n(&mine->seq, seq, __ATOMIC_RELEASE);
+    for (int i = 0; i < t->size; i++) {
+        if (i == t->my_idx)
+            continue;
+        coll_sig_t a, b;
+        unsigned polls = 0;
+        for (;;) {
+            symm_rma_get(NULL, &a, mine, sizeof(a), t->members[i], 0, routine);
+            symm_rma_get(NULL, &b, mine, sizeof(b), t->members[i], 0, routine);
+            if (a.seq >= seq && memcmp(&a, &b, sizeof(a)) == 0)
+                break;
+            symm_wait_backoff(s, &polls);
+        }
+        if (a.seq != seq || (strncmp(a.routine, me.routine, sizeof(a.routine)) == 0 &&
+                             a.root == me.root && a.nbytes == me.nbytes))
+            continue;
+        char x[128], y[128];
+        sig_text(&me, x, sizeof(x));
+        sig_text(&a, y, sizeof(y));
+        symm_fatal(routine, "collective mismatch on %s call #%llu: PE %d in %s, PE %d in %s",
+                   t->name != NULL ? t->name : "a team", (unsigned long long)seq, s->my_pe, x,
+                   t->members[i], y);
+    }
+}
+
+int symm_team_doing(struct symm_team *t, const char *routine, int root, uint64_t nbytes)
+{
+    if (symm_doing.routine != NULL)
+        return 0;
+    symm_doing_t d = {.routine = routine, .kind = SYMM_DOING_COLL, .team_slot = t->slot,
+                      .team_name = t->name, .team_key = t->key, .seq = ++t->coll_seq,
+                      .root = root, .nbytes = nbytes};
+    symm_doing_begin(&d);
+    if (t->inst->debug && t->size > 1)
+        debug_check_coll(t, routine, root, nbytes, d.seq);
+    return 1;
 }

@@ -18,6 +18,7 @@
 
 #include <stdint.h>
 
+#include "runtime/pestatus.h"
 #include "runtime/state.h"
 #include "shmem.h"
 
@@ -27,7 +28,9 @@
 #define SYMM_TEAM_COUNT_OFF 2048     /* collect: this PE's element count */
 #define SYMM_TEAM_BITMAP_OFF 2112    /* split: this PE's free-slot bitmap */
 #define SYMM_TEAM_ARRIVE_OFF 2240    /* pushed collectives: arrivals here */
-#define SYMM_MISC_SCRATCH 65536      /* reserved bytes before the team slots */
+#define SYMM_TEAM_SIG_OFF 2304       /* SHMEM_DEBUG: my current collective's signature */
+#define SYMM_MISC_SCRATCH 65536      /* reserved bytes before the team slots; the PE status
+                                      * record is in it (runtime/pestatus.h) */
 
 struct symm_team {
     symm_instance_t *inst;
@@ -40,7 +43,18 @@ struct symm_team {
     int all_mapped;          /* every member is a mapped (node-local) peer */
     int predefined;
     shmem_team_config_t config;
+    uint64_t key;            /* hash of members: the same team on every member */
+    uint64_t coll_seq;       /* collectives begun on it (runtime/pestatus.h) */
+    const char *name;        /* for reports: SHMEM_TEAM_WORLD, ..., or NULL */
 };
+
+/* Name a collective (or barrier) on t for the status record and number it
+ * with the team's count of collectives, which is the same on every member
+ * when they call the same sequence. 1 if it took the thread's descriptor
+ * (pair with symm_doing_end); a barrier inside a collective does not.
+ * Under SHMEM_DEBUG it also checks that every member entered the same
+ * collective (routine, root, size) with this number: fatal otherwise. */
+int symm_team_doing(struct symm_team *t, const char *routine, int root, uint64_t nbytes);
 
 static inline int symm_team_world_pe(const struct symm_team *t, int idx)
 {

@@ -7,6 +7,7 @@
  * failing PE. Reaching the end of main means the error was not detected:
  * that exits 0, which expect_fail.sh reports as a failure.
  */
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -118,6 +119,33 @@ int main(int argc, char **argv)
             printf("last words of PE %d\n", me);
             exit(3);
         }
+        shmem_barrier_all();
+    } else if (strcmp(mode, "kill_self") == 0) {
+        /* SIGKILL (an OOM kill) while the others wait in a barrier: they
+         * end the job, naming it, in every launch mode. */
+        if (culprit()) {
+            fflush(stdout);
+            raise(SIGKILL);
+        }
+        shmem_barrier_all();
+    } else if (strcmp(mode, "segv_self") == 0) {
+        if (culprit())
+            raise(SIGSEGV);
+        shmem_barrier_all();
+    } else if (strcmp(mode, "hang") == 0) {
+        /* SYMM_HANG_TIMEOUT: the culprit waits for a value nobody writes,
+         * the others in a barrier; the report names both. */
+        if (culprit())
+            shmem_int_wait_until(&gint, SHMEM_CMP_EQ, 42);
+        shmem_barrier_all();
+    } else if (strcmp(mode, "coll_mismatch") == 0) {
+        /* SHMEM_DEBUG=1: the culprit broadcasts while the others are in a
+         * barrier on the same team. */
+        static long bsrc[4], bdst[4];
+        if (culprit() && npes > 1)
+            shmem_long_broadcast(SHMEM_TEAM_WORLD, bdst, bsrc, 4, 0);
+        else
+            shmem_barrier_all();
         shmem_barrier_all();
     } else if (strcmp(mode, "malloc_mismatch") == 0) {
         /* SHMEM_DEBUG=1: PEs ask for different sizes. */

@@ -1,0 +1,149 @@
+/*
+ * pestatus.h - what each PE is doing, published where its peers can read it.
+ *
+ * Every PE keeps one status record at a fixed offset of its heap's reserved
+ * scratch, so a node-local peer reads it through its mapping of that heap,
+ * with no message and no cooperation: the watcher (core/watch.c) reads it
+ * to say, when a PE dies, exits early or hangs, what every PE was doing.
+ *
+ * Publishing costs nothing on fast paths. A blocking routine names itself
+ * in a thread-local "doing" descriptor (a few stores, only for routines
+ * that can block); the record is written from it only when a wait has
+ * spun out and starts yielding the CPU (ops/sync.h), and each later yield
+ * refreshes a heartbeat. So a record says "blocked in X since T" exactly
+ * when a wait is slow, and a stale heartbeat means the PE left symm.
+ *
+ * Layer runtime/ (the bottom one; docs/ARCHITECTURE.md).
+ */
+#ifndef SYMM_PESTATUS_H
+#define SYMM_PESTATUS_H
+
+#include <stdint.h>
+
+#include "runtime/state.h"
+
+/* In the heap's misc scratch (team/team.h: SYMM_MISC_SCRATCH), after the
+ * SHMEM_DEBUG allocation word (core/heap.c). */
+#define SYMM_PE_STATUS_OFF (48 * 1024)
+#define SYMM_PE_STATUS_MAGIC 0x73796d6d73746174ull /* "symmstat" */
+
+/* Life of a PE as its peers see it. */
+typedef enum symm_pe_phase {
+    SYMM_PHASE_NONE = 0,      /* record not written yet */
+    SYMM_PHASE_RUNNING,       /* initialised */
+    SYMM_PHASE_FINALIZING,    /* in shmem_finalize, before its final barrier */
+    SYMM_PHASE_FINALIZED,     /* passed finalize's barrier: its exit is normal */
+    SYMM_PHASE_EXITED,        /* exit(status != 0) before finalize; it reported */
+    SYMM_PHASE_GLOBAL_EXIT,   /* shmem_global_exit(status) */
+    SYMM_PHASE_ABORTED,       /* ended the job after a report (hang, mismatch, dead peer) */
+    SYMM_PHASE_SIGNALED,      /* a fatal signal; status is its number */
+} symm_pe_phase_t;
+
+/* What a blocking routine is doing (kind of the descriptor). */
+typedef enum symm_doing_kind {
+    SYMM_DOING_NONE = 0,
+    SYMM_DOING_WAIT,          /* addr cmp value */
+    SYMM_DOING_COLL,          /* team, seq, root, nbytes */
+    SYMM_DOING_LOCK,          /* addr */
+    SYMM_DOING_OTHER,
+} symm_doing_kind_t;
+
+/* Value flags of a wait: how to print its value. */
+#define SYMM_VAL_SIGNED 1
+#define SYMM_VAL_FLOAT 2
+
+/* The thread-local descriptor of the blocking routine a thread is in. */
+typedef struct symm_doing {
+    const char *routine;      /* NULL: none */
+    int kind;
+    int team_slot;            /* -1: not a team */
+    const char *team_name;
+    uint64_t team_key;        /* identifies the team (or active set) among its members */
+    uint64_t seq;             /* the team's collective number; 0: unnumbered */
+    int root;                 /* -1: none */
+    uint64_t nbytes;
+    const void *addr;         /* wait, lock */
+    int cmp;
+    int vsize, vflags;
+    uint64_t value;           /* compared-with value's bits */
+    struct symm_pe_status *published; /* the record it went into, if it did */
+} symm_doing_t;
+
+/* The shared record, written by its PE only (the claim and abort words of
+ * local index 0's record excepted: every PE of the node may CAS them).
+ * Text fields are NUL-terminated. Readers tolerate a torn record: it is
+ * diagnostic, never a decision input except `phase` and `pid`. */
+typedef struct symm_pe_status {
+    uint64_t magic;
+    int32_t pid;
+    int32_t phase;            /* symm_pe_phase_t */
+    int32_t status;           /* exit status, or signal number */
+    int32_t claim;            /* node-wide: 1 + PE that reports; 0: none yet */
+    uint64_t pidns;           /* pid namespace: pids compare only within one */
+    char host[64];
+    /* the blocking call */
+    uint64_t since_ms;        /* CLOCK_MONOTONIC ms it started to block; 0: never */
+    uint64_t beat_ms;         /* last poll of that wait */
+    char routine[48];
+    char team_name[32];
+    int32_t kind, team_slot, root, cmp;
+    uint64_t team_key, seq, nbytes;
+    int32_t seg, vsize, vflags, pad;
+    uint64_t off;             /* wait/lock address: segment offset */
+    uint64_t value;
+} symm_pe_status_t;
+
+extern __thread symm_doing_t symm_doing __attribute__((tls_model("initial-exec")));
+
+/* Name the blocking routine this thread enters; 1 if it took the
+ * descriptor (nothing was there), 0 if an outer routine holds it (a barrier
+ * inside a collective). Pair with symm_doing_end(taken). */
+static inline int symm_doing_begin(const symm_doing_t *d)
+{
+    if (symm_doing.routine != NULL)
+        return 0;
+    symm_doing = *d;
+    return 1;
+}
+
+void symm_doing_unpublish(void) __attribute__((cold));
+
+static inline void symm_doing_end(int taken)
+{
+    if (taken) {
+        symm_doing.routine = NULL;
+        if (symm_doing.published != NULL)
+            symm_doing_unpublish();
+    }
+}
+
+static inline void symm_doing_cleanup(int *taken) { symm_doing_end(*taken); }
+
+/* symm_doing_begin's result, ended when the enclosing scope ends. */
+#define SYMM_DOING_SCOPE(taken_expr)                                                          \
+    int symm_doing_taken_ __attribute__((cleanup(symm_doing_cleanup), unused)) = (taken_expr)
+
+/* This PE's record and a mapped peer's (NULL if pe is not mapped here). */
+static inline symm_pe_status_t *symm_pe_status(const symm_instance_t *s)
+{
+    return (symm_pe_status_t *)(void *)(s->heap_base + SYMM_PE_STATUS_OFF);
+}
+
+static inline symm_pe_status_t *symm_pe_status_of(const symm_instance_t *s, int pe)
+{
+    const symm_peer_t *p = &s->peers[pe];
+    if (!p->mapped)
+        return NULL;
+    return (symm_pe_status_t *)(void *)(s->heap_base + SYMM_PE_STATUS_OFF + p->heap_delta);
+}
+
+/* CLOCK_MONOTONIC in ms, the coarse clock (no system call, ~4 ms steps). */
+uint64_t symm_now_ms(void);
+
+/* Fill this PE's record at init (pid, host, namespace; phase RUNNING). */
+void symm_pe_status_init(symm_instance_t *s);
+
+/* Set this PE's phase (and status); a release store peers read. */
+void symm_pe_status_phase(symm_instance_t *s, symm_pe_phase_t phase, int status);
+
+#endif
