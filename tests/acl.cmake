@@ -73,6 +73,29 @@ add_test(NAME acl_default_loop_range.np2
   COMMAND bash ${SYMM_ACL_LAUNCH} $<TARGET_FILE:acl_hello> $<TARGET_FILE:acl_port> 2 range)
 set_tests_properties(acl_default_loop_range.np2 PROPERTIES TIMEOUT 60)
 
+# DEFAULT mode's job key (src/boot/secret.c), the same loop with each PE's
+# output kept (scripts/acl_key.sh): SYMM_JOB_KEY or the key file on every PE
+# works, no key warns once on PE 0 only, a PE with another key is refused in
+# seconds, a key file others may read is refused.
+foreach(np ${SYMM_TEST_NPS})
+  foreach(case var file none)
+    add_test(NAME acl_default_key_${case}.np${np}
+      COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/scripts/acl_key.sh ${case}
+              $<TARGET_FILE:acl_hello> $<TARGET_FILE:acl_port> ${np})
+    set_tests_properties(acl_default_key_${case}.np${np} PROPERTIES TIMEOUT 60)
+  endforeach()
+  if(np GREATER 1)
+    add_test(NAME acl_default_key_odd.np${np}
+      COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/scripts/acl_key.sh odd
+              $<TARGET_FILE:acl_hello> $<TARGET_FILE:acl_port> ${np})
+    set_tests_properties(acl_default_key_odd.np${np} PROPERTIES TIMEOUT 30)
+  endif()
+endforeach()
+add_test(NAME acl_default_key_mode.np2
+  COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/scripts/acl_key.sh mode
+          $<TARGET_FILE:acl_hello> $<TARGET_FILE:acl_port> 2)
+set_tests_properties(acl_default_key_mode.np2 PROPERTIES TIMEOUT 30)
+
 # UNIQUEID mode, the id through a file (examples/acl_uniqueid.c).
 add_executable(acl_uniqueid ${PROJECT_SOURCE_DIR}/examples/acl_uniqueid.c)
 target_link_libraries(acl_uniqueid PRIVATE symm)

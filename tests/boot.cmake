@@ -5,3 +5,10 @@ target_link_libraries(test_boot PRIVATE symm_static)
 target_include_directories(test_boot PRIVATE ${PROJECT_SOURCE_DIR}/src)
 add_test(NAME test_boot COMMAND test_boot)
 set_tests_properties(test_boot PROPERTIES TIMEOUT 120)
+
+# aclshmem DEFAULT mode's job secret: known answers, key sources, refusals.
+add_executable(test_secret unit/test_secret.c)
+target_link_libraries(test_secret PRIVATE symm_static)
+target_include_directories(test_secret PRIVATE ${PROJECT_SOURCE_DIR}/src)
+add_test(NAME boot_secret COMMAND test_secret)
+set_tests_properties(boot_secret PROPERTIES TIMEOUT 30)

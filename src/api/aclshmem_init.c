@@ -211,8 +211,9 @@ static int default_addr(const aclshmemx_init_attr_t *attr, char *addr, size_t ca
     return acl_status(symm_addr_from_url(url, attr->instance_id, addr, cap, routine));
 }
 
+/* key: SYMM_JOB_KEY, for DEFAULT mode's secret (src/boot/secret.h). */
 static int make_boot(aclshmemx_bootstrap_t flags, const aclshmemx_init_attr_t *attr,
-                     double timeout, symm_boot_t **boot_p, const char *routine)
+                     const char *key, double timeout, symm_boot_t **boot_p, const char *routine)
 {
     int f = (int)flags;
     if (f & ACLSHMEMX_INIT_WITH_UNIQUEID)
@@ -232,7 +233,10 @@ static int make_boot(aclshmemx_bootstrap_t flags, const aclshmemx_init_attr_t *a
         int rc = default_addr(attr, addr, sizeof(addr), routine);
         if (rc != ACLSHMEM_SUCCESS)
             return rc;
-        symm_secret_from_addr(addr, secret);
+        /* Only PE 0 warns of a secret without a key: every PE would say the same. */
+        rc = acl_status(symm_secret_default(addr, key, attr->my_pe == 0, secret, routine));
+        if (rc != ACLSHMEM_SUCCESS)
+            return rc;
         return tcp_boot(attr, addr, secret, -1, timeout, boot_p);
     }
     acl_error(routine, "bootstrap flags %#x name no mode (ACLSHMEMX_INIT_WITH_DEFAULT, _MPI or "
@@ -364,7 +368,7 @@ int aclshmemx_init_attr(aclshmemx_bootstrap_t bootstrap_flags, aclshmemx_init_at
         return ACLSHMEM_INVALID_VALUE;
     }
     /* Failures below are logged where they are found. */
-    rc = make_boot(bootstrap_flags, a, timeout, &boot, __func__);
+    rc = make_boot(bootstrap_flags, a, cfg.job_key, timeout, &boot, __func__);
     if (rc != ACLSHMEM_SUCCESS) {
         pthread_mutex_unlock(&acl_lock);
         return rc;

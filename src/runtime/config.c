@@ -106,6 +106,8 @@ static void print_value(char *buf, size_t len, const char *kind, const void *p)
         snprintf(buf, len, "%d", *(const int *)p);
     else if (strcmp(kind, "DOUBLE") == 0)
         snprintf(buf, len, "%g", *(const double *)p);
+    else if (strcmp(kind, "SECRET") == 0)
+        snprintf(buf, len, "%s", **(const char *const *)p != '\0' ? "(hidden)" : "");
     else
         snprintf(buf, len, "%s", *(const char *const *)p);
 }

@@ -14,6 +14,7 @@
 #define SYMM_CFG_TYPE_INT int
 #define SYMM_CFG_TYPE_DOUBLE double
 #define SYMM_CFG_TYPE_STR const char *
+#define SYMM_CFG_TYPE_SECRET const char *
 
 typedef struct symm_config {
 #define SYMM_CFG_FIELD(name, kind, field, def, help) SYMM_CFG_TYPE_##kind field;

@@ -2,8 +2,9 @@
  * env_def.h - every environment variable symm reads, written once.
  *
  * X(NAME, KIND, FIELD, DEFAULT, HELP): KIND is SIZE (bytes, K/M/G/T
- * suffixes), BOOL, INT, DOUBLE or STR. The config struct, the parser,
- * SHMEM_INFO and symm-info are generated from this table.
+ * suffixes), BOOL, INT, DOUBLE, STR or SECRET (a string SHMEM_INFO and
+ * symm-info never print). The config struct, the parser, SHMEM_INFO and
+ * symm-info are generated from this table.
  */
 #define SYMM_ENV_TABLE(X)                                                                    \
     X(SHMEM_SYMMETRIC_SIZE, SIZE, heap_size, "1G",                                         \
@@ -28,6 +29,9 @@
       "auto|tcp|pmix|mpi|singleton: how PEs find each other (auto: oshrun, else PMIx)")    \
     X(SYMM_BOOT_TLS, STR, boot_tls, "1",                                                     \
       "1: bootstrap traffic in TLS 1.3 with a key from the job secret; 0: plain")          \
+    X(SYMM_JOB_KEY, SECRET, job_key, "",                                                     \
+      "aclshmem DEFAULT mode: the job secret is keyed by this (the same on every PE; "      \
+      "else ~/.config/symm/job.key, mode 0600), not derived from the address alone")       \
     X(SYMM_TRANSPORT, STR, transport, "auto",                                                \
       "auto: map node-local peers, UCX for the rest; shm: node-local only; ucx: every "     \
       "peer but myself through UCX")                                                       \
