@@ -93,9 +93,8 @@ static int heap_agree(symm_instance_t *s, int rc, const char *routine)
     heap_vote_t v;
     symm_rma_get(&s->ctx_default, &v, mine, sizeof(v), first, 0, routine);
     v.why[sizeof(v.why) - 1] = '\0';
-    symm_error(routine, "PE %d failed: %s (%d of %d PEs failed; every PE fails the call)",
-               first, v.why[0] ? v.why : symm_status_str((symm_status_t)v.rc), n_failed,
-               s->n_pes);
+    symm_error(routine, "PE %d failed: %s (%d of %d PEs failed; every PE fails the call)", first,
+               v.why[0] ? v.why : symm_status_str((symm_status_t)v.rc), n_failed, s->n_pes);
     return SYMM_ERR_PEER;
 }
 
@@ -120,8 +119,10 @@ static int heap_grow(symm_instance_t *s, size_t need, size_t align, const char *
     if (rc == SYMM_OK) {
         rc = symm_alloc_grow(s->alloc, grown);
         if (rc != SYMM_OK) {
-            symm_error(routine, "growing the symmetric heap to %zu bytes: no memory for the "
-                       "allocator's records", grown);
+            symm_error(routine,
+                       "growing the symmetric heap to %zu bytes: no memory for the "
+                       "allocator's records",
+                       grown);
             symm_shm_heap_restore(s, old, routine);
         }
     }
@@ -160,8 +161,7 @@ static int heap_alloc(symm_instance_t *s, size_t size, size_t align, size_t *off
         rc = symm_alloc_alloc(s->alloc, size, align, off_p);
     }
     if (rc == SYMM_ERR_SYS) {
-        symm_error(routine, "allocating %zu bytes: no memory for the allocator's records",
-                   size);
+        symm_error(routine, "allocating %zu bytes: no memory for the allocator's records", size);
         rc = SYMM_ERR_NOMEM;
     }
     return rc;
@@ -189,14 +189,16 @@ void *symm_heap_malloc(symm_instance_t *s, size_t size, size_t align, bool zero,
     if (rc == SYMM_OK)
         symm_alloc_free(s->alloc, off); /* another PE failed: as if never allocated */
     else if (rc == SYMM_ERR_NOMEM && s->debug)
-        symm_error(routine, "cannot allocate %zu bytes (alignment %zu): largest free block "
-                            "%zu bytes, heap %zu of at most %zu bytes "
-                            "(SYMM_MAX_SYMMETRIC_SIZE)",
-                   size, align, symm_alloc_largest_free(s->alloc), s->heap_size,
-                   s->slot_size);
+        symm_error(routine,
+                   "cannot allocate %zu bytes (alignment %zu): largest free block "
+                   "%zu bytes, heap %zu of at most %zu bytes "
+                   "(SYMM_MAX_SYMMETRIC_SIZE)",
+                   size, align, symm_alloc_largest_free(s->alloc), s->heap_size, s->slot_size);
     else if (rc == SYMM_ERR_INVALID)
-        symm_error(routine, "cannot allocate %zu bytes aligned to %zu: the size is too large "
-                   "or the alignment not a power of two", size, align);
+        symm_error(routine,
+                   "cannot allocate %zu bytes aligned to %zu: the size is too large "
+                   "or the alignment not a power of two",
+                   size, align);
     return NULL;
 }
 
@@ -235,8 +237,10 @@ void *symm_heap_realloc(symm_instance_t *s, void *ptr, size_t size, const char *
     if (rc != SYMM_ERR_NOMEM) {
         /* In place, or (shrinking) no memory for a record on this PE. */
         if (rc == SYMM_ERR_SYS)
-            symm_error(routine, "shrinking %p to %zu bytes: no memory for the allocator's "
-                       "records", ptr, size);
+            symm_error(routine,
+                       "shrinking %p to %zu bytes: no memory for the allocator's "
+                       "records",
+                       ptr, size);
         int arc = heap_agree(s, rc, routine);
         if (arc == SYMM_OK)
             return ptr;

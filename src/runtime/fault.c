@@ -18,7 +18,7 @@
 
 static struct fault_rule {
     char site[16];
-    long nth;           /* 0: every call */
+    long nth; /* 0: every call */
     long calls;
 } rules[FAULT_MAX];
 static int n_rules;

@@ -169,8 +169,10 @@ static int split_agree(struct symm_team *parent, int rc, const char *routine)
     }
     if (first < 0 || rc != SYMM_OK)
         return rc;
-    symm_error(routine, "PE %d could not create its part of the split (%d of %d PEs failed): "
-               "no PE gets a team", first, n_failed, parent->size);
+    symm_error(routine,
+               "PE %d could not create its part of the split (%d of %d PEs failed): "
+               "no PE gets a team",
+               first, n_failed, parent->size);
     return SYMM_ERR_PEER;
 }
 

@@ -26,9 +26,9 @@
 
 static int map_fixed(void *at, size_t len, int fd, const char *what)
 {
-    void *p = symm_fault("mmap") ? MAP_FAILED
-                                 : mmap(at, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED,
-                                        fd, 0);
+    void *p = symm_fault("mmap")
+                  ? MAP_FAILED
+                  : mmap(at, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0);
     if (p == MAP_FAILED) {
         symm_error("shmem_init", "mapping %s (%zu bytes): %s", what, len, strerror(errno));
         return SYMM_ERR_SYS;
@@ -48,8 +48,7 @@ static void unmap_node(symm_instance_t *inst)
 /* Map every node-local heap (fds[i * nfds]) and data memfd (fds[i * nfds +
  * 1]) into their reserved ranges; on failure nothing stays mapped. Local:
  * the caller agrees on the outcome. */
-static int map_node(symm_instance_t *inst, const int *fds, int nfds,
-                    const symm_data_layout_t *data)
+static int map_node(symm_instance_t *inst, const int *fds, int nfds, const symm_data_layout_t *data)
 {
     size_t n_local = (size_t)inst->n_local;
     size_t reserve = inst->slot_size * n_local;
@@ -80,8 +79,10 @@ static int map_node(symm_instance_t *inst, const int *fds, int nfds,
         inst->data_reserve = mmap(NULL, dsz * n_local, PROT_NONE,
                                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
         if (inst->data_reserve == MAP_FAILED) {
-            symm_error("shmem_init", "reserving %zu bytes of address space for %d PEs' "
-                       "global data: %s", dsz * n_local, inst->n_local, strerror(errno));
+            symm_error("shmem_init",
+                       "reserving %zu bytes of address space for %d PEs' "
+                       "global data: %s",
+                       dsz * n_local, inst->n_local, strerror(errno));
             inst->data_reserve = NULL;
             rc = SYMM_ERR_NOMEM;
             goto err_unmap_heaps;

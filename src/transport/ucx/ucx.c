@@ -413,8 +413,8 @@ static int ucx_heap_grown(symm_instance_t *s, size_t new_size)
         symm_ucx_wk_quiet(u, wk);
     int rc = to_symm(u, symm_ucx_wk_quiet(u, &u->dflt), s->my_pe, "flush");
     if (rc == SYMM_OK && symm_fault("ucx_reg")) {
-        symm_error("shmem_malloc", "UCX registration of the grown heap (%zu bytes): %s",
-                   new_size, ucs_status_string(UCS_ERR_NO_MEMORY));
+        symm_error("shmem_malloc", "UCX registration of the grown heap (%zu bytes): %s", new_size,
+                   ucs_status_string(UCS_ERR_NO_MEMORY));
         rc = SYMM_ERR_SYS;
     } else if (rc == SYMM_OK) {
         rc = map_mem(u, s->heap_base, new_size, &mh);
