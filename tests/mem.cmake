@@ -36,3 +36,29 @@ symm_pe_test(heap_debug SOURCES pe/heap.c ENV SHMEM_DEBUG=1)
 symm_pe_test(heap_grow SOURCES pe/heap.c ENV SHMEM_SYMMETRIC_SIZE=1M ARGS grow)
 symm_pe_test(heap_exhaust SOURCES pe/heap.c
   ENV SHMEM_SYMMETRIC_SIZE=1M SYMM_MAX_SYMMETRIC_SIZE=4M ARGS exhaust)
+
+# Agreed failures (pe/agree.c): a step injected to fail on PE 1 (SYMM_FAULT,
+# PE 0 at one PE) fails on every PE, which stay in step afterwards.
+symm_pe_test(agree_grow SOURCES pe/agree.c ENV SHMEM_SYMMETRIC_SIZE=1M
+  "SYMM_FAULT=ftruncate@1#2" ARGS grow)
+symm_pe_test(agree_grow_ucx SOURCES pe/agree.c ENV SHMEM_SYMMETRIC_SIZE=1M
+  "SYMM_FAULT=ucx_reg@1#1" ARGS grow)
+symm_pe_test(agree_calloc SOURCES pe/agree.c ENV "SYMM_FAULT=calloc@1#3" ARGS calloc)
+symm_pe_test(agree_team SOURCES pe/agree.c ENV "SYMM_FAULT=team@1#1" ARGS team)
+# Init: PE 1's heap cannot be sized; every PE fails init at once naming it
+# (not after SYMM_BOOT_TIMEOUT: 20 s here, the test allows 10). The others'
+# line usually comes out, but oshrun may end them first, once PE 1 exits:
+# either PE 1's reason or another PE's line naming PE 1 must be there.
+foreach(np 2 4)
+  add_test(NAME agree_init.np${np}
+    COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/scripts/expect_fail.sh
+            "symm: shmem_init: (PE 1 failed: symmetric heap of [0-9]+ bytes: ftruncate: No space left on device \\(PE [023]\\)|symmetric heap of [0-9]+ bytes: ftruncate: No space left on device \\(PE 1\\))"
+            ${SYMM_OSHRUN} --timeout 30 -np ${np} $<TARGET_FILE:empty>)
+  set_tests_properties(agree_init.np${np} PROPERTIES TIMEOUT 10
+    ENVIRONMENT "SYMM_FAULT=ftruncate@1#1;SYMM_BOOT_TIMEOUT=20")
+endforeach()
+add_test(NAME agree_init.np1
+  COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/scripts/expect_fail.sh
+          "symm: shmem_init: symmetric heap of [0-9]+ bytes: ftruncate: No space left on device \\(PE 0\\)"
+          ${SYMM_OSHRUN} --timeout 30 -np 1 $<TARGET_FILE:empty>)
+set_tests_properties(agree_init.np1 PROPERTIES TIMEOUT 10 ENVIRONMENT "SYMM_FAULT=ftruncate@1#1")

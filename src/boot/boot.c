@@ -25,6 +25,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -257,4 +259,50 @@ int symm_boot_create_from_env(double timeout_s, symm_boot_t **boot_p)
     symm_error("bootstrap", "SYMM_BOOTSTRAP='%s' is not one of auto, tcp, pmix, mpi, singleton",
                want);
     return SYMM_ERR_INVALID;
+}
+
+/* ---- agreement ---------------------------------------------------------- */
+
+/* One PE's word in an agreement round: its status and, if it failed, why. */
+typedef struct boot_vote {
+    int32_t rc;
+    char why[124];
+} boot_vote_t;
+
+int symm_boot_agree(symm_boot_t *boot, int rc, const char *routine, int *failed_pe_p)
+{
+    boot_vote_t mine = {.rc = rc}, here[32], *all = here;
+    if (rc != SYMM_OK) {
+        const char *why = symm_log_last_error();
+        snprintf(mine.why, sizeof(mine.why), "%s",
+                 why[0] != '\0' ? why : symm_status_str((symm_status_t)rc));
+    }
+    /* The stack serves small jobs; a larger one that cannot get memory here
+     * cannot take part, and its peers see the bootstrap's timeout instead. */
+    if ((size_t)boot->size > sizeof(here) / sizeof(here[0]) &&
+        (all = malloc((size_t)boot->size * sizeof(*all))) == NULL) {
+        symm_error(routine, "no memory for the agreement round of %d PEs", boot->size);
+        return SYMM_ERR_NOMEM;
+    }
+    int arc = symm_boot_allgather(boot, &mine, all, sizeof(mine));
+    int first = -1, n_failed = 0;
+    for (int pe = 0; arc == SYMM_OK && pe < boot->size; pe++)
+        if (all[pe].rc != SYMM_OK && n_failed++ == 0)
+            first = pe;
+    if (arc != SYMM_OK) {
+        rc = arc;
+    } else if (first >= 0 && rc == SYMM_OK) {
+        all[first].why[sizeof(all[first].why) - 1] = '\0';
+        if (n_failed > 1)
+            symm_error(routine, "PE %d failed: %s (and %d other PEs)", first, all[first].why,
+                       n_failed - 1);
+        else
+            symm_error(routine, "PE %d failed: %s", first, all[first].why);
+        rc = SYMM_ERR_PEER;
+    }
+    if (failed_pe_p != NULL)
+        *failed_pe_p = first;
+    if (all != here)
+        free(all);
+    return rc;
 }

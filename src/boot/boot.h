@@ -82,6 +82,16 @@ static inline int symm_boot_allgather(symm_boot_t *boot, const void *in, void *o
 {
     return boot->ops->allgather(boot, in, out, len);
 }
+/* Agreement on a collective step's outcome: every PE passes its own status
+ * (a PE whose local part failed still calls this, having logged why) and
+ * every PE gets SYMM_OK only if all succeeded. Otherwise a PE that failed
+ * gets its own status back; the others log "PE n failed: <its last error>"
+ * under routine and get SYMM_ERR_PEER; *failed_pe_p (if not NULL) is the
+ * lowest failed PE or -1. So a failure on one PE makes every PE fail the
+ * same step, promptly, instead of leaving the others in the next exchange
+ * until the timeout. Collective over the whole job. */
+int symm_boot_agree(symm_boot_t *boot, int rc, const char *routine, int *failed_pe_p);
+
 static inline void symm_boot_destroy(symm_boot_t *boot) { boot->ops->fini(boot); }
 
 /* Exchange file descriptors among the PEs of one node. Collective over the

@@ -5,13 +5,21 @@
  * Wraps the private, deterministic allocator (mem/alloc.c) with the spec's
  * collective semantics (barriers, zeroing before anyone can write), heap
  * growth (every PE grows at the same call because allocator state is the
- * same everywhere: the node's mappings, then the network transport's
- * registration, then the allocator's range) and the SHMEM_DEBUG check that
- * every PE asked for the same size. Never on a data path.
+ * same everywhere: my heap file and the allocator's range, agreed, then the
+ * network transport's registration) and the SHMEM_DEBUG check that every
+ * PE asked for the same size. Never on a data path.
+ *
+ * Agreement: a step that can fail on one PE alone (ftruncate, the
+ * allocator's own malloc, a UCX registration) is followed by a round in
+ * which every PE learns every PE's outcome (heap_agree). On any failure
+ * every PE undoes its part and the call returns NULL everywhere, so the
+ * allocators stay identical: a PE that went ahead alone would hand out
+ * different offsets from then on, which is silent corruption.
  */
 #define _GNU_SOURCE
 #include "core/heap.h"
 
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -48,30 +56,115 @@ static void debug_check_same(symm_instance_t *s, uint64_t asked, const char *rou
         symm_fatal(routine, "mismatched collective allocation");
 }
 
-/* Grow every PE's heap so that `need` more bytes aligned to align fit. */
-static int heap_grow(symm_instance_t *s, size_t need, size_t align)
+/* Agreement words, symmetric, after the SHMEM_DEBUG word: this PE's private
+ * count of rounds, then two votes used in alternate rounds (a fast PE
+ * writes round k+1's vote while a slow one may still read round k's; it
+ * cannot reach round k+2 before the slow one passed round k+1's barrier). */
+#define AGREE_OFFSET (36 * 1024)
+
+typedef struct heap_vote {
+    int64_t rc;
+    char why[120];
+} heap_vote_t;
+
+/* Every PE passes its status for the step just done (a PE that failed has
+ * logged why); SYMM_OK only if all succeeded. A PE that failed gets its own
+ * status back; the others log which PE failed and why, and get
+ * SYMM_ERR_PEER. Ends with a world barrier, which callers count on. */
+static int heap_agree(symm_instance_t *s, int rc, const char *routine)
+{
+    uint64_t *round = (uint64_t *)(void *)(s->heap_base + AGREE_OFFSET);
+    heap_vote_t *mine = (heap_vote_t *)(void *)(s->heap_base + AGREE_OFFSET + 64) + (*round)++ % 2;
+    mine->rc = rc;
+    mine->why[0] = '\0';
+    if (rc != SYMM_OK)
+        snprintf(mine->why, sizeof(mine->why), "%s", symm_log_last_error());
+    symm_barrier_world(s, 1);
+    int first = -1, n_failed = 0;
+    for (int pe = 0; pe < s->n_pes; pe++) {
+        int64_t theirs = rc;
+        if (pe != s->my_pe)
+            symm_rma_get(&s->ctx_default, &theirs, &mine->rc, sizeof(theirs), pe, 0, routine);
+        if (theirs != SYMM_OK && n_failed++ == 0)
+            first = pe;
+    }
+    if (first < 0 || rc != SYMM_OK)
+        return rc;
+    heap_vote_t v;
+    symm_rma_get(&s->ctx_default, &v, mine, sizeof(v), first, 0, routine);
+    v.why[sizeof(v.why) - 1] = '\0';
+    symm_error(routine, "PE %d failed: %s (%d of %d PEs failed; every PE fails the call)", first,
+               v.why[0] ? v.why : symm_status_str((symm_status_t)v.rc), n_failed, s->n_pes);
+    return SYMM_ERR_PEER;
+}
+
+/* Grow every PE's heap so that `need` more bytes aligned to align fit. My
+ * file and the allocator's range first (local steps), agreed; then the
+ * network transport's registration and key exchange, which must not start
+ * on a PE whose file could not grow (its peers would register pages that
+ * are not there) and which agrees on its own outcome. Fails on every PE or
+ * on none; on failure the heap keeps its size everywhere. */
+static int heap_grow(symm_instance_t *s, size_t need, size_t align, const char *routine)
 {
     size_t pg = (size_t)sysconf(_SC_PAGESIZE);
-    size_t want = s->heap_size + need + align;
-    size_t grown = s->heap_size * 2 > want ? s->heap_size * 2 : want;
+    size_t old = s->heap_size;
+    size_t want = old + need + align;
+    size_t grown = old * 2 > want ? old * 2 : want;
     grown = (grown + pg - 1) / pg * pg;
     if (grown > s->slot_size)
         grown = s->slot_size;
     if (grown < want)
-        return SYMM_ERR_NOMEM;
-    int rc = symm_shm_heap_grow(s, grown);
-    if (rc != SYMM_OK)
-        return rc;
-    if (s->net && s->net->heap_grown) {
-        rc = s->net->heap_grown(s, grown);
-        if (rc != SYMM_OK)
-            return rc;
+        return SYMM_ERR_NOMEM; /* the same on every PE */
+    int rc = symm_shm_heap_grow(s, grown, routine);
+    if (rc == SYMM_OK) {
+        rc = symm_alloc_grow(s->alloc, grown);
+        if (rc != SYMM_OK) {
+            symm_error(routine,
+                       "growing the symmetric heap to %zu bytes: no memory for the "
+                       "allocator's records",
+                       grown);
+            symm_shm_heap_restore(s, old, routine);
+        }
     }
-    rc = symm_alloc_grow(s->alloc, grown);
-    if (rc != SYMM_OK)
-        return rc;
+    int arc = heap_agree(s, rc, routine);
+    if (arc != SYMM_OK) {
+        if (rc == SYMM_OK) {
+            symm_alloc_ungrow(s->alloc, old);
+            symm_shm_heap_restore(s, old, routine);
+        }
+        return arc;
+    }
+    if (s->net && s->net->heap_grown) {
+        /* On failure the file stays larger (a registration may cover it),
+         * unused: the allocator's range is what every PE agrees on. */
+        rc = s->net->heap_grown(s, grown);
+        if (rc != SYMM_OK) {
+            symm_alloc_ungrow(s->alloc, old);
+            return rc;
+        }
+    }
     s->heap_size = grown;
     return SYMM_OK;
+}
+
+/* The allocator, growing the heap when nothing fits (the same on every PE).
+ * Local: the caller agrees on the outcome. SYMM_ERR_NOMEM when nothing
+ * fits or this PE's allocator records could not be had (logged), or
+ * heap_grow's status. */
+static int heap_alloc(symm_instance_t *s, size_t size, size_t align, size_t *off_p,
+                      const char *routine)
+{
+    int rc = symm_alloc_alloc(s->alloc, size, align, off_p);
+    if (rc == SYMM_ERR_NOMEM) {
+        if ((rc = heap_grow(s, size, align, routine)) != SYMM_OK)
+            return rc;
+        rc = symm_alloc_alloc(s->alloc, size, align, off_p);
+    }
+    if (rc == SYMM_ERR_SYS) {
+        symm_error(routine, "allocating %zu bytes: no memory for the allocator's records", size);
+        rc = SYMM_ERR_NOMEM;
+    }
+    return rc;
 }
 
 void *symm_heap_malloc(symm_instance_t *s, size_t size, size_t align, bool zero,
@@ -82,27 +175,31 @@ void *symm_heap_malloc(symm_instance_t *s, size_t size, size_t align, bool zero,
         return NULL;
     if (s->debug)
         debug_check_same(s, size, routine);
-    int rc = symm_alloc_alloc(s->alloc, size, align, &off);
-    if (rc == SYMM_ERR_NOMEM && heap_grow(s, size, align) == SYMM_OK)
-        rc = symm_alloc_alloc(s->alloc, size, align, &off);
-    if (rc != SYMM_OK) {
-        if (s->debug || rc != SYMM_ERR_NOMEM)
-            symm_error(routine, "cannot allocate %zu bytes (alignment %zu): largest free block "
-                                "%zu bytes, heap %zu of at most %zu bytes "
-                                "(SYMM_MAX_SYMMETRIC_SIZE)",
-                       size, align, symm_alloc_largest_free(s->alloc), s->heap_size,
-                       s->slot_size);
-        symm_barrier_world(s, 1);
-        return NULL;
-    }
-    char *p = s->heap_base + off;
-    if (zero) {
+    symm_log_clear_error(); /* what heap_agree tells the others is from this call */
+    int rc = heap_alloc(s, size, align, &off, routine);
+    if (rc == SYMM_OK && zero) {
         size_t block = symm_alloc_block_size(s->alloc, off);
-        memset(p, 0, block < size ? block : size);
+        memset(s->heap_base + off, 0, block < size ? block : size);
     }
-    /* Nobody writes into the block before every PE has it (and zeroed it). */
-    symm_barrier_world(s, 1);
-    return p;
+    /* Its barrier: nobody writes into the block before every PE has it
+     * (and zeroed it). */
+    int arc = heap_agree(s, rc, routine);
+    if (arc == SYMM_OK)
+        return s->heap_base + off;
+    if (rc == SYMM_OK)
+        symm_alloc_free(s->alloc, off); /* another PE failed: as if never allocated */
+    else if (rc == SYMM_ERR_NOMEM && s->debug)
+        symm_error(routine,
+                   "cannot allocate %zu bytes (alignment %zu): largest free block "
+                   "%zu bytes, heap %zu of at most %zu bytes "
+                   "(SYMM_MAX_SYMMETRIC_SIZE)",
+                   size, align, symm_alloc_largest_free(s->alloc), s->heap_size, s->slot_size);
+    else if (rc == SYMM_ERR_INVALID)
+        symm_error(routine,
+                   "cannot allocate %zu bytes aligned to %zu: the size is too large "
+                   "or the alignment not a power of two",
+                   size, align);
+    return NULL;
 }
 
 static size_t heap_offset(symm_instance_t *s, void *ptr, const char *routine)
@@ -135,23 +232,35 @@ void *symm_heap_realloc(symm_instance_t *s, void *ptr, size_t size, const char *
     size_t old = symm_alloc_block_size(s->alloc, off);
     /* Every PE must be done with the old block before it moves or shrinks. */
     symm_barrier_world(s, 1);
-    if (symm_alloc_resize(s->alloc, off, size) == SYMM_OK) {
-        symm_barrier_world(s, 1);
-        return ptr;
-    }
-    size_t noff;
-    int rc = symm_alloc_alloc(s->alloc, size, SYMM_ALLOC_MIN_ALIGN, &noff);
-    if (rc == SYMM_ERR_NOMEM && heap_grow(s, size, SYMM_ALLOC_MIN_ALIGN) == SYMM_OK)
-        rc = symm_alloc_alloc(s->alloc, size, SYMM_ALLOC_MIN_ALIGN, &noff);
-    if (rc != SYMM_OK) {
-        if (s->debug)
-            symm_error(routine, "cannot grow %p to %zu bytes", ptr, size);
-        symm_barrier_world(s, 1);
+    symm_log_clear_error(); /* what heap_agree tells the others is from this call */
+    int rc = symm_alloc_resize(s->alloc, off, size);
+    if (rc != SYMM_ERR_NOMEM) {
+        /* In place, or (shrinking) no memory for a record on this PE. */
+        if (rc == SYMM_ERR_SYS)
+            symm_error(routine,
+                       "shrinking %p to %zu bytes: no memory for the allocator's "
+                       "records",
+                       ptr, size);
+        int arc = heap_agree(s, rc, routine);
+        if (arc == SYMM_OK)
+            return ptr;
+        if (rc == SYMM_OK)
+            symm_alloc_resize(s->alloc, off, old); /* grows back: allocates nothing */
         return NULL; /* the old block stays valid, as with realloc(3) */
     }
-    char *np = s->heap_base + noff;
-    memcpy(np, s->heap_base + off, old < size ? old : size);
+    size_t noff;
+    rc = heap_alloc(s, size, SYMM_ALLOC_MIN_ALIGN, &noff, routine);
+    if (rc == SYMM_OK)
+        memcpy(s->heap_base + noff, s->heap_base + off, old < size ? old : size);
+    /* Its barrier: nobody uses the new block before every PE filled it. */
+    int arc = heap_agree(s, rc, routine);
+    if (arc != SYMM_OK) {
+        if (rc == SYMM_OK)
+            symm_alloc_free(s->alloc, noff);
+        else if (rc == SYMM_ERR_NOMEM && s->debug)
+            symm_error(routine, "cannot grow %p to %zu bytes", ptr, size);
+        return NULL; /* the old block stays valid, as with realloc(3) */
+    }
     symm_alloc_free(s->alloc, off);
-    symm_barrier_world(s, 1);
-    return np;
+    return s->heap_base + noff;
 }

@@ -29,6 +29,7 @@
 #include "mem/alloc.h"
 #include "mem/data.h"
 #include "shmem.h"
+#include "runtime/fault.h"
 #include "runtime/log.h"
 #include "runtime/pestatus.h"
 #include "runtime/status.h"
@@ -289,12 +290,20 @@ int symm_instance_create(const symm_instance_args_t *args, symm_instance_t **ins
     inst->my_pe = inst->boot->rank;
     inst->n_pes = inst->boot->size;
     symm_log_set_pe(inst->my_pe);
+    if ((rc = symm_fault_setup(cfg.fault, inst->my_pe, inst->n_pes)) != SYMM_OK)
+        goto err_boot;
 
+    /* Init is agreed (symm_boot_agree) wherever a PE may fail alone before
+     * an exchange: it still takes part and says why, so every PE fails at
+     * once with its reason instead of waiting for the bootstrap's timeout,
+     * and all unwind the same way. */
     inst->peers = calloc((size_t)inst->n_pes, sizeof(symm_peer_t));
     if (inst->peers == NULL) {
+        symm_error("shmem_init", "no memory for %d peer records", inst->n_pes);
         rc = SYMM_ERR_NOMEM;
-        goto err_boot;
     }
+    if ((rc = symm_boot_agree(inst->boot, rc, "shmem_init", NULL)) != SYMM_OK)
+        goto err_peers;
     rc = discover_node(inst);
     if (rc != SYMM_OK)
         goto err_peers;
@@ -319,23 +328,22 @@ int symm_instance_create(const symm_instance_args_t *args, symm_instance_t **ins
         if ((rc = inst->net->init(inst)) != SYMM_OK)
             goto err_parts;
     }
-    if ((inst->alloc = malloc(sizeof(*inst->alloc))) == NULL) {
-        rc = SYMM_ERR_NOMEM;
-        goto err_parts;
-    }
-    rc = symm_alloc_init(inst->alloc, inst->scratch_size, inst->heap_size);
-    if (rc != SYMM_OK) {
+    if ((inst->alloc = malloc(sizeof(*inst->alloc))) == NULL ||
+        (rc = symm_alloc_init(inst->alloc, inst->scratch_size, inst->heap_size)) != SYMM_OK) {
+        symm_error("shmem_init", "no memory for the heap allocator");
         free(inst->alloc);
-        goto err_parts;
+        inst->alloc = NULL;
+        rc = SYMM_ERR_NOMEM;
+    } else {
+        symm_on_fini(inst, SYMM_FINI_RELEASE, alloc_release, NULL);
+        if ((rc = symm_team_init_predefined(inst)) != SYMM_OK)
+            symm_error("shmem_init", "no memory for the predefined teams");
+        else
+            symm_on_fini(inst, SYMM_FINI_RELEASE, teams_release, NULL);
     }
-    symm_on_fini(inst, SYMM_FINI_RELEASE, alloc_release, NULL);
-    rc = symm_team_init_predefined(inst);
-    if (rc != SYMM_OK)
-        goto err_parts;
-    symm_on_fini(inst, SYMM_FINI_RELEASE, teams_release, NULL);
     inst->ctx_default.team = inst->team_world;
     choose_spin(inst);
-    if (cfg.prefault) {
+    if (rc == SYMM_OK && cfg.prefault) {
 #ifdef MADV_POPULATE_WRITE
         if (madvise(inst->heap_base, inst->heap_size, MADV_POPULATE_WRITE) != 0)
 #endif
@@ -343,8 +351,9 @@ int symm_instance_create(const symm_instance_args_t *args, symm_instance_t **ins
                 __atomic_fetch_add(inst->heap_base + off, 0, __ATOMIC_RELAXED);
     }
 
-    /* Nobody may touch a peer's heap before it is mapped everywhere. */
-    rc = symm_boot_barrier(inst->boot);
+    /* Nobody may touch a peer's heap before it is mapped everywhere; the
+     * agreement is that barrier. */
+    rc = symm_boot_agree(inst->boot, rc, "shmem_init", NULL);
     if (rc != SYMM_OK)
         goto err_parts;
     /* Every record is written now: the watcher may read them. */

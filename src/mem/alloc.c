@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "runtime/fault.h"
 #include "runtime/status.h"
 
 struct symm_block {
@@ -23,7 +24,7 @@ struct symm_block {
 
 static symm_block_t *block_new(size_t off, size_t size, bool is_free)
 {
-    symm_block_t *b = calloc(1, sizeof(*b));
+    symm_block_t *b = symm_fault("calloc") ? NULL : calloc(1, sizeof(*b));
     if (b != NULL) {
         b->off = off;
         b->size = size;
@@ -88,19 +89,22 @@ int symm_alloc_alloc(symm_heap_alloc_t *a, size_t size, size_t align, size_t *of
         size_t start = align_up(b->off, align);
         if (start - b->off > b->size || b->size - (start - b->off) < size)
             continue;
-        /* Split off the alignment gap in front as its own free block. */
-        if (start > b->off) {
-            symm_block_t *n = block_new(start, b->size - (start - b->off), true);
-            if (n == NULL)
-                return SYMM_ERR_NOMEM;
-            b->size = start - b->off;
-            block_insert_after(b, n);
-            b = n;
+        /* Both new records first: a failure must leave the list as it was,
+         * the same as on the PEs where it did not fail. */
+        size_t left = b->size - (start - b->off);
+        symm_block_t *gap = NULL, *rest = NULL;
+        if ((start > b->off && (gap = block_new(start, left, true)) == NULL) ||
+            (left > size && (rest = block_new(start + size, left - size, true)) == NULL)) {
+            free(gap);
+            return SYMM_ERR_SYS;
         }
-        if (b->size > size) {
-            symm_block_t *rest = block_new(b->off + size, b->size - size, true);
-            if (rest == NULL)
-                return SYMM_ERR_NOMEM;
+        /* Split off the alignment gap in front as its own free block. */
+        if (gap != NULL) {
+            b->size = start - b->off;
+            block_insert_after(b, gap);
+            b = gap;
+        }
+        if (rest != NULL) {
             b->size = size;
             block_insert_after(b, rest);
         }
@@ -173,7 +177,7 @@ int symm_alloc_resize(symm_heap_alloc_t *a, size_t off, size_t new_size)
         } else {
             symm_block_t *n = block_new(b->off + new_size, cut, true);
             if (n == NULL)
-                return SYMM_ERR_NOMEM;
+                return SYMM_ERR_SYS;
             block_insert_after(b, n);
         }
         b->size = new_size;
@@ -194,11 +198,28 @@ int symm_alloc_grow(symm_heap_alloc_t *a, size_t new_limit)
     } else {
         symm_block_t *n = block_new(a->limit, new_limit - a->limit, true);
         if (n == NULL)
-            return SYMM_ERR_NOMEM;
+            return SYMM_ERR_SYS;
         block_insert_after(last, n);
     }
     a->limit = new_limit;
     return SYMM_OK;
+}
+
+void symm_alloc_ungrow(symm_heap_alloc_t *a, size_t old_limit)
+{
+    symm_block_t *last = a->head;
+    while (last->next)
+        last = last->next;
+    if (old_limit >= a->limit || !last->free || last->off + last->size != a->limit)
+        return;
+    if (last->off >= old_limit) {
+        /* symm_alloc_grow appended it */
+        last->prev->next = NULL;
+        free(last);
+    } else {
+        last->size -= a->limit - old_limit;
+    }
+    a->limit = old_limit;
 }
 
 size_t symm_alloc_largest_free(const symm_heap_alloc_t *a)

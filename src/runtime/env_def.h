@@ -47,4 +47,7 @@
       "teams that may exist at once, predefined ones included (at most 512)")               \
     X(SYMM_REDUCE_SLICE_MIN, SIZE, reduce_slice_min, "16K",                                  \
       "reductions of at least this many bytes split the work: each PE reduces 1/n, then "   \
-      "all gather; smaller ones are reduced whole by every PE")
+      "all gather; smaller ones are reduced whole by every PE")                            \
+    X(SYMM_FAULT, STR, fault, "",                                                            \
+      "testing aid: SITE[@PE][#N],... makes step SITE (ftruncate, mmap, calloc, team, "     \
+      "ucx_reg) fail on PE (default all) at its Nth call (default every call)")

@@ -18,6 +18,9 @@
 static int log_pe = -1;
 static int log_lvl = SYMM_LOG_WARN;
 static void (*log_sink)(int level, const char *line);
+/* The last error's text (no routine, no PE), for agreement rounds that tell
+ * the other PEs why this one failed. */
+static char last_error[160];
 
 void symm_log_set_sink(void (*sink)(int level, const char *line)) { log_sink = sink; }
 
@@ -43,10 +46,13 @@ static void log_vwrite(int level, const char *routine, const char *fmt, va_list 
     int n = snprintf(buf, sizeof(buf), "symm: %s: ", routine);
     if (n < 0)
         return;
+    int text = n;
     if ((size_t)n < sizeof(buf))
         n += vsnprintf(buf + n, sizeof(buf) - (size_t)n, fmt, ap);
     if ((size_t)n >= sizeof(buf) - 24)
         n = (int)sizeof(buf) - 24;
+    if (level == SYMM_LOG_ERROR)
+        snprintf(last_error, sizeof(last_error), "%.*s", n - text, buf + text);
     if (log_pe >= 0)
         n += snprintf(buf + n, sizeof(buf) - (size_t)n, " (PE %d)\n", log_pe);
     else
@@ -60,6 +66,10 @@ static void log_vwrite(int level, const char *routine, const char *fmt, va_list 
     ssize_t w = write(STDERR_FILENO, buf, (size_t)n);
     (void)w;
 }
+
+const char *symm_log_last_error(void) { return last_error; }
+
+void symm_log_clear_error(void) { last_error[0] = '\0'; }
 
 void symm_log(int level, const char *routine, const char *fmt, ...)
 {

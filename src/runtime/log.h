@@ -23,6 +23,11 @@ enum { SYMM_LOG_ERROR = 0, SYMM_LOG_WARN = 1, SYMM_LOG_INFO = 2, SYMM_LOG_DEBUG 
  * restores stderr. For programs that bring their own logger (aclshmem). */
 void symm_log_set_sink(void (*sink)(int level, const char *line));
 
+/* The text of the last error logged by this process (without routine and
+ * PE), "" if none since symm_log_clear_error: what an agreement round
+ * tells the other PEs. */
+const char *symm_log_last_error(void);
+void symm_log_clear_error(void);
 /* "symm: <routine>: <message> (PE n)" if level <= current level. */
 void symm_log(int level, const char *routine, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

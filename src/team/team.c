@@ -15,6 +15,7 @@
 
 #include "ops/rma.h"
 #include "ops/sync.h"
+#include "runtime/fault.h"
 #include "runtime/log.h"
 #include "runtime/status.h"
 
@@ -154,6 +155,35 @@ static int alloc_slots(struct symm_team *parent, int need, int *slots, const cha
     return SYMM_OK;
 }
 
+/* A split's outcome, agreed over the parent: a PE that could not make its
+ * team (no memory) must not leave the others holding one whose barrier
+ * would wait for it. Each PE's status goes in its copy of the parent's
+ * slot; only splits write it, and the next split's slot barriers come
+ * first, so nobody overwrites it before everyone has read it. Ends with the
+ * parent's barrier the split needs anyway (no member signals into a peer's
+ * slot before the peer has zeroed it). */
+static int split_agree(struct symm_team *parent, int rc, const char *routine)
+{
+    int64_t *word = (int64_t *)(void *)(parent->scratch + SYMM_TEAM_STATUS_OFF);
+    *word = rc;
+    symm_team_barrier(parent, 0);
+    int first = -1, n_failed = 0;
+    for (int i = 0; i < parent->size; i++) {
+        int64_t theirs = rc;
+        if (i != parent->my_idx)
+            symm_rma_get(NULL, &theirs, word, sizeof(theirs), parent->members[i], 0, routine);
+        if (theirs != SYMM_OK && n_failed++ == 0)
+            first = parent->members[i];
+    }
+    if (first < 0 || rc != SYMM_OK)
+        return rc;
+    symm_error(routine,
+               "PE %d could not create its part of the split (%d of %d PEs failed): "
+               "no PE gets a team",
+               first, n_failed, parent->size);
+    return SYMM_ERR_PEER;
+}
+
 int symm_team_index_of(const struct symm_team *t, int pe)
 {
     for (int i = 0; i < t->size; i++)
@@ -185,16 +215,19 @@ int symm_team_split(struct symm_team *parent, int start, int stride, int size,
     int member = stride == 0 ? mine == 0 : (mine % stride == 0 && mine / stride >= 0 &&
                                              mine / stride < size);
     if (member) {
-        int *members = malloc(sizeof(int) * (size_t)size);
-        if (members == NULL)
-            rc = SYMM_ERR_NOMEM;
+        int *members = symm_fault("team") ? NULL : malloc(sizeof(int) * (size_t)size);
         for (int i = 0; members != NULL && i < size; i++)
             members[i] = parent->members[start + i * stride];
-        if (members != NULL && (*team_p = team_new(s, members, size, slot, config, mask)) == NULL)
+        if (members == NULL || (*team_p = team_new(s, members, size, slot, config, mask)) == NULL) {
+            symm_error(routine, "no memory for a team of %d PEs", size);
             rc = SYMM_ERR_NOMEM;
+        }
     }
-    /* No member signals into a peer's slot before the peer has zeroed it. */
-    symm_team_barrier(parent, 0);
+    rc = split_agree(parent, rc, routine);
+    if (rc != SYMM_OK) {
+        team_free(*team_p);
+        *team_p = NULL;
+    }
     return rc;
 }
 
@@ -218,9 +251,10 @@ int symm_team_split_2d(struct symm_team *parent, int xrange, const shmem_team_co
     int me = parent->my_idx, x = me % xrange, y = me / xrange;
     int xsize = (y + 1) * xrange <= P ? xrange : P - y * xrange;
     int ysize = (P - x + xrange - 1) / xrange;
-    int *xm = malloc(sizeof(int) * (size_t)xsize);
+    int *xm = symm_fault("team") ? NULL : malloc(sizeof(int) * (size_t)xsize);
     int *ym = malloc(sizeof(int) * (size_t)ysize);
     if (xm == NULL || ym == NULL) {
+        symm_error(routine, "no memory for teams of %d and %d PEs", xsize, ysize);
         free(xm);
         free(ym);
         rc = SYMM_ERR_NOMEM;
@@ -231,10 +265,17 @@ int symm_team_split_2d(struct symm_team *parent, int xrange, const shmem_team_co
             ym[i] = parent->members[x + i * xrange];
         *x_p = team_new(s, xm, xsize, slots[0], xcfg, xmask);
         *y_p = team_new(s, ym, ysize, slots[1], ycfg, ymask);
-        if (*x_p == NULL || *y_p == NULL)
+        if (*x_p == NULL || *y_p == NULL) {
+            symm_error(routine, "no memory for teams of %d and %d PEs", xsize, ysize);
             rc = SYMM_ERR_NOMEM;
+        }
     }
-    symm_team_barrier(parent, 0);
+    rc = split_agree(parent, rc, routine);
+    if (rc != SYMM_OK) {
+        team_free(*x_p);
+        team_free(*y_p);
+        *x_p = *y_p = NULL;
+    }
     return rc;
 }
 

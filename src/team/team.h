@@ -27,6 +27,7 @@
 #define SYMM_TEAM_FLAGS_OFF 0        /* 32 rounds x one cache line */
 #define SYMM_TEAM_COUNT_OFF 2048     /* collect: this PE's element count */
 #define SYMM_TEAM_BITMAP_OFF 2112    /* split: this PE's free-slot bitmap */
+#define SYMM_TEAM_STATUS_OFF 2176    /* split: this PE's outcome, agreed */
 #define SYMM_TEAM_ARRIVE_OFF 2240    /* pushed collectives: arrivals here */
 #define SYMM_TEAM_SIG_OFF 2304       /* SHMEM_DEBUG: my current collective's signature */
 #define SYMM_MISC_SCRATCH 65536      /* reserved bytes before the team slots; the PE status

@@ -20,12 +20,15 @@
 #include <unistd.h>
 
 #include "boot/boot.h"
+#include "runtime/fault.h"
 #include "runtime/log.h"
 #include "runtime/status.h"
 
 static int map_fixed(void *at, size_t len, int fd, const char *what)
 {
-    void *p = mmap(at, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0);
+    void *p = symm_fault("mmap")
+                  ? MAP_FAILED
+                  : mmap(at, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0);
     if (p == MAP_FAILED) {
         symm_error("shmem_init", "mapping %s (%zu bytes): %s", what, len, strerror(errno));
         return SYMM_ERR_SYS;
@@ -33,47 +36,36 @@ static int map_fixed(void *at, size_t len, int fd, const char *what)
     return SYMM_OK;
 }
 
-int symm_shm_init(symm_instance_t *inst, const symm_data_layout_t *data)
+static void unmap_node(symm_instance_t *inst)
 {
-    int rc;
-    int nfds = 2;
-    int my_fds[2];
-    int *fds = NULL;
-    size_t n_local = (size_t)inst->n_local;
+    if (inst->data_reserve)
+        munmap(inst->data_reserve, inst->data_size * (size_t)inst->n_local);
+    if (inst->heap_reserve)
+        munmap(inst->heap_reserve, inst->slot_size * (size_t)inst->n_local);
+    inst->data_reserve = inst->heap_reserve = NULL;
+}
 
-    inst->heap_fd = memfd_create("symm-heap", MFD_CLOEXEC);
-    if (inst->heap_fd < 0 || ftruncate(inst->heap_fd, (off_t)inst->heap_size) != 0) {
-        symm_error("shmem_init", "symmetric heap of %zu bytes: %s", inst->heap_size,
-                   strerror(errno));
-        rc = SYMM_ERR_SYS;
-        goto err;
-    }
-    my_fds[0] = inst->heap_fd;
-    my_fds[1] = data->fd >= 0 ? data->fd : inst->heap_fd;
-    fds = malloc(sizeof(int) * n_local * (size_t)nfds);
-    if (fds == NULL) {
-        rc = SYMM_ERR_NOMEM;
-        goto err;
-    }
-    rc = symm_boot_fds_exchange(inst->boot, inst->local_pes, inst->n_local, inst->local_idx, my_fds,
-                                nfds, fds);
-    if (rc != SYMM_OK)
-        goto err_free_fds;
+/* Map every node-local heap (fds[i * nfds]) and data memfd (fds[i * nfds +
+ * 1]) into their reserved ranges; on failure nothing stays mapped. Local:
+ * the caller agrees on the outcome. */
+static int map_node(symm_instance_t *inst, const int *fds, int nfds, const symm_data_layout_t *data)
+{
+    size_t n_local = (size_t)inst->n_local;
+    size_t reserve = inst->slot_size * n_local;
+    int rc;
 
     /* Reserve address space only: no memory, no swap accounting. */
-    size_t reserve = inst->slot_size * n_local;
     inst->heap_reserve = mmap(NULL, reserve, PROT_NONE,
                               MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (inst->heap_reserve == MAP_FAILED) {
         symm_error("shmem_init", "reserving %zu bytes of address space for %d heaps: %s", reserve,
                    inst->n_local, strerror(errno));
         inst->heap_reserve = NULL;
-        rc = SYMM_ERR_NOMEM;
-        goto err_close_fds;
+        return SYMM_ERR_NOMEM;
     }
     for (size_t i = 0; i < n_local; i++) {
         char *slot = inst->heap_reserve + i * inst->slot_size;
-        rc = map_fixed(slot, inst->slot_size, fds[i * 2], "a node-local heap");
+        rc = map_fixed(slot, inst->slot_size, fds[i * (size_t)nfds], "a node-local heap");
         if (rc != SYMM_OK)
             goto err_unmap_heaps;
         if ((int)i != inst->local_idx)
@@ -87,17 +79,70 @@ int symm_shm_init(symm_instance_t *inst, const symm_data_layout_t *data)
         inst->data_reserve = mmap(NULL, dsz * n_local, PROT_NONE,
                                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
         if (inst->data_reserve == MAP_FAILED) {
+            symm_error("shmem_init",
+                       "reserving %zu bytes of address space for %d PEs' "
+                       "global data: %s",
+                       dsz * n_local, inst->n_local, strerror(errno));
             inst->data_reserve = NULL;
             rc = SYMM_ERR_NOMEM;
             goto err_unmap_heaps;
         }
         for (size_t i = 0; i < n_local; i++) {
-            rc = map_fixed(inst->data_reserve + i * dsz, dsz, fds[i * 2 + 1],
+            rc = map_fixed(inst->data_reserve + i * dsz, dsz, fds[i * (size_t)nfds + 1],
                            "a node-local PE's global data");
             if (rc != SYMM_OK)
                 goto err_unmap_data;
             madvise(inst->data_reserve + i * dsz, dsz, MADV_DONTDUMP);
         }
+    }
+    return SYMM_OK;
+
+err_unmap_data:
+    munmap(inst->data_reserve, inst->data_size * n_local);
+    inst->data_reserve = NULL;
+err_unmap_heaps:
+    munmap(inst->heap_reserve, reserve);
+    inst->heap_reserve = NULL;
+    inst->heap_base = NULL;
+    return rc;
+}
+
+int symm_shm_init(symm_instance_t *inst, const symm_data_layout_t *data)
+{
+    int rc = SYMM_OK;
+    int nfds = 2;
+    int my_fds[2];
+    int *fds = NULL;
+    size_t n_local = (size_t)inst->n_local;
+
+    inst->heap_fd = memfd_create("symm-heap", MFD_CLOEXEC);
+    if (inst->heap_fd < 0 || symm_fault("ftruncate") ||
+        ftruncate(inst->heap_fd, (off_t)inst->heap_size) != 0) {
+        symm_error("shmem_init", "symmetric heap of %zu bytes: %s: %s", inst->heap_size,
+                   inst->heap_fd < 0 ? "memfd_create" : "ftruncate", strerror(errno));
+        rc = SYMM_ERR_SYS;
+    } else if ((fds = malloc(sizeof(int) * n_local * (size_t)nfds)) == NULL) {
+        symm_error("shmem_init", "no memory for %zu descriptors", n_local * (size_t)nfds);
+        rc = SYMM_ERR_NOMEM;
+    }
+    /* A PE that failed still takes part, so the others fail here with its
+     * reason rather than wait for it in the exchange below. */
+    rc = symm_boot_agree(inst->boot, rc, "shmem_init", NULL);
+    if (rc != SYMM_OK)
+        goto err_free_fds;
+    my_fds[0] = inst->heap_fd;
+    my_fds[1] = data->fd >= 0 ? data->fd : inst->heap_fd;
+    rc = symm_boot_fds_exchange(inst->boot, inst->local_pes, inst->n_local, inst->local_idx, my_fds,
+                                nfds, fds);
+    if (rc != SYMM_OK)
+        goto err_free_fds;
+
+    int mrc = map_node(inst, fds, nfds, data);
+    rc = symm_boot_agree(inst->boot, mrc, "shmem_init", NULL);
+    if (rc != SYMM_OK) {
+        if (mrc == SYMM_OK)
+            unmap_node(inst);
+        goto err_close_fds;
     }
 
     for (int pe = 0; pe < inst->n_pes; pe++) {
@@ -117,18 +162,11 @@ int symm_shm_init(symm_instance_t *inst, const symm_data_layout_t *data)
     free(fds);
     return SYMM_OK;
 
-err_unmap_data:
-    munmap(inst->data_reserve, inst->data_size * n_local);
-    inst->data_reserve = NULL;
-err_unmap_heaps:
-    munmap(inst->heap_reserve, reserve);
-    inst->heap_reserve = NULL;
 err_close_fds:
     for (size_t i = 0; i < n_local * (size_t)nfds; i++)
         close(fds[i]);
 err_free_fds:
     free(fds);
-err:
     if (inst->heap_fd >= 0)
         close(inst->heap_fd);
     inst->heap_fd = -1;
@@ -137,22 +175,27 @@ err:
 
 void symm_shm_fini(symm_instance_t *inst)
 {
-    if (inst->data_reserve)
-        munmap(inst->data_reserve, inst->data_size * (size_t)inst->n_local);
-    if (inst->heap_reserve)
-        munmap(inst->heap_reserve, inst->slot_size * (size_t)inst->n_local);
+    unmap_node(inst);
     if (inst->heap_fd >= 0)
         close(inst->heap_fd);
-    inst->data_reserve = inst->heap_reserve = NULL;
     inst->heap_fd = -1;
 }
 
-int symm_shm_heap_grow(symm_instance_t *inst, size_t new_size)
+int symm_shm_heap_grow(symm_instance_t *inst, size_t new_size, const char *routine)
 {
-    if (ftruncate(inst->heap_fd, (off_t)new_size) != 0) {
-        symm_error("shmem_malloc", "growing the symmetric heap to %zu bytes: %s", new_size,
+    if (symm_fault("ftruncate") || ftruncate(inst->heap_fd, (off_t)new_size) != 0) {
+        symm_error(routine, "growing the symmetric heap to %zu bytes: ftruncate: %s", new_size,
                    strerror(errno));
         return SYMM_ERR_NOMEM;
     }
     return SYMM_OK;
+}
+
+void symm_shm_heap_restore(symm_instance_t *inst, size_t old_size, const char *routine)
+{
+    /* Shrinking frees the pages past old_size; nobody used them yet. A
+     * failure leaves a larger file, which costs nothing but its pages. */
+    if (ftruncate(inst->heap_fd, (off_t)old_size) != 0)
+        symm_warn(routine, "shrinking the symmetric heap back to %zu bytes: ftruncate: %s",
+                  old_size, strerror(errno));
 }

@@ -28,6 +28,7 @@
 #include <string.h>
 
 #include "boot/boot.h"
+#include "runtime/fault.h"
 #include "transport/ucx/ucx.h"
 
 /* ---- errors ---------------------------------------------------------- */
@@ -138,9 +139,11 @@ typedef struct ucx_blob_hdr {
     uint32_t data_rkey_len[SYMM_MAX_DATA_RANGES];
 } ucx_blob_hdr_t;
 
-/* Allgather of variable-length blobs: lengths first, then padded blobs. */
+/* Allgather of variable-length blobs: lengths first, then padded blobs.
+ * Collective; a PE that cannot allocate the buffers still takes part in an
+ * agreement round, so it fails on every PE or on none. */
 static int allgather_var(symm_instance_t *s, const void *mine, size_t len, char **all_p,
-                         size_t *stride_p)
+                         size_t *stride_p, const char *routine)
 {
     uint64_t l = len, *lens = malloc(sizeof(uint64_t) * (size_t)s->n_pes);
     if (lens == NULL)
@@ -155,9 +158,15 @@ static int allgather_var(symm_instance_t *s, const void *mine, size_t len, char 
         return rc;
     char *pad = calloc(1, stride), *all = malloc(stride * (size_t)s->n_pes);
     if (pad == NULL || all == NULL) {
+        symm_error(routine, "no memory for %d UCX addresses and keys of %zu bytes", s->n_pes,
+                   stride);
+        rc = SYMM_ERR_NOMEM;
+    }
+    rc = symm_boot_agree(s->boot, rc, routine, NULL);
+    if (rc != SYMM_OK) {
         free(pad);
         free(all);
-        return SYMM_ERR_NOMEM;
+        return rc;
     }
     memcpy(pad, mine, len);
     rc = symm_boot_allgather(s->boot, pad, all, stride);
@@ -275,7 +284,7 @@ static int ucx_init(symm_instance_t *s)
         memcpy(w, rkbuf[i], rklen[i]);
         w += rklen[i];
     }
-    if ((rc = allgather_var(s, mine, len, &u->blob, &stride)) != SYMM_OK)
+    if ((rc = allgather_var(s, mine, len, &u->blob, &stride, "shmem_init")) != SYMM_OK)
         goto out;
 
     /* Every peer's segments; endpoints of the default worker to every peer
@@ -351,6 +360,9 @@ static void ucx_fini(symm_instance_t *s)
     symm_ucx_wk_fini(u, &u->dflt, 1);
     if (u->heap_mh)
         ucp_mem_unmap(u->ctx, u->heap_mh);
+    for (int i = 0; i < 4; i++)
+        if (u->retired_mh[i])
+            ucp_mem_unmap(u->ctx, u->retired_mh[i]);
     for (int i = 0; i < SYMM_MAX_DATA_RANGES; i++)
         if (u->data_mh[i])
             ucp_mem_unmap(u->ctx, u->data_mh[i]);
@@ -384,11 +396,14 @@ static int wk_rekey(ucx_state_t *u, ucx_wk_t *wk)
 }
 
 /* The heap grew on every PE: register the larger range, trade keys, retire
- * the old ones. Collective (shmem_malloc and friends). */
+ * the old ones. Collective (shmem_malloc and friends), and agreed: each
+ * local step (flush, registration, packing; the new keys' unpacking) is
+ * followed by a round in which every PE says how it went, so no PE waits in
+ * an exchange a failed PE skipped, and every PE returns the same outcome. */
 static int ucx_heap_grown(symm_instance_t *s, size_t new_size)
 {
     ucx_state_t *u = state_of(s);
-    ucp_mem_h mh;
+    ucp_mem_h mh = NULL;
     void *rk = NULL;
     size_t rklen = 0, stride = 0;
     char *all = NULL;
@@ -397,37 +412,50 @@ static int ucx_heap_grown(symm_instance_t *s, size_t new_size)
     for (ucx_wk_t *wk = u->ctx_wks; wk != NULL; wk = wk->next)
         symm_ucx_wk_quiet(u, wk);
     int rc = to_symm(u, symm_ucx_wk_quiet(u, &u->dflt), s->my_pe, "flush");
-    if (rc == SYMM_OK)
+    if (rc == SYMM_OK && symm_fault("ucx_reg")) {
+        symm_error("shmem_malloc", "UCX registration of the grown heap (%zu bytes): %s", new_size,
+                   ucs_status_string(UCS_ERR_NO_MEMORY));
+        rc = SYMM_ERR_SYS;
+    } else if (rc == SYMM_OK) {
         rc = map_mem(u, s->heap_base, new_size, &mh);
-    if (rc != SYMM_OK)
-        goto out;
-    if ((st = ucp_rkey_pack(u->ctx, mh, &rk, &rklen)) != UCS_OK) {
-        ucp_mem_unmap(u->ctx, mh);
+    }
+    if (rc == SYMM_OK && (st = ucp_rkey_pack(u->ctx, mh, &rk, &rklen)) != UCS_OK)
         rc = symm_ucx_fail("packing the heap key", st);
+    int arc = symm_boot_agree(s->boot, rc, "shmem_malloc", NULL);
+    if (arc == SYMM_OK)
+        arc = allgather_var(s, rk, rklen, &all, &stride, "shmem_malloc");
+    if (rk != NULL)
+        ucp_rkey_buffer_release(rk);
+    if (arc != SYMM_OK) {
+        /* Nobody got my new key: the old registration stays the only one. */
+        if (mh != NULL)
+            ucp_mem_unmap(u->ctx, mh);
+        rc = arc;
         goto out;
     }
-    rc = allgather_var(s, rk, rklen, &all, &stride);
-    ucp_rkey_buffer_release(rk);
-    if (rc == SYMM_OK) {
-        free(u->heap_blob);
-        u->heap_blob = all;
-        for (int pe = 0; pe < s->n_pes; pe++)
-            u->peers[pe].heap_rkey = all + (size_t)pe * stride;
-        rc = wk_rekey(u, &u->dflt);
-        for (ucx_wk_t *wk = u->ctx_wks; rc == SYMM_OK && wk != NULL; wk = wk->next)
-            rc = wk_rekey(u, wk);
-        for (ucx_wk_t *wk = u->free_wks; rc == SYMM_OK && wk != NULL; wk = wk->next)
-            rc = wk_rekey(u, wk);
-    }
+    free(u->heap_blob);
+    u->heap_blob = all;
+    for (int pe = 0; pe < s->n_pes; pe++)
+        u->peers[pe].heap_rkey = all + (size_t)pe * stride;
+    rc = wk_rekey(u, &u->dflt);
+    for (ucx_wk_t *wk = u->ctx_wks; rc == SYMM_OK && wk != NULL; wk = wk->next)
+        rc = wk_rekey(u, wk);
+    for (ucx_wk_t *wk = u->free_wks; rc == SYMM_OK && wk != NULL; wk = wk->next)
+        rc = wk_rekey(u, wk);
     /* Nobody uses my old key any more once every PE has the new one. */
-    if (rc == SYMM_OK)
-        rc = symm_boot_barrier(s->boot);
+    rc = symm_boot_agree(s->boot, rc, "shmem_malloc", NULL);
     if (rc == SYMM_OK) {
         ucp_mem_unmap(u->ctx, u->heap_mh);
-        u->heap_mh = mh;
     } else {
-        ucp_mem_unmap(u->ctx, mh);
+        /* Some PE kept some old keys, the others hold new ones: both
+         * registrations stay, as they cover the heap's old range alike. */
+        int i = 0;
+        while (i < 4 && u->retired_mh[i] != NULL)
+            i++;
+        if (i < 4)
+            u->retired_mh[i] = u->heap_mh; /* else leaked, harmlessly, until exit */
     }
+    u->heap_mh = mh;
 out:
     pthread_mutex_unlock(&u->ctx_lock);
     return rc;

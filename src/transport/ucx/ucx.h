@@ -154,6 +154,9 @@ typedef struct ucx_state {
     ucx_peer_t *peers;       /* [n_pes] */
     char *blob, *heap_blob;  /* the init and latest heap-key exchanges */
     ucp_mem_h heap_mh;
+    /* Heap registrations kept after a growth that failed while keys were
+     * being swapped: some PE may still use keys of either; unmapped at fini. */
+    ucp_mem_h retired_mh[4];
     ucp_mem_h data_mh[SYMM_MAX_DATA_RANGES];
     volatile int closing;    /* finalize started: endpoint errors are expected */
     /* progress thread */
