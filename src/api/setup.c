@@ -19,6 +19,7 @@
 #include "api/instance_select.h"
 #include "core/instance.h"
 #include "core/watch.h"
+#include "runtime/pestatus.h"
 #include "mem/seg.h"
 #include "ops/rma.h"
 #include "ops/sync.h"
@@ -154,8 +155,12 @@ void *shmem_ptr(const void *dest, int pe)
 void shmem_global_exit(int status)
 {
     symm_instance_t *s = symm_cur;
-    if (s != NULL)
+    if (s != NULL) {
         symm_quiet(s, &s->ctx_default);
+        /* Node-local watchers end with this status instead of reporting a
+         * death (core/watch.c). */
+        symm_pe_status_phase(s, SYMM_PHASE_GLOBAL_EXIT, status);
+    }
     fflush(stdout);
     fflush(stderr);
     symm_job_exit(status);

@@ -173,6 +173,7 @@ void *symm_heap_malloc(symm_instance_t *s, size_t size, size_t align, bool zero,
     size_t off;
     if (size == 0)
         return NULL;
+    SYMM_DOING_SCOPE(symm_team_doing(s->team_world, routine, -1, 0));
     if (s->debug)
         debug_check_same(s, size, routine);
     symm_log_clear_error(); /* what heap_agree tells the others is from this call */
@@ -216,6 +217,7 @@ void symm_heap_free(symm_instance_t *s, void *ptr, const char *routine)
     if (ptr == NULL)
         return;
     size_t off = heap_offset(s, ptr, routine);
+    SYMM_DOING_SCOPE(symm_team_doing(s->team_world, routine, -1, 0));
     symm_barrier_world(s, 1);
     symm_alloc_free(s->alloc, off);
 }
@@ -230,6 +232,7 @@ void *symm_heap_realloc(symm_instance_t *s, void *ptr, size_t size, const char *
     }
     size_t off = heap_offset(s, ptr, routine);
     size_t old = symm_alloc_block_size(s->alloc, off);
+    SYMM_DOING_SCOPE(symm_team_doing(s->team_world, routine, -1, 0));
     /* Every PE must be done with the old block before it moves or shrinks. */
     symm_barrier_world(s, 1);
     symm_log_clear_error(); /* what heap_agree tells the others is from this call */

@@ -8,7 +8,6 @@
 #define _GNU_SOURCE
 #include "log.h"
 #include "status.h"
-#include "pestatus.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -83,9 +82,6 @@ void symm_log(int level, const char *routine, const char *fmt, ...)
 
 void symm_job_exit(int status)
 {
-    /* Node-local watchers end with this status instead of reporting a death. */
-    if (symm_cur != NULL && symm_cur->heap_base != NULL)
-        symm_pe_status_phase(symm_cur, SYMM_PHASE_GLOBAL_EXIT, status);
     /* The launcher gave us a pipe: say the job ends, so it ends the other
      * PEs with our status instead of reporting them as failures. */
     const char *s = getenv("SYMM_CTRL_FD");
