@@ -100,13 +100,66 @@ symm_status_test(exit_nonzero 7 4 exit_nonzero)
 # culprit's buffered output and a message naming it come out.
 foreach(np 1 2 4)
   math(EXPR culprit "${np} - 1")
+  # ... and says what the others wait in (core/watch.c).
+  set(others "")
+  if(np EQUAL 2)
+    set(others "; PE 0 in shmem_barrier_all on SHMEM_TEAM_WORLD")
+  elseif(np EQUAL 4)
+    set(others "; PEs 0,1,2 in shmem_barrier_all on SHMEM_TEAM_WORLD")
+  endif()
   add_test(NAME errors_exit_before_finalize_np${np}
     COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/scripts/expect_status.sh 3
-            --match "PE ${culprit} exited with status 3 before shmem_finalize"
+            --match "PE ${culprit} exited with status 3 before shmem_finalize${others}"
             ${SYMM_OSHRUN} --timeout 30 -np ${np} ${SYMM_ERRORS} exit_before_finalize)
   add_test(NAME errors_exit_before_finalize_output_np${np}
     COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/scripts/expect_status.sh 3 --match "last words of PE ${culprit}"
             ${SYMM_OSHRUN} --timeout 30 -np ${np} ${SYMM_ERRORS} exit_before_finalize)
   set_tests_properties(errors_exit_before_finalize_np${np} errors_exit_before_finalize_output_np${np}
     PROPERTIES TIMEOUT 40)
+endforeach()
+
+# A PE killed (SIGKILL: what the OOM killer sends) or crashing while the
+# others wait: a survivor names it and what every PE was doing, and the job
+# ends with the dead PE's status (core/watch.c; oshrun gives the signal).
+foreach(np 2 4)
+  math(EXPR culprit "${np} - 1")
+  math(EXPR last "${np} - 2")
+  set(waiters "PE 0")
+  if(np EQUAL 4)
+    set(waiters "PEs 0,1,2")
+  endif()
+  add_test(NAME errors_kill_self_np${np}
+    COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/scripts/expect_status.sh 137
+            --match "symm: PE ${culprit} \\([^,]+, pid [0-9]+\\) died: .*; ${waiters} in shmem_barrier_all"
+            ${SYMM_OSHRUN} --timeout 30 -np ${np} ${SYMM_ERRORS} kill_self)
+  add_test(NAME errors_segv_self_np${np}
+    COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/scripts/expect_status.sh 139
+            --match "symm: PE ${culprit} \\([^,]+, pid [0-9]+\\) died: killed by SIGSEGV; ${waiters} in shmem_barrier_all"
+            ${SYMM_OSHRUN} --timeout 30 -np ${np} ${SYMM_ERRORS} segv_self)
+  set_tests_properties(errors_kill_self_np${np} errors_segv_self_np${np} PROPERTIES TIMEOUT 40)
+endforeach()
+
+# SYMM_HANG_TIMEOUT: a wait nothing will satisfy ends the job with one
+# report naming every PE's call (the culprit's wait with its value).
+foreach(np 1 2 4)
+  math(EXPR culprit "${np} - 1")
+  add_test(NAME errors_hang_np${np}
+    COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/scripts/expect_status.sh 1
+            --match "PE ${culprit} \\([^)]*\\): in shmem_int_wait_until\\(data\\+[0-9]+, SHMEM_CMP_EQ 42; now 0\\) for 1\\.[0-9] s"
+            ${SYMM_OSHRUN} --timeout 30 -np ${np} ${SYMM_ERRORS} hang)
+  set_tests_properties(errors_hang_np${np} PROPERTIES TIMEOUT 40 ENVIRONMENT "SYMM_HANG_TIMEOUT=1")
+endforeach()
+add_test(NAME errors_hang_others_np4
+  COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/scripts/expect_status.sh 1
+          --match "PE 0 \\([^)]*\\): in shmem_barrier_all on SHMEM_TEAM_WORLD \\(call #[0-9]+\\)"
+          ${SYMM_OSHRUN} --timeout 30 -np 4 ${SYMM_ERRORS} hang)
+set_tests_properties(errors_hang_others_np4 PROPERTIES TIMEOUT 40 ENVIRONMENT "SYMM_HANG_TIMEOUT=1")
+
+# SHMEM_DEBUG: a PE broadcasting while the others are in a barrier is a
+# mismatch named on both sides, at once (team/team.c).
+foreach(np 2 4)
+  math(EXPR culprit "${np} - 1")
+  symm_error_test(coll_mismatch_np${np} ${np}
+    "collective mismatch on SHMEM_TEAM_WORLD call #[0-9]+: PE ${culprit} in shmem_long_broadcast\\(root 0, 32 bytes\\), PE 0 in shmem_barrier_all"
+    coll_mismatch ENV SHMEM_DEBUG=1)
 endforeach()

@@ -569,18 +569,24 @@ void symm_watch_exit_report(symm_instance_t *s, int status, const char *finalize
     symm_pe_status_phase(s, SYMM_PHASE_EXITED, status);
     claim_report(s);
     /* Peers a moment behind (still on their way into the call they will
-     * block in) get up to 250 ms to say where they wait. */
-    for (int tries = 0; tries < 25; tries++) {
+     * block in, or yet to notice the end of the one before) get up to
+     * 300 ms to say where they wait: until every one is blocked and none
+     * has moved for 30 ms. */
+    uint64_t last = 0;
+    for (int tries = 0, still = 0; tries < 30 && still < 3; tries++) {
         int settled = 1;
-        uint64_t now = symm_now_ms();
-        for (int i = 0; i < s->n_local && settled; i++) {
+        uint64_t now = symm_now_ms(), sum = 0;
+        for (int i = 0; i < s->n_local; i++) {
             const symm_pe_status_t *r = symm_pe_status_of(s, s->local_pes[i]);
             int ph = r != NULL ? __atomic_load_n(&r->phase, __ATOMIC_ACQUIRE) : 0;
-            if (s->local_pes[i] != s->my_pe && ph == SYMM_PHASE_RUNNING && !blocked(r, now))
+            if (s->local_pes[i] == s->my_pe || ph != SYMM_PHASE_RUNNING)
+                continue;
+            if (!blocked(r, now))
                 settled = 0;
+            sum = sum * 31 + __atomic_load_n(&r->since_ms, __ATOMIC_ACQUIRE);
         }
-        if (settled)
-            break;
+        still = settled && sum == last ? still + 1 : 0;
+        last = sum;
         usleep(10000);
     }
     int n = snprintf(line, sizeof(line), "symm: exit: PE %d exited with status %d before %s",
