@@ -38,7 +38,13 @@ if(SYMM_HAVE_UCX)
   add_test(NAME netns_death
     COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/scripts/netns_test.sh "$<TARGET_FILE:remote> die")
   set_tests_properties(netns_death PROPERTIES TIMEOUT 120 SKIP_RETURN_CODE 77 LABELS ucx
-    ENVIRONMENT "NETNS_EXPECT_FAIL=connection to PE 1 failed")
+    ENVIRONMENT "NETNS_EXPECT_FAIL=PE 1 \\([^,]+, pid [0-9]+\\) died or became unreachable: connection lost")
+  # 2 PEs per "node", one SIGKILLed mid-barrier: its node-local peer names
+  # it (core/watch.c), the other node's PEs lose their connection to it.
+  add_test(NAME netns_kill
+    COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/scripts/netns_test.sh "$<TARGET_FILE:errors> kill_self")
+  set_tests_properties(netns_kill PROPERTIES TIMEOUT 120 SKIP_RETURN_CODE 77 LABELS ucx
+    ENVIRONMENT "NETNS_PPN=2;NETNS_TIMEOUT=60;NETNS_EXPECT_FAIL=symm: PE 3 \\([^,]+, pid [0-9]+\\) died: .*PE 2 in shmem_barrier_all")
 else()
   symm_expect_fail(transport_ucx_missing 2 "built without UCX"
     ${CMAKE_COMMAND} -E env SYMM_TRANSPORT=ucx $<TARGET_FILE:empty>)

@@ -263,6 +263,32 @@ static void emit(const char *text)
     }
 }
 
+/* Peers a moment behind (still on their way into the call they will block
+ * in, or yet to notice the end of the one before) get up to 200 ms to say
+ * where they wait: until every running one (dead ones aside) is blocked and none has moved
+ * for 30 ms. Makes a report say what the job is stuck in, not what it was
+ * passing through. */
+static void settle(const symm_instance_t *s, const int *gone)
+{
+    uint64_t last = 0;
+    for (int tries = 0, still = 0; tries < 20 && still < 3; tries++) {
+        int settled = 1;
+        uint64_t now = symm_now_ms(), sum = 0;
+        for (int i = 0; i < s->n_local; i++) {
+            const symm_pe_status_t *r = symm_pe_status_of(s, s->local_pes[i]);
+            int ph = r != NULL ? __atomic_load_n(&r->phase, __ATOMIC_ACQUIRE) : 0;
+            if (ph != SYMM_PHASE_RUNNING || (gone != NULL && gone[s->local_pes[i]]))
+                continue;
+            if (!blocked(r, now))
+                settled = 0;
+            sum = sum * 31 + __atomic_load_n(&r->since_ms, __ATOMIC_ACQUIRE);
+        }
+        still = settled && sum == last ? still + 1 : 0;
+        last = sum;
+        usleep(10000);
+    }
+}
+
 /* ---- ending the job ------------------------------------------------------ */
 
 static int under_oshrun(void) { return getenv("SYMM_CTRL_FD") != NULL; }
@@ -380,6 +406,7 @@ static void peer_gone(struct symm_watch *w, int idx, int *gone)
     }
     if (!claim_report(s))
         end_pe(s, status, 0);
+    settle(s, gone);
     size_t cap = w->text_cap;
     int n = snprintf(line, cap, "symm: PE %d (%s, pid %d) died: %s", pe, r->host, (int)r->pid,
                      cause);
@@ -568,27 +595,7 @@ void symm_watch_exit_report(symm_instance_t *s, int status, const char *finalize
     char *done = calloc((size_t)s->n_pes, 1);
     symm_pe_status_phase(s, SYMM_PHASE_EXITED, status);
     claim_report(s);
-    /* Peers a moment behind (still on their way into the call they will
-     * block in, or yet to notice the end of the one before) get up to
-     * 300 ms to say where they wait: until every one is blocked and none
-     * has moved for 30 ms. */
-    uint64_t last = 0;
-    for (int tries = 0, still = 0; tries < 30 && still < 3; tries++) {
-        int settled = 1;
-        uint64_t now = symm_now_ms(), sum = 0;
-        for (int i = 0; i < s->n_local; i++) {
-            const symm_pe_status_t *r = symm_pe_status_of(s, s->local_pes[i]);
-            int ph = r != NULL ? __atomic_load_n(&r->phase, __ATOMIC_ACQUIRE) : 0;
-            if (s->local_pes[i] == s->my_pe || ph != SYMM_PHASE_RUNNING)
-                continue;
-            if (!blocked(r, now))
-                settled = 0;
-            sum = sum * 31 + __atomic_load_n(&r->since_ms, __ATOMIC_ACQUIRE);
-        }
-        still = settled && sum == last ? still + 1 : 0;
-        last = sum;
-        usleep(10000);
-    }
+    settle(s, NULL);
     int n = snprintf(line, sizeof(line), "symm: exit: PE %d exited with status %d before %s",
                      s->my_pe, status, finalize_name);
     if (what != NULL && done != NULL)

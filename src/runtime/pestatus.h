@@ -137,6 +137,16 @@ static inline symm_pe_status_t *symm_pe_status_of(const symm_instance_t *s, int 
     return (symm_pe_status_t *)(void *)(s->heap_base + SYMM_PE_STATUS_OFF + p->heap_delta);
 }
 
+/* Has a PE of this node claimed the job's failure report (core/watch.c)?
+ * Then other failures this PE sees are consequences: it lets the report
+ * finish rather than print one of its own. */
+static inline int symm_pe_report_claimed(const symm_instance_t *s)
+{
+    const symm_pe_status_t *r0 =
+        s->local_pes != NULL && s->heap_base != NULL ? symm_pe_status_of(s, s->local_pes[0]) : NULL;
+    return r0 != NULL && __atomic_load_n(&r0->claim, __ATOMIC_ACQUIRE) != 0;
+}
+
 /* CLOCK_MONOTONIC in ms, the coarse clock (no system call, ~4 ms steps). */
 uint64_t symm_now_ms(void);
 

@@ -125,12 +125,15 @@ int main(int argc, char **argv)
          * end the job, naming it, in every launch mode. */
         if (culprit()) {
             fflush(stdout);
+            usleep(200000); /* the others are in the barrier by then */
             raise(SIGKILL);
         }
         shmem_barrier_all();
     } else if (strcmp(mode, "segv_self") == 0) {
-        if (culprit())
+        if (culprit()) {
+            usleep(200000);
             raise(SIGSEGV);
+        }
         shmem_barrier_all();
     } else if (strcmp(mode, "hang") == 0) {
         /* SYMM_HANG_TIMEOUT: the culprit waits for a value nobody writes,

@@ -26,9 +26,11 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "boot/boot.h"
 #include "runtime/fault.h"
+#include "runtime/pestatus.h"
 #include "transport/ucx/ucx.h"
 
 /* ---- errors ---------------------------------------------------------- */
@@ -39,8 +41,12 @@ static void peer_error(void *arg, ucp_ep_h ep, ucs_status_t status)
     (void)ep;
     if (p->u->closing)
         return;
-    symm_fatal("ucx", "connection to PE %d failed: %s (the PE died or the link is down)", p->pe,
-               ucs_status_string(status));
+    /* A PE of this node is reporting the failure this is a consequence of:
+     * wait for it to end this PE (core/watch.c), at most a few seconds. */
+    for (int i = 0; i < 50 && symm_pe_report_claimed(p->u->inst); i++)
+        usleep(100000);
+    symm_fatal("ucx", "PE %d (%s, pid %d) died or became unreachable: connection lost (%s)",
+               p->pe, p->host, (int)p->pid, ucs_status_string(status));
 }
 
 int symm_ucx_fail(const char *what, ucs_status_t st)
@@ -137,6 +143,8 @@ typedef struct ucx_blob_hdr {
     uint32_t addr_len;
     uint32_t heap_rkey_len;
     uint32_t data_rkey_len[SYMM_MAX_DATA_RANGES];
+    int32_t pid;                 /* for a report if the PE is lost */
+    char host[32];
 } ucx_blob_hdr_t;
 
 /* Allgather of variable-length blobs: lengths first, then padded blobs.
@@ -247,7 +255,8 @@ static int ucx_init(symm_instance_t *s)
 
     /* Register both segments and pack their rkeys. */
     ucx_blob_hdr_t hdr = {.heap_base = (uint64_t)(uintptr_t)s->heap_base,
-                          .addr_len = (uint32_t)addr_len};
+                          .addr_len = (uint32_t)addr_len, .pid = (int32_t)getpid()};
+    gethostname(hdr.host, sizeof(hdr.host) - 1);
     if ((rc = map_mem(u, s->heap_base, s->heap_size, &u->heap_mh)) != SYMM_OK)
         goto out;
     if ((st = ucp_rkey_pack(u->ctx, u->heap_mh, &rkbuf[0], &rklen[0])) != UCS_OK) {
@@ -298,6 +307,9 @@ static int ucx_init(symm_instance_t *s)
         p->pe = pe;
         p->u = u;
         p->heap_base = h.heap_base;
+        p->pid = h.pid;
+        memcpy(p->host, h.host, sizeof(p->host));
+        p->host[sizeof(p->host) - 1] = '\0';
         p->addr = b + sizeof(h);
         p->heap_rkey = b + sizeof(h) + h.addr_len;
         const char *r = (const char *)p->heap_rkey + h.heap_rkey_len;

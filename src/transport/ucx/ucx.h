@@ -112,6 +112,8 @@ typedef struct ucx_peer {
     const void *addr;                           /* worker address in u->blob */
     const void *heap_rkey;                      /* packed, in u->heap_blob */
     const void *data_rkey[SYMM_MAX_DATA_RANGES]; /* packed, in u->blob */
+    int pid;                                    /* for a report if it is lost */
+    char host[32];
 } ucx_peer_t;
 
 /* A worker's way to one peer: endpoint and unpacked rkeys (per endpoint in
