@@ -182,7 +182,8 @@ static void describe(const symm_instance_t *s, int pe, int gone, int detail, uin
 {
     const symm_pe_status_t *r = symm_pe_status_of(s, pe);
     if (r == NULL || r->magic != SYMM_PE_STATUS_MAGIC) {
-        snprintf(out, cap, "on another node (not visible from here)");
+        /* Its node's watchers report it. */
+        snprintf(out, cap, "on another node (reported there)");
         return;
     }
     int phase = __atomic_load_n(&r->phase, __ATOMIC_ACQUIRE);
@@ -426,6 +427,7 @@ static __attribute__((noreturn)) void hang_report(struct symm_watch *w, const in
         end_pe(s, 1, 0);
     size_t cap = w->text_cap, n = 0;
     char *buf = w->text;
+    settle(s, gone);
     n += (size_t)snprintf(buf, cap,
                           "symm: PE %d has waited %.0f s (SYMM_HANG_TIMEOUT) in one call; what "
                           "every PE is doing:\n",
@@ -529,6 +531,8 @@ int symm_watch_start(symm_instance_t *s)
         return SYMM_ERR_NOMEM;
     w->s = s;
     size_t np = (size_t)s->n_pes;
+    double h = s->cfg.hang_timeout;
+    w->hang_s = h > 0 ? h : h < 0 && s->debug ? 60.0 : 0.0;
     w->pfd = calloc((size_t)s->n_local + 1, sizeof(*w->pfd));
     w->pe_of = calloc((size_t)s->n_local + 1, sizeof(int));
     w->gone = calloc(np, sizeof(int));
@@ -566,8 +570,6 @@ int symm_watch_start(symm_instance_t *s)
         symm_info("shmem_init", "%d node-local PE(s) cannot be watched from here (other pid "
                                 "namespace, or no pidfd_open): their death is seen by the launcher "
                                 "only", blind);
-    double h = s->cfg.hang_timeout;
-    w->hang_s = h > 0 ? h : h < 0 && s->debug ? 60.0 : 0.0;
     w->tick = w->hang_s > 0 ? TICK_MS : -1;
     catch_fatal_signals(s);
     /* The thread takes no signal meant for the program. */

@@ -24,6 +24,7 @@
 
 #ifdef SYMM_HAVE_UCX
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
