@@ -66,6 +66,9 @@ void symm_ucx_conn_close(ucx_state_t *u, ucx_wk_t *wk, int pe, int force)
     ucx_conn_t *c = &wk->conn[pe];
     if (c->heap_rkey)
         ucp_rkey_destroy(c->heap_rkey);
+    for (int i = 0; i < SYMM_UCX_RETIRED_KEYS; i++)
+        if (c->retired[i])
+            ucp_rkey_destroy(c->retired[i]);
     for (int i = 0; i < SYMM_MAX_DATA_RANGES; i++)
         if (c->data_rkey[i])
             ucp_rkey_destroy(c->data_rkey[i]);
@@ -384,6 +387,8 @@ static void ucx_fini(symm_instance_t *s)
     pthread_mutex_destroy(&u->ctx_lock);
     free(u->blob);
     free(u->heap_blob);
+    for (int i = 0; i < SYMM_UCX_RETIRED_KEYS; i++)
+        free(u->old_heap_blobs[i]);
     free(u->peers);
     free(u);
     s->net_state = NULL;
@@ -402,8 +407,12 @@ static int wk_rekey(ucx_state_t *u, ucx_wk_t *wk)
             symm_error("shmem_malloc", "UCX heap key of PE %d: %s", pe, ucs_status_string(st));
             return SYMM_ERR_SYS;
         }
-        ucp_rkey_destroy(c->heap_rkey);
-        c->heap_rkey = nk;
+        /* Retired, not destroyed: see SYMM_UCX_RETIRED_KEYS. */
+        if (c->retired[SYMM_UCX_RETIRED_KEYS - 1] != NULL)
+            ucp_rkey_destroy(c->retired[SYMM_UCX_RETIRED_KEYS - 1]);
+        memmove(&c->retired[1], &c->retired[0], sizeof(c->retired[0]) * (SYMM_UCX_RETIRED_KEYS - 1));
+        c->retired[0] = c->heap_rkey;
+        __atomic_store_n(&c->heap_rkey, nk, __ATOMIC_RELEASE);
     }
     return SYMM_OK;
 }
@@ -446,7 +455,10 @@ static int ucx_heap_grown(symm_instance_t *s, size_t new_size)
         rc = arc;
         goto out;
     }
-    free(u->heap_blob);
+    free(u->old_heap_blobs[SYMM_UCX_RETIRED_KEYS - 1]);
+    memmove(&u->old_heap_blobs[1], &u->old_heap_blobs[0],
+            sizeof(u->old_heap_blobs[0]) * (SYMM_UCX_RETIRED_KEYS - 1));
+    u->old_heap_blobs[0] = u->heap_blob;
     u->heap_blob = all;
     for (int pe = 0; pe < s->n_pes; pe++)
         u->peers[pe].heap_rkey = all + (size_t)pe * stride;

@@ -118,10 +118,17 @@ typedef struct ucx_peer {
 
 /* A worker's way to one peer: endpoint and unpacked rkeys (per endpoint in
  * UCX). ep NULL: not connected yet (context workers connect lazily). */
+/* Heap keys a connection had before growths: another thread may still be
+ * issuing an operation with one (THREAD_MULTIPLE, stream threads), so a
+ * replaced key lives on until the connection closes; past this many
+ * growths the oldest goes (each growth at least doubles the heap). */
+#define SYMM_UCX_RETIRED_KEYS 8
+
 typedef struct ucx_conn {
     ucp_ep_h ep;
     ucp_rkey_h heap_rkey;
     ucp_rkey_h data_rkey[SYMM_MAX_DATA_RANGES];
+    ucp_rkey_h retired[SYMM_UCX_RETIRED_KEYS];
 } ucx_conn_t;
 
 /* One UCP worker: the instance's (default context, target of every peer's
@@ -155,6 +162,7 @@ typedef struct ucx_state {
     pthread_mutex_t ctx_lock;
     ucx_peer_t *peers;       /* [n_pes] */
     char *blob, *heap_blob;  /* the init and latest heap-key exchanges */
+    char *old_heap_blobs[SYMM_UCX_RETIRED_KEYS]; /* earlier ones: a lazy connect may read one */
     ucp_mem_h heap_mh;
     /* Heap registrations kept after a growth that failed while keys were
      * being swapped: some PE may still use keys of either; unmapped at fini. */
