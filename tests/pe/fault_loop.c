@@ -7,7 +7,8 @@
  * and shmem_signal_wait_until, a reverse ring of atomic sets and
  * shmem_long_wait_until, and an increment of a counter on PE 0 under
  * shmem_set_lock. Before each call a PE sometimes dawdles (up to 0.5 ms),
- * so its peers really block in the call. Every value is checked.
+ * and sometimes holds the lock up to 2 ms, so its peers really block in
+ * each call. Every value is checked.
  *
  *   fault_loop shmem [OPTS]                  shmem_init (oshrun, mpirun + PMIx)
  *   fault_loop mpi [OPTS]                    MPI_Init, then shmem_init (built
@@ -239,6 +240,8 @@ int main(int argc, char **argv)
 
         step();
         shmem_set_lock(lock);
+        if (rand_r(&seed) % 4 == 0) /* hold it a while: peers queue in set_lock */
+            usleep((useconds_t)(rand_r(&seed) % 2000));
         long c = shmem_long_g(counter, 0);
         shmem_long_p(counter, c + 1, 0);
         shmem_quiet();

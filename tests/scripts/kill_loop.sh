@@ -17,9 +17,14 @@
 #   exit line (fault_loop prints the time) until the last process is gone;
 #   needs "symm: exit: PE r exited with status 3" and status 3 (the
 #   launcher's, or every process's in the bash-loop modes).
+# Two times are kept: until every PE is gone (what symm decides) and until
+# the job has ended (the launcher too). Open MPI's mpirun waits
+# odls_base_sigkill_timeout (1 s) per round of killing PEs it still thinks
+# alive, so its job ends up to 1-2 s after its PEs did.
 # A job not ended 10 s after the event is a hang: everything is killed.
 # Prints one line per kill and a summary; exits 1 on any hang, any time
-# over SYMM_KILL_MAX_S (default 2 s), any missing message or wrong status.
+# over SYMM_KILL_MAX_S (default 2 s; either time), any missing message or
+# wrong status.
 #
 # Programs from the environment (defaults: under SYMM_BUILD, default ./build):
 # FAULT_LOOP, FAULT_LOOP_MPI, OSHRUN, ACL_PORT, MPIRUN (default: mpirun).
@@ -66,7 +71,7 @@ gone() {
   return 1
 }
 
-times=() hangs=0 bad_msg=0 bad_status=0 slow=0
+times=() pe_times=() hangs=0 bad_msg=0 bad_status=0 slow=0
 
 for ((k = 1; k <= kills; k++)); do
   out=$work/out.$k err=$work/err.$k
@@ -131,13 +136,17 @@ for ((k = 1; k <= kills; k++)); do
     kill -9 "$victim"
   fi
   # Until every process is gone (the victim too, for exit).
-  t_end= hung=0
+  # t_pes: every PE gone (what symm controls); t_end: the launcher too.
+  t_end= t_pes= hung=0
   for ((w = 0; ; w++)); do
     all=1
     for p in "${procs[@]}"; do
       if [ "$variant" = kill ] && [ "$p" = "$victim" ]; then continue; fi
-      gone "$p" || { all=0; break; }
+      [ "$p" = "$launcher" ] && continue
+      gone "$p" || { all=0; last=$p; break; }
     done
+    if [ $all = 1 ] && [ -z "$t_pes" ]; then t_pes=$EPOCHREALTIME; fi
+    if [ $all = 1 ] && [ -n "$launcher" ] && ! gone "$launcher"; then all=0; last=$launcher; fi
     if [ $all = 1 ]; then t_end=$EPOCHREALTIME; break; fi
     if [ "$variant" = exit ] && [ -z "${t_ev:-}" ]; then
       t_ev=$(sed -n "s/^fault_loop: PE $ev_pe exit(3) at //p" "$err")
@@ -176,18 +185,28 @@ for ((k = 1; k <= kills; k++)); do
   msg_ok=1
   grep -Eq "$re" "$err" || msg_ok=0
   if [ $hung = 1 ]; then
-    dt=$hang_s
+    dt=$hang_s dpe=$hang_s
   else
     dt=$(awk -v a="$t_ev" -v b="$t_end" 'BEGIN { printf "%.3f", b - a }')
+    dpe=$(awk -v a="$t_ev" -v b="$t_pes" 'BEGIN { printf "%.3f", b - a }')
   fi
-  times+=("$dt")
+  times+=("$dt") pe_times+=("$dpe")
   [ $msg_ok = 1 ] || bad_msg=$((bad_msg + 1))
   [ $st_ok = 1 ] || bad_status=$((bad_status + 1))
   awk -v t="$dt" -v m="$max_s" 'BEGIN { exit !(t > m) }' && slow=$((slow + 1))
   line=$(grep -E "$re" "$err" | head -1 | cut -c1-150)
-  printf '%s %s np %d #%d: PE %d %s, %s s, status %s, %s%s\n' "$mode" "$variant" "$np" "$k" \
+  # The process that ended last, when it took long.
+  last_is=
+  if awk -v t="$dt" 'BEGIN { exit !(t > 0.5) }'; then
+    last_is=" (last to go: pid ${last:-?}"
+    [ "${last:-}" = "$launcher" ] && last_is+=", the launcher"
+    for r in "${!pid_of[@]}"; do [ "${pid_of[$r]}" = "${last:-}" ] && last_is+=", PE $r"; done
+    last_is+=")"
+  fi
+  printf '%s %s np %d #%d: PE %d %s, PEs gone in %s s, job in %s s%s, status %s, %s%s\n' \
+    "$mode" "$variant" "$np" "$k" \
     "$ev_pe" "$([ "$variant" = kill ] && echo "killed at ${ev_ms} ms" || echo "exit(3) after ${ev_ms} ms")" \
-    "$([ $hung = 1 ] && echo "HANG >$hang_s" || echo "$dt")" "${sts[*]}" \
+    "$dpe" "$([ $hung = 1 ] && echo "HANG >$hang_s" || echo "$dt")" "$last_is" "${sts[*]}" \
     "$([ $msg_ok = 1 ] && echo "message ok" || echo "NO MESSAGE")" \
     "$([ $st_ok = 1 ] || echo ", WRONG STATUS")"
   if [ $msg_ok = 0 ] || [ $st_ok = 0 ] || [ $hung = 1 ] || [ -n "${KILL_LOOP_VERBOSE:-}" ]; then
@@ -200,13 +219,16 @@ for ((k = 1; k <= kills; k++)); do
     cp "$out" "$KILL_LOOP_KEEP/$mode.$variant.np$np.$k.out"
     cp "$err" "$KILL_LOOP_KEEP/$mode.$variant.np$np.$k.err"
   fi
-  unset pid_of t_ev
+  unset pid_of t_ev last
 done
 
-summary=$(printf '%s\n' "${times[@]}" | sort -n | awk '{ v[NR] = $1 }
-  END { m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
-        printf "median %.3f s, max %.3f s", m, v[NR] }')
-echo "SUMMARY $mode $variant np $np: $kills events, $summary, hangs $hangs," \
+stats() {
+  printf '%s\n' "$@" | sort -n | awk '{ v[NR] = $1 }
+    END { m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
+          printf "median %.3f s, max %.3f s", m, v[NR] }'
+}
+echo "SUMMARY $mode $variant np $np: $kills events, job ended: $(stats "${times[@]}")," \
+  "PEs gone: $(stats "${pe_times[@]}"), hangs $hangs," \
   "messages ok $((kills - bad_msg))/$kills, statuses ok $((kills - bad_status))/$kills," \
   "over ${max_s} s: $slow"
 [ $hangs = 0 ] && [ $bad_msg = 0 ] && [ $bad_status = 0 ] && [ $slow = 0 ]
