@@ -137,6 +137,7 @@ for ((k = 1; k <= kills; k++)); do
   if [ "$variant" = kill ]; then
     nap "$(printf '%d.%03d' $((ev_ms / 1000)) $((ev_ms % 1000)))"
     t_ev=$EPOCHREALTIME
+    disown "$victim" 2>/dev/null # our child in a shell loop: no "Killed" notice
     kill -9 "$victim"
   fi
   # Until every process is gone (the victim too, for exit).
