@@ -1,0 +1,69 @@
+# A PE killed or exiting in the middle of blocking calls ends the job, in
+# every launch mode (src/core/watch.c; README "When a PE fails").
+#  - fault_loop.npN: the loop itself (tests/pe/fault_loop.c) runs 200
+#    iterations correctly and finalizes.
+#  - kill_MODE.npN / exit_MODE.np4: tests/scripts/kill_loop.sh, a few kills
+#    (kill -9 of a random PE at a random point) or early exits (exit(3)) per
+#    mode: every job must end within 2 s, naming the PE, with a failing
+#    status (3 for the exit). The full run (20 kills per mode) is the
+#    README's table: tests/scripts/kill_loop.sh MODE 4 20.
+# Modes: oshrun; aclshmem DEFAULT and UNIQUEID modes started by a bash loop;
+# and, where tests/boot_pmix.cmake registers its mpirun tests, mpirun with
+# the PMIx bootstrap and an MPI program with the MPI bootstrap.
+
+add_executable(fault_loop pe/fault_loop.c)
+target_link_libraries(fault_loop PRIVATE symm)
+foreach(np ${SYMM_TEST_NPS})
+  add_test(NAME fault_loop.np${np}
+    COMMAND ${SYMM_OSHRUN} --timeout 60 -np ${np} $<TARGET_FILE:fault_loop> shmem iters=200)
+  set_tests_properties(fault_loop.np${np} PROPERTIES TIMEOUT 60 LABELS faults)
+endforeach()
+
+set(SYMM_KILL_LOOP ${CMAKE_CURRENT_SOURCE_DIR}/scripts/kill_loop.sh)
+set(SYMM_KILL_ENV FAULT_LOOP=$<TARGET_FILE:fault_loop> OSHRUN=${SYMM_OSHRUN}
+  ACL_PORT=$<TARGET_FILE:acl_port>)
+if(SYMM_SANITIZE OR SYMM_TSAN)
+  list(APPEND SYMM_KILL_ENV SYMM_KILL_MAX_S=5) # start-up and exit handlers are slower
+endif()
+
+# symm_kill_tests(MODE ENV...): 3 kills at 4 PEs, 2 at 2 PEs, 2 exits at 4 PEs.
+function(symm_kill_tests mode)
+  foreach(t "kill;4;3" "kill;2;2" "exit;4;2")
+    list(GET t 0 variant)
+    list(GET t 1 np)
+    list(GET t 2 n)
+    add_test(NAME ${variant}_${mode}.np${np}
+      COMMAND bash ${SYMM_KILL_LOOP} ${mode} ${np} ${n} ${variant})
+    set_tests_properties(${variant}_${mode}.np${np} PROPERTIES TIMEOUT 60 LABELS faults
+      ENVIRONMENT "${SYMM_KILL_ENV};${ARGN}")
+  endforeach()
+endfunction()
+
+symm_kill_tests(oshrun)
+symm_kill_tests(default)
+symm_kill_tests(uid)
+
+# mpirun: where boot_pmix.cmake found Open MPI's mpirun (after this file).
+function(_symm_kill_mpirun_tests)
+  if(NOT COMMAND symm_mpirun_env OR NOT SYMM_MPIRUN)
+    return()
+  endif()
+  # mpirun itself lingers odls_base_sigkill_timeout (1 s) per round of
+  # killing PEs it still thinks alive, so its job ends up to ~2.1 s after
+  # the failure although every PE is gone in < 0.2 s (README "When a PE
+  # fails"). That timeout at 0 makes mpirun exit before forwarding symm's
+  # line now and then, so the PEs keep the 2 s limit and mpirun gets 1.5 s more.
+  set(grace SYMM_KILL_LAUNCHER_SLACK=1.5)
+  if(SYMM_HAVE_PMIX)
+    symm_mpirun_env(kill_pmix "${grace}" e)
+    symm_kill_tests(pmix ${e} MPIRUN=${SYMM_MPIRUN})
+  endif()
+  if(SYMM_HAVE_MPI AND TARGET MPI::MPI_C)
+    add_executable(fault_loop_mpi pe/fault_loop.c)
+    target_compile_definitions(fault_loop_mpi PRIVATE FAULT_MPI)
+    target_link_libraries(fault_loop_mpi PRIVATE symm MPI::MPI_C)
+    symm_mpirun_env(kill_mpi "${grace}" e)
+    symm_kill_tests(mpi ${e} MPIRUN=${SYMM_MPIRUN} FAULT_LOOP_MPI=$<TARGET_FILE:fault_loop_mpi>)
+  endif()
+endfunction()
+cmake_language(DEFER CALL _symm_kill_mpirun_tests)
