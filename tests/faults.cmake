@@ -42,6 +42,12 @@ endfunction()
 symm_kill_tests(oshrun)
 symm_kill_tests(default)
 symm_kill_tests(uid)
+# Every peer through UCX: node-local peers unmapped, still watched by pid.
+if(SYMM_HAVE_UCX)
+  add_test(NAME kill_default_ucx.np4 COMMAND bash ${SYMM_KILL_LOOP} default 4 3 kill)
+  set_tests_properties(kill_default_ucx.np4 PROPERTIES TIMEOUT 60 LABELS "faults;ucx"
+    ENVIRONMENT "${SYMM_KILL_ENV};SYMM_TRANSPORT=ucx;UCX_TLS=tcp,self")
+endif()
 
 # mpirun: where boot_pmix.cmake found Open MPI's mpirun (after this file).
 function(_symm_kill_mpirun_tests)

@@ -66,21 +66,44 @@ typedef struct layout_check {
 static int discover_node(symm_instance_t *inst)
 {
     int n = inst->n_pes, rc;
+    /* The node, and the process: its pid, valid to a reader in the same pid
+     * namespace, lets the watcher see it die (core/watch.c). */
+    struct who {
+        char id[SYMM_NODE_ID_LEN];
+        int64_t pid;
+        uint64_t pidns;
+    } me = {0}, *all = malloc((size_t)n * sizeof(struct who));
+    struct stat pst = {0};
+    if (all == NULL)
+        return SYMM_ERR_NOMEM;
     char (*ids)[SYMM_NODE_ID_LEN] = malloc((size_t)n * SYMM_NODE_ID_LEN);
     char mine[SYMM_NODE_ID_LEN];
-    if (ids == NULL)
+    if (ids == NULL) {
+        free(all);
         return SYMM_ERR_NOMEM;
+    }
     if (strcmp(inst->cfg.transport, "auto") != 0 && strcmp(inst->cfg.transport, "shm") != 0 &&
         strcmp(inst->cfg.transport, "ucx") != 0) {
         symm_error("shmem_init", "SYMM_TRANSPORT='%s' is not one of auto, shm, ucx",
                    inst->cfg.transport);
         free(ids);
+        free(all);
         return SYMM_ERR_INVALID;
     }
     node_id(mine);
-    rc = symm_boot_allgather(inst->boot, mine, ids, SYMM_NODE_ID_LEN);
+    memcpy(me.id, mine, SYMM_NODE_ID_LEN);
+    me.pid = getpid();
+    if (stat("/proc/self/ns/pid", &pst) == 0)
+        me.pidns = (uint64_t)pst.st_ino;
+    rc = symm_boot_allgather(inst->boot, &me, all, sizeof(me));
     if (rc != SYMM_OK)
         goto out;
+    for (int pe = 0; pe < n; pe++) {
+        memcpy(ids[pe], all[pe].id, SYMM_NODE_ID_LEN);
+        inst->peers[pe].pid =
+            memcmp(ids[pe], mine, SYMM_NODE_ID_LEN) == 0 && all[pe].pidns == me.pidns
+                ? (int)all[pe].pid : 0;
+    }
     inst->local_pes = malloc(sizeof(int) * (size_t)n);
     if (inst->local_pes == NULL) {
         rc = SYMM_ERR_NOMEM;
@@ -120,6 +143,7 @@ static int discover_node(symm_instance_t *inst)
     }
 out:
     free(ids);
+    free(all);
     return rc;
 }
 

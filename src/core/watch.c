@@ -182,8 +182,9 @@ static void describe(const symm_instance_t *s, int pe, int gone, int detail, uin
 {
     const symm_pe_status_t *r = symm_pe_status_of(s, pe);
     if (r == NULL || r->magic != SYMM_PE_STATUS_MAGIC) {
-        /* Its node's watchers report it. */
-        snprintf(out, cap, "on another node (reported there)");
+        /* Its own node's watchers report what it does. */
+        snprintf(out, cap, s->peers[pe].same_node ? "not mapped here (state not visible)"
+                                                  : "on another node (state not visible here)");
         return;
     }
     int phase = __atomic_load_n(&r->phase, __ATOMIC_ACQUIRE);
@@ -374,12 +375,29 @@ static int wait_status_of(pid_t pid, int *wstatus)
     return 0;
 }
 
+/* Without a shared report word (peers on this node not mapped): the
+ * lowest live PE of the node reports. */
+static int lowest_live_on_node(const symm_instance_t *s, const int *gone)
+{
+    for (int pe = 0; pe < s->my_pe; pe++)
+        if (s->peers[pe].same_node && !gone[pe])
+            return 0;
+    return 1;
+}
+
 static void peer_gone(struct symm_watch *w, int idx, int *gone)
 {
     symm_instance_t *s = w->s;
     int pe = w->pe_of[idx];
-    const symm_pe_status_t *r = symm_pe_status_of(s, pe);
-    int phase = __atomic_load_n(&r->phase, __ATOMIC_ACQUIRE);
+    const symm_pe_status_t *r = symm_pe_status_of(s, pe), *me = symm_pe_status(s);
+    /* A node-local PE that is not mapped (SYMM_TRANSPORT=ucx) has no record
+     * here: its end is normal once this PE has passed finalize's barrier
+     * (it cannot leave its own finalize before), a death before. */
+    int phase = r != NULL ? __atomic_load_n(&r->phase, __ATOMIC_ACQUIRE)
+                : __atomic_load_n(&me->phase, __ATOMIC_ACQUIRE) == SYMM_PHASE_FINALIZED
+                    ? SYMM_PHASE_FINALIZED
+                    : SYMM_PHASE_RUNNING;
+    int pid = s->peers[pe].pid;
     w->pfd[idx].fd = -w->pfd[idx].fd - 1; /* poll no more; close at stop */
     gone[pe] = 1;
     if (phase == SYMM_PHASE_FINALIZED)
@@ -394,10 +412,10 @@ static void peer_gone(struct symm_watch *w, int idx, int *gone)
     if (phase == SYMM_PHASE_SIGNALED) {
         snprintf(cause, sizeof(cause), "killed by %s", sig_name(r->status));
         status = 128 + r->status;
-    } else if (wait_status_of(r->pid, &ws) == 0 && WIFSIGNALED(ws)) {
+    } else if (wait_status_of(pid, &ws) == 0 && WIFSIGNALED(ws)) {
         snprintf(cause, sizeof(cause), "killed by %s", sig_name(WTERMSIG(ws)));
         status = 128 + WTERMSIG(ws);
-    } else if (wait_status_of(r->pid, &ws) == 0 && WIFEXITED(ws)) {
+    } else if (wait_status_of(pid, &ws) == 0 && WIFEXITED(ws)) {
         snprintf(cause, sizeof(cause), "exited with status %d without shmem_finalize",
                  WEXITSTATUS(ws));
         status = WEXITSTATUS(ws) != 0 ? WEXITSTATUS(ws) : 1;
@@ -405,12 +423,13 @@ static void peer_gone(struct symm_watch *w, int idx, int *gone)
         snprintf(cause, sizeof(cause), "ended without shmem_finalize (killed, or it exited "
                                        "without symm's exit handler)");
     }
-    if (!claim_report(s))
+    if (r != NULL ? !claim_report(s) : !lowest_live_on_node(s, gone))
         end_pe(s, status, 0);
-    settle(s, gone);
+    /* No settling: a launcher (mpirun) may end the survivors at once, and
+     * they are where the death left them. */
     size_t cap = w->text_cap;
-    int n = snprintf(line, cap, "symm: PE %d (%s, pid %d) died: %s", pe, r->host, (int)r->pid,
-                     cause);
+    int n = snprintf(line, cap, "symm: PE %d (%s, pid %d) died: %s", pe,
+                     r != NULL ? r->host : me->host, pid, cause);
     n += summarize(s, pe, gone, symm_now_ms(), line + n, cap - (size_t)n - 2, w->what, w->done);
     snprintf(line + n, cap - (size_t)n, "\n");
     emit(line);
@@ -533,8 +552,8 @@ int symm_watch_start(symm_instance_t *s)
     size_t np = (size_t)s->n_pes;
     double h = s->cfg.hang_timeout;
     w->hang_s = h > 0 ? h : h < 0 && s->debug ? 60.0 : 0.0;
-    w->pfd = calloc((size_t)s->n_local + 1, sizeof(*w->pfd));
-    w->pe_of = calloc((size_t)s->n_local + 1, sizeof(int));
+    w->pfd = calloc(np + 1, sizeof(*w->pfd));
+    w->pe_of = calloc(np + 1, sizeof(int));
     w->gone = calloc(np, sizeof(int));
     w->what = calloc(np, sizeof(*w->what));
     w->done = calloc(np, 1);
@@ -550,15 +569,12 @@ int symm_watch_start(symm_instance_t *s)
     }
     w->pfd[0] = (struct pollfd){.fd = w->stop_fd, .events = POLLIN};
     w->n = 1;
-    const symm_pe_status_t *me = symm_pe_status(s);
     int blind = 0;
-    for (int i = 0; i < s->n_local; i++) {
-        int pe = s->local_pes[i];
-        const symm_pe_status_t *r = symm_pe_status_of(s, pe);
-        if (pe == s->my_pe || r == NULL)
+    for (int pe = 0; pe < s->n_pes; pe++) {
+        if (pe == s->my_pe || !s->peers[pe].same_node)
             continue;
-        /* A pid means nothing in another pid namespace. */
-        int fd = r->pidns == me->pidns ? pidfd_open_(r->pid) : -1;
+        /* pid 0: in another pid namespace, where its pid means nothing. */
+        int fd = s->peers[pe].pid > 0 ? pidfd_open_(s->peers[pe].pid) : -1;
         if (fd < 0) {
             blind++;
             continue;

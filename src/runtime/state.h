@@ -56,6 +56,7 @@ typedef struct symm_peer {
     int local_idx;           /* index among node-local PEs, -1 if not mapped */
     int mapped;
     int same_node;           /* on this node, mapped or not (SYMM_TRANSPORT=ucx) */
+    int pid;                 /* its process, if on this node and in my pid namespace; else 0 */
 } symm_peer_t;
 
 /* An ordering/completion context. SHMEM_CTX_DEFAULT points at the
