@@ -89,6 +89,7 @@ static struct {
     int status;       /* oshrun's exit status */
     double timeout_at, kill_at, drain_at; /* absolute CLOCK_MONOTONIC seconds; 0 = unset */
     double term_at;                       /* deferred SIGTERM after a PE failed */
+    int peer_reported;                    /* a survivor reported the failure */
     int sfd;          /* signalfd: SIGCHLD and the forwarded signals */
     int dest_dead[3]; /* our stdout/stderr went away (EPIPE): drop output, keep draining */
 } job;
@@ -792,6 +793,13 @@ static void ctrl_line(int rank, char *line)
         job.pes[rank].reported = 1;
         return;
     }
+    if (strcmp(line, "peer_reported") == 0) {
+        /* A survivor has said what every PE was doing: no need to wait. */
+        job.peer_reported = 1;
+        if (job.term_at > 0)
+            job.term_at = now_s();
+        return;
+    }
     if (strncmp(line, "global_exit ", 12) != 0)
         return; /* unknown requests are ignored so the library may add some */
     errno = 0;
@@ -844,7 +852,7 @@ static void on_pe_exit(int rank, pid_t pid, int wstatus)
     /* The others' symm watchers see the death too and report what each PE
      * was doing (src/core/watch.c): give them a moment before SIGTERM. */
     end_job(code, 0, -1);
-    job.term_at = now_s() + (job.pes[rank].reported ? 0 : TERM_DELAY_S);
+    job.term_at = now_s() + (job.pes[rank].reported || job.peer_reported ? 0 : TERM_DELAY_S);
     job.kill_at = job.term_at + opt.grace_s;
 }
 

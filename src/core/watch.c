@@ -295,12 +295,15 @@ static void settle(const symm_instance_t *s, const int *gone)
 
 static int under_oshrun(void) { return getenv("SYMM_CTRL_FD") != NULL; }
 
-/* Tell oshrun this PE reported, so it prints no second line for it. */
-static void tell_launcher_reported(void)
+/* Tell oshrun: "reported" (this PE said why it ends: no second line for
+ * it) or "peer_reported" (a PE's death is reported: end the others now). */
+static void tell_launcher(const char *what)
 {
     const char *fd = getenv("SYMM_CTRL_FD");
     if (fd != NULL) {
-        ssize_t w = write(atoi(fd), "reported\n", 9);
+        char line[32];
+        int n = snprintf(line, sizeof(line), "%s\n", what);
+        ssize_t w = write(atoi(fd), line, (size_t)n);
         (void)w;
     }
 }
@@ -336,7 +339,7 @@ static __attribute__((noreturn)) void end_pe(symm_instance_t *s, int status, int
     flush_stdout();
     if (under_oshrun()) {
         if (self) {
-            tell_launcher_reported();
+            tell_launcher("reported");
             _exit(status);
         }
         for (int i = 0; i < 100; i++)
@@ -433,6 +436,7 @@ static void peer_gone(struct symm_watch *w, int idx, int *gone)
     n += summarize(s, pe, gone, symm_now_ms(), line + n, cap - (size_t)n - 2, w->what, w->done);
     snprintf(line + n, cap - (size_t)n, "\n");
     emit(line);
+    tell_launcher("peer_reported");
     end_pe(s, status, 0);
 }
 
@@ -623,5 +627,5 @@ void symm_watch_exit_report(symm_instance_t *s, int status, const char *finalize
     free(done);
     snprintf(line + n, sizeof(line) - (size_t)n, "\n");
     emit(line);
-    tell_launcher_reported();
+    tell_launcher("reported");
 }
