@@ -50,7 +50,12 @@ void symm_wait_slow(symm_instance_t *s, unsigned polls)
 {
     symm_pe_status_t *r = symm_pe_status(s);
     uint64_t now = symm_now_ms();
-    if (polls == (unsigned)s->spin || (s->spin < 1 && polls == 1))
+    /* Threads of one PE (the program's, a stream's) share the record: the
+     * first to publish writes it, one that finds it busy skips. */
+    if ((polls == (unsigned)s->spin || (s->spin < 1 && polls == 1)) &&
+        !__atomic_exchange_n(&r->publishing, 1, __ATOMIC_ACQUIRE)) {
         publish(s, r, now);
+        __atomic_store_n(&r->publishing, 0, __ATOMIC_RELEASE);
+    }
     __atomic_store_n(&r->beat_ms, now, __ATOMIC_RELAXED);
 }

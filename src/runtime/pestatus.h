@@ -88,7 +88,8 @@ typedef struct symm_pe_status {
     char team_name[32];
     int32_t kind, team_slot, root, cmp;
     uint64_t team_key, seq, nbytes;
-    int32_t seg, vsize, vflags, pad;
+    int32_t seg, vsize, vflags;
+    int32_t publishing;       /* a thread of this PE is writing the call: others skip */
     uint64_t off;             /* wait/lock address: segment offset */
     uint64_t value;
 } symm_pe_status_t;
