@@ -303,6 +303,7 @@ int symm_instance_create(const symm_instance_args_t *args, symm_instance_t **ins
     inst->data_fd = data->fd;
     inst->debug = cfg.debug;
     inst->thread_level = args->thread_level;
+    inst->threads_share_teams = args->thread_level == SHMEM_THREAD_MULTIPLE;
     inst->instance_id = args->instance_id;
     inst->ctx_default.inst = inst;
     symm_log_set_level(cfg.log_level);

@@ -100,6 +100,8 @@ typedef struct symm_instance {
     int max_teams;           /* team scratch slots in the reserved region */
     struct symm_team_slots *team_slots; /* team/: which slots this PE uses */
     int spin;                /* polls before yielding */
+    int threads_share_teams; /* THREAD_MULTIPLE, or a stream exists: a team's barrier
+                              * may run in two threads at once (team/barrier.c locks) */
 
     /* --- lifecycle --- */
     bool initialized;

@@ -243,6 +243,9 @@ static void stream_placement(pthread_attr_t *attr)
 /* A stream with its thread started, not yet in the list. */
 static int stream_new(struct symm_stream **st_p, const char *routine)
 {
+    /* From now on team barriers may run here and in the program's thread. */
+    if (symm_cur != NULL)
+        __atomic_store_n(&symm_cur->threads_share_teams, 1, __ATOMIC_RELAXED);
     pthread_mutex_lock(&streams_lock);
     struct symm_stream *st = graveyard;
     if (st != NULL)

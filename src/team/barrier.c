@@ -45,6 +45,12 @@ void symm_team_barrier(struct symm_team *t, int quiet)
     if (n == 1)
         return;
     int taken = symm_team_doing(t, "a barrier inside symm", -1, 0);
+    /* Barriers count rounds by epoch: two threads of a PE in the same
+     * team's barrier (a stream's and the program's) take turns. Any order
+     * matches the other PEs': barriers are all alike. */
+    int locked = __atomic_load_n(&s->threads_share_teams, __ATOMIC_RELAXED);
+    if (locked)
+        pthread_mutex_lock(&t->barrier_lock);
     uint64_t epoch = ++t->barrier_epoch;
     for (int k = 0, dist = 1; dist < n; k++, dist <<= 1) {
         uint64_t *flag = (uint64_t *)(void *)t->scratch + (size_t)k * FLAG_STRIDE;
@@ -53,6 +59,8 @@ void symm_team_barrier(struct symm_team *t, int quiet)
         while (__atomic_load_n(flag, __ATOMIC_ACQUIRE) < epoch)
             symm_wait_backoff(s, &polls);
     }
+    if (locked)
+        pthread_mutex_unlock(&t->barrier_lock);
     symm_doing_end(taken);
 }
 

@@ -50,6 +50,7 @@ static struct symm_team *team_new(symm_instance_t *s, int *members, int size, in
         return NULL;
     }
     t->inst = s;
+    pthread_mutex_init(&t->barrier_lock, NULL);
     t->size = size;
     t->members = members;
     t->slot = slot;
@@ -106,6 +107,7 @@ static void team_free(struct symm_team *t)
     if (t == NULL)
         return;
     slot_mark(t->inst, t->slot, 0);
+    pthread_mutex_destroy(&t->barrier_lock);
     free(t->members);
     free(t);
 }

@@ -16,6 +16,7 @@
 #ifndef SYMM_TEAM_H
 #define SYMM_TEAM_H
 
+#include <pthread.h>
 #include <stdint.h>
 
 #include "runtime/pestatus.h"
@@ -44,6 +45,7 @@ struct symm_team {
     int all_mapped;          /* every member is a mapped (node-local) peer */
     int predefined;
     shmem_team_config_t config;
+    pthread_mutex_t barrier_lock; /* one barrier at a time when threads share teams */
     uint64_t key;            /* hash of members: the same team on every member */
     uint64_t coll_seq;       /* collectives begun on it (runtime/pestatus.h) */
     const char *name;        /* for reports: SHMEM_TEAM_WORLD, ..., or NULL */
