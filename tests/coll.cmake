@@ -26,6 +26,8 @@ symm_pe_test(coll_barrier NPS 1 2 3 4 TIMEOUT 60)
 symm_pe_test(active NPS 1 2 3 4 TIMEOUT 60)
 # to_all with every reduction sliced.
 symm_pe_test(active_slice0 SOURCES pe/active.c NPS 1 2 3 4 TIMEOUT 60 ENV SYMM_REDUCE_SLICE_MIN=0)
+# SHMEM_DEBUG matches every active-set collective on every member: no false alarm.
+symm_pe_test(active_debug SOURCES pe/active.c NPS 2 3 4 TIMEOUT 60 ENV SHMEM_DEBUG=1)
 
 # Active-set misuse (pe/active_errors.c): a PE outside the active set, an
 # active set reaching past the last PE, a root outside it, a negative

@@ -166,4 +166,7 @@ foreach(np 2 4)
   symm_error_test(coll_mismatch_np${np} ${np}
     "collective mismatch on SHMEM_TEAM_WORLD call #[0-9]+: PE ${culprit} in shmem_long_broadcast\\(root 0, 32 bytes\\), PE 0 in shmem_barrier_all"
     coll_mismatch ENV SHMEM_DEBUG=1)
+  symm_error_test(active_mismatch_np${np} ${np}
+    "collective mismatch on an active set call #1: PE ${culprit} in shmem_broadcast64, PE 0 in shmem_barrier"
+    active_mismatch ENV SHMEM_DEBUG=1)
 endforeach()

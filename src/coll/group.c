@@ -43,17 +43,61 @@ void symm_group_of_active_set(symm_group_t *g, symm_instance_t *s, int start, in
             g->all_mapped = 0;
 }
 
+/* The next number of a collective on the active set key (0: table full,
+ * not numbered). Active-set collectives are the deprecated, single-threaded
+ * kind; the table is the instance's few sets in use. */
+#define ACTIVE_SETS 32
+static struct {
+    symm_instance_t *s;
+    uint64_t key, seq;
+} active_sets[ACTIVE_SETS];
+
+/* RELEASE hook: a later instance at the same address starts afresh. */
+static void forget_active_sets(symm_instance_t *s, void *arg)
+{
+    (void)arg;
+    for (int i = 0; i < ACTIVE_SETS; i++)
+        if (active_sets[i].s == s)
+            active_sets[i].s = NULL;
+}
+
+static uint64_t active_seq(symm_instance_t *s, uint64_t key)
+{
+    int free_i = -1;
+    for (int i = 0; i < ACTIVE_SETS; i++) {
+        if (active_sets[i].s == s && active_sets[i].key == key)
+            return ++active_sets[i].seq;
+        if (free_i < 0 && active_sets[i].s == NULL)
+            free_i = i;
+    }
+    if (free_i < 0)
+        return 0;
+    symm_on_fini(s, SYMM_FINI_RELEASE, forget_active_sets, NULL);
+    active_sets[free_i].s = s;
+    active_sets[free_i].key = key;
+    return active_sets[free_i].seq = 1;
+}
+
 int symm_group_doing(const symm_group_t *g, const char *routine, int root, uint64_t nbytes)
 {
     if (g->team != NULL)
         return symm_team_doing(g->team, routine, root, nbytes);
-    /* An active set has no collective count its members share (each
-     * pSync may serve several sets): a report names it, a mismatch check
-     * skips it (seq 0). */
+    /* An active set's collectives are numbered per (start, stride, size)
+     * here: every member calls the same sequence on it. */
+    uint64_t key = ((uint64_t)(uint32_t)g->start << 40) ^ ((uint64_t)(uint32_t)g->stride << 20) ^
+                   (uint64_t)g->size;
     symm_doing_t d = {.routine = routine, .kind = SYMM_DOING_COLL, .team_slot = -1,
-                      .team_name = "an active set",
-                      .team_key = ((uint64_t)(uint32_t)g->start << 40) ^
-                                  ((uint64_t)(uint32_t)g->stride << 20) ^ (uint64_t)g->size,
+                      .team_name = "an active set", .team_key = key, .seq = active_seq(g->s, key),
                       .root = root, .nbytes = nbytes};
-    return symm_doing_begin(&d);
+    if (!symm_doing_begin(&d))
+        return 0;
+    /* One signature slot per set (by key): a member that moved on to
+     * another set's collective does not overwrite this one. */
+    if (g->s->debug && g->size > 1 && d.seq != 0)
+        symm_coll_sig_check(g->s,
+                            g->s->heap_base + SYMM_ACTIVE_SIG_OFF +
+                                (size_t)(key % SYMM_ACTIVE_SIG_SLOTS) * 128,
+                            NULL, g->start, g->stride, g->size, g->me, key, d.seq,
+                            "an active set", routine, root, nbytes);
+    return 1;
 }

@@ -288,9 +288,11 @@ void symm_team_destroy(struct symm_team *t)
     team_free(t);
 }
 
-/* A member's collective, as SHMEM_DEBUG compares it (SYMM_TEAM_SIG_OFF). */
+/* A member's collective, as SHMEM_DEBUG compares it: in the team's slot
+ * (SYMM_TEAM_SIG_OFF), or one of an active set's (SYMM_ACTIVE_SIG_OFF). */
 typedef struct coll_sig {
     uint64_t seq;             /* written last; 0: none yet */
+    uint64_t key;             /* the team or active set */
     int32_t root, pad;
     uint64_t nbytes;
     char routine[48];
@@ -306,31 +308,26 @@ static void sig_text(const coll_sig_t *g, char *out, size_t cap)
         snprintf(out + n, cap - (size_t)n, "(%llu bytes)", (unsigned long long)g->nbytes);
 }
 
-/* Publish my collective's signature, then read each member's until it has
- * reached this call (a member that went past it, a root that may leave
- * early, is not compared) and compare. Reads twice to the same bytes, so a
- * signature half rewritten is never taken for a mismatch. */
-static void debug_check_coll(struct symm_team *t, const char *routine, int root, uint64_t nbytes,
-                             uint64_t seq)
+void symm_coll_sig_check(symm_instance_t *s, void *slot, const int *members, int start, int stride,
+                         int size, int my_idx, uint64_t key, uint64_t seq, const char *name,
+                         const char *routine, int root, uint64_t nbytes)
 {
-    symm_instance_t *s = t->inst;
-    coll_sig_t *mine = (coll_sig_t *)(void *)(t->scratch + SYMM_TEAM_SIG_OFF), me = {0};
-    me.root = root;
-    me.nbytes = nbytes;
+    coll_sig_t *mine = slot, me = {.key = key, .root = root, .nbytes = nbytes};
     snprintf(me.routine, sizeof(me.routine), "%s", routine);
     __atomic_store_n(&mine->seq, 0, __ATOMIC_RELEASE);
     memcpy((char *)mine + sizeof(uint64_t), (char *)&me + sizeof(uint64_t),
            sizeof(me) - sizeof(uint64_t));
     __atomic_store_n(&mine->seq, seq, __ATOMIC_RELEASE);
-    for (int i = 0; i < t->size; i++) {
-        if (i == t->my_idx)
+    for (int i = 0; i < size; i++) {
+        if (i == my_idx)
             continue;
+        int pe = members != NULL ? members[i] : start + i * stride;
         coll_sig_t a, b;
         unsigned polls = 0;
         for (;;) {
-            symm_rma_get(NULL, &a, mine, sizeof(a), t->members[i], 0, routine);
-            symm_rma_get(NULL, &b, mine, sizeof(b), t->members[i], 0, routine);
-            if (a.seq >= seq && memcmp(&a, &b, sizeof(a)) == 0)
+            symm_rma_get(NULL, &a, mine, sizeof(a), pe, 0, routine);
+            symm_rma_get(NULL, &b, mine, sizeof(b), pe, 0, routine);
+            if (a.key == key && a.seq >= seq && memcmp(&a, &b, sizeof(a)) == 0)
                 break;
             symm_wait_backoff(s, &polls);
         }
@@ -340,9 +337,8 @@ static void debug_check_coll(struct symm_team *t, const char *routine, int root,
         char x[128], y[128];
         sig_text(&me, x, sizeof(x));
         sig_text(&a, y, sizeof(y));
-        symm_fatal(routine, "collective mismatch on %s call #%llu: PE %d in %s, PE %d in %s",
-                   t->name != NULL ? t->name : "a team", (unsigned long long)seq, s->my_pe, x,
-                   t->members[i], y);
+        symm_fatal(routine, "collective mismatch on %s call #%llu: PE %d in %s, PE %d in %s", name,
+                   (unsigned long long)seq, s->my_pe, x, pe, y);
     }
 }
 
@@ -355,6 +351,8 @@ int symm_team_doing(struct symm_team *t, const char *routine, int root, uint64_t
                       .root = root, .nbytes = nbytes};
     symm_doing_begin(&d);
     if (t->inst->debug && t->size > 1)
-        debug_check_coll(t, routine, root, nbytes, d.seq);
+        symm_coll_sig_check(t->inst, t->scratch + SYMM_TEAM_SIG_OFF, t->members, 0, 0, t->size,
+                            t->my_idx, t->key, d.seq, t->name != NULL ? t->name : "a team",
+                            routine, root, nbytes);
     return 1;
 }

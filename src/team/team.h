@@ -31,6 +31,9 @@
 #define SYMM_TEAM_STATUS_OFF 2176    /* split: this PE's outcome, agreed */
 #define SYMM_TEAM_ARRIVE_OFF 2240    /* pushed collectives: arrivals here */
 #define SYMM_TEAM_SIG_OFF 2304       /* SHMEM_DEBUG: my current collective's signature */
+#define SYMM_ACTIVE_SIG_OFF (44 * 1024) /* in the misc scratch: SHMEM_DEBUG's active-set
+                                           * signatures, SYMM_ACTIVE_SIG_SLOTS of 128 B */
+#define SYMM_ACTIVE_SIG_SLOTS 8
 #define SYMM_MISC_SCRATCH 65536      /* reserved bytes before the team slots; the PE status
                                       * record is in it (runtime/pestatus.h) */
 
@@ -58,6 +61,14 @@ struct symm_team {
  * Under SHMEM_DEBUG it also checks that every member entered the same
  * collective (routine, root, size) with this number: fatal otherwise. */
 int symm_team_doing(struct symm_team *t, const char *routine, int root, uint64_t nbytes);
+
+/* SHMEM_DEBUG: publish my collective (routine, root, size) as call seq of
+ * the group `key` in slot (symmetric), read every member's (members[i], or
+ * start + i*stride) until it has reached that call, and end the job naming
+ * both sides if one differs. */
+void symm_coll_sig_check(symm_instance_t *s, void *slot, const int *members, int start, int stride,
+                         int size, int my_idx, uint64_t key, uint64_t seq, const char *name,
+                         const char *routine, int root, uint64_t nbytes);
 
 static inline int symm_team_world_pe(const struct symm_team *t, int idx)
 {

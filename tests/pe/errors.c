@@ -150,6 +150,17 @@ int main(int argc, char **argv)
         else
             shmem_barrier_all();
         shmem_barrier_all();
+    } else if (strcmp(mode, "active_mismatch") == 0) {
+        /* SHMEM_DEBUG=1: the same, on the active set of every PE. */
+        static long psync[SHMEM_BCAST_SYNC_SIZE], bsrc[4], bdst[4];
+        for (int i = 0; i < SHMEM_BCAST_SYNC_SIZE; i++)
+            psync[i] = SHMEM_SYNC_VALUE;
+        shmem_barrier_all();
+        if (culprit() && npes > 1)
+            shmem_broadcast64(bdst, bsrc, 4, 0, 0, 0, npes, psync);
+        else
+            shmem_barrier(0, 0, npes, psync);
+        shmem_barrier_all();
     } else if (strcmp(mode, "malloc_mismatch") == 0) {
         /* SHMEM_DEBUG=1: PEs ask for different sizes. */
         void *p = shmem_malloc(culprit() ? 128 : 64);
