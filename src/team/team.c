@@ -9,6 +9,7 @@
  */
 #include "team/team.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,9 +20,13 @@
 #include "runtime/log.h"
 #include "runtime/status.h"
 
-/* Which scratch slots this PE's teams hold (private to each PE). */
+/* Which scratch slots this PE's teams hold (private to each PE), and which
+ * a split in progress has chosen: under THREAD_MULTIPLE two threads may
+ * split different parents at once, and must not both take one slot. */
 struct symm_team_slots {
+    pthread_mutex_t lock;
     uint64_t used[SYMM_TEAM_SLOTS_MAX / 64];
+    uint64_t reserved[SYMM_TEAM_SLOTS_MAX / 64];
 };
 
 static int slot_words(const symm_instance_t *s) { return (s->max_teams + 63) / 64; }
@@ -29,10 +34,12 @@ static int slot_words(const symm_instance_t *s) { return (s->max_teams + 63) / 6
 static void slot_mark(symm_instance_t *s, int slot, int used)
 {
     uint64_t bit = 1ull << (slot % 64);
+    pthread_mutex_lock(&s->team_slots->lock);
     if (used)
         s->team_slots->used[slot / 64] |= bit;
     else
         s->team_slots->used[slot / 64] &= ~bit;
+    pthread_mutex_unlock(&s->team_slots->lock);
 }
 
 static char *slot_scratch(symm_instance_t *s, int slot)
@@ -80,6 +87,8 @@ int symm_team_init_predefined(symm_instance_t *inst)
     int *wm = malloc(sizeof(int) * (size_t)inst->n_pes);
     int *sm = malloc(sizeof(int) * (size_t)inst->n_local);
     inst->team_slots = calloc(1, sizeof(*inst->team_slots));
+    if (inst->team_slots != NULL)
+        pthread_mutex_init(&inst->team_slots->lock, NULL);
     if (wm == NULL || sm == NULL || inst->team_slots == NULL) {
         free(wm);
         free(sm);
@@ -117,44 +126,90 @@ void symm_team_fini_predefined(symm_instance_t *inst)
     team_free(inst->team_shared);
     team_free(inst->team_world);
     inst->team_shared = inst->team_world = NULL;
+    if (inst->team_slots != NULL)
+        pthread_mutex_destroy(&inst->team_slots->lock);
     free(inst->team_slots);
     inst->team_slots = NULL;
 }
 
-/* Collective over parent: the `need` lowest slots free on every parent PE. */
+/* Reserve slots[0..n) if no team and no other split of this PE holds
+ * them (0: taken meanwhile), or release them (reserve 0). */
+static int slots_reserve(symm_instance_t *s, const int *slots, int n, int reserve)
+{
+    struct symm_team_slots *ts = s->team_slots;
+    int ok = 1;
+    pthread_mutex_lock(&ts->lock);
+    for (int i = 0; reserve && i < n; i++)
+        if ((ts->used[slots[i] / 64] | ts->reserved[slots[i] / 64]) & (1ull << (slots[i] % 64)))
+            ok = 0;
+    for (int i = 0; ok && i < n; i++) {
+        if (reserve)
+            ts->reserved[slots[i] / 64] |= 1ull << (slots[i] % 64);
+        else
+            ts->reserved[slots[i] / 64] &= ~(1ull << (slots[i] % 64));
+    }
+    pthread_mutex_unlock(&ts->lock);
+    return ok;
+}
+
+/* Collective over parent: the `need` lowest slots free on every parent PE,
+ * reserved on this one until the split ends (slots_reserve(.., 0)). A
+ * thread of some PE that lost a slot to another split of that PE between
+ * publishing and choosing makes every PE choose again. */
 static int alloc_slots(struct symm_team *parent, int need, int *slots, const char *routine)
 {
     symm_instance_t *s = parent->inst;
+    struct symm_team_slots *ts = s->team_slots;
     int nw = slot_words(s);
     uint64_t *mine = (uint64_t *)(void *)(parent->scratch + SYMM_TEAM_BITMAP_OFF);
     uint64_t acc[SYMM_TEAM_SLOTS_MAX / 64], theirs[SYMM_TEAM_SLOTS_MAX / 64];
-    for (int w = 0; w < nw; w++) {
-        uint64_t valid = s->max_teams - w * 64 >= 64 ? ~0ull
-                                                      : (1ull << (s->max_teams - w * 64)) - 1;
-        mine[w] = ~s->team_slots->used[w] & valid;
-        acc[w] = mine[w];
+    for (int attempt = 0; attempt < 16; attempt++) {
+        pthread_mutex_lock(&ts->lock);
+        for (int w = 0; w < nw; w++) {
+            uint64_t valid = s->max_teams - w * 64 >= 64 ? ~0ull
+                                                          : (1ull << (s->max_teams - w * 64)) - 1;
+            mine[w] = ~(ts->used[w] | ts->reserved[w]) & valid;
+            acc[w] = mine[w];
+        }
+        pthread_mutex_unlock(&ts->lock);
+        symm_team_barrier(parent, 0);
+        for (int i = 0; i < parent->size; i++) {
+            if (i == parent->my_idx)
+                continue;
+            symm_rma_get(NULL, theirs, mine, sizeof(uint64_t) * (size_t)nw, parent->members[i], 0,
+                         routine);
+            for (int w = 0; w < nw; w++)
+                acc[w] &= theirs[w];
+        }
+        /* Nobody republishes its bitmap before everyone has read it. */
+        symm_team_barrier(parent, 0);
+        int got = 0;
+        for (int slot = 0; slot < s->max_teams && got < need; slot++)
+            if (acc[slot / 64] & (1ull << (slot % 64)))
+                slots[got++] = slot;
+        if (got < need) { /* the same on every PE: acc is */
+            symm_error(routine, "no free team slot: %d teams may exist at once (SYMM_MAX_TEAMS)",
+                       s->max_teams);
+            return SYMM_ERR_NOMEM;
+        }
+        /* Did every PE keep them? (mine[0] is free again after the barrier.) */
+        int ok = slots_reserve(s, slots, need, 1), all = ok;
+        mine[0] = (uint64_t)ok;
+        symm_team_barrier(parent, 0);
+        for (int i = 0; i < parent->size && all; i++) {
+            uint64_t o = 1;
+            if (i != parent->my_idx)
+                symm_rma_get(NULL, &o, mine, sizeof(o), parent->members[i], 0, routine);
+            all = o != 0;
+        }
+        symm_team_barrier(parent, 0);
+        if (all)
+            return SYMM_OK;
+        if (ok)
+            slots_reserve(s, slots, need, 0);
     }
-    symm_team_barrier(parent, 0);
-    for (int i = 0; i < parent->size; i++) {
-        if (i == parent->my_idx)
-            continue;
-        symm_rma_get(NULL, theirs, mine, sizeof(uint64_t) * (size_t)nw, parent->members[i], 0,
-                     routine);
-        for (int w = 0; w < nw; w++)
-            acc[w] &= theirs[w];
-    }
-    /* Nobody republishes its bitmap before everyone has read it. */
-    symm_team_barrier(parent, 0);
-    int got = 0;
-    for (int slot = 0; slot < s->max_teams && got < need; slot++)
-        if (acc[slot / 64] & (1ull << (slot % 64)))
-            slots[got++] = slot;
-    if (got < need) {
-        symm_error(routine, "no free team slot: %d teams may exist at once (SYMM_MAX_TEAMS)",
-                   s->max_teams);
-        return SYMM_ERR_NOMEM;
-    }
-    return SYMM_OK;
+    symm_error(routine, "team slots kept being taken by concurrent splits on this PE");
+    return SYMM_ERR_NOMEM;
 }
 
 /* A split's outcome, agreed over the parent: a PE that could not make its
@@ -230,6 +285,7 @@ int symm_team_split(struct symm_team *parent, int start, int stride, int size,
         team_free(*team_p);
         *team_p = NULL;
     }
+    slots_reserve(s, &slot, 1, 0);
     return rc;
 }
 
@@ -278,6 +334,7 @@ int symm_team_split_2d(struct symm_team *parent, int xrange, const shmem_team_co
         team_free(*y_p);
         *x_p = *y_p = NULL;
     }
+    slots_reserve(s, slots, 2, 0);
     return rc;
 }
 
