@@ -15,6 +15,7 @@ target_link_libraries(threads PRIVATE Threads::Threads)
 # team (team/team.c reserves the slots a split chooses). Node-local only:
 # over UCX one sum in ~10 runs comes out one round stale (a source read
 # before its owner's new value), an open bug of concurrent team collectives
-# on the network path.
+# on the network path (TEAM_THREADS_ONE=1, the same splits in one thread,
+# never fails: it takes the two threads).
 symm_pe_test(team_threads NPS 1 2 3 4 TIMEOUT 90 NOUCX)
 target_link_libraries(team_threads PRIVATE Threads::Threads)

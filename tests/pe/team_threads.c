@@ -62,9 +62,10 @@ int main(void)
         CHECK(shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 1, npes, NULL, 0, &parent[k]) == 0,
               "parent team %d", k);
     pthread_t th[2];
-    for (int k = 0; k < 2; k++)
+    int nth = getenv("TEAM_THREADS_ONE") ? 1 : 2; /* 1: the same sequence, one thread */
+    for (int k = 2 - nth; k < 2; k++)
         pthread_create(&th[k], NULL, splitter, (void *)(long)k);
-    for (int k = 0; k < 2; k++)
+    for (int k = 2 - nth; k < 2; k++)
         pthread_join(th[k], NULL);
     CHECK(failures == 0, "%d failures", failures);
     shmem_team_destroy(parent[0]);
