@@ -56,46 +56,11 @@ static void debug_check_same(symm_instance_t *s, uint64_t asked, const char *rou
         symm_fatal(routine, "mismatched collective allocation");
 }
 
-/* Agreement words, symmetric, after the SHMEM_DEBUG word: this PE's private
- * count of rounds, then two votes used in alternate rounds (a fast PE
- * writes round k+1's vote while a slow one may still read round k's; it
- * cannot reach round k+2 before the slow one passed round k+1's barrier). */
-#define AGREE_OFFSET (36 * 1024)
-
-typedef struct heap_vote {
-    int64_t rc;
-    char why[120];
-} heap_vote_t;
-
-/* Every PE passes its status for the step just done (a PE that failed has
- * logged why); SYMM_OK only if all succeeded. A PE that failed gets its own
- * status back; the others log which PE failed and why, and get
- * SYMM_ERR_PEER. Ends with a world barrier, which callers count on. */
+/* Every PE's outcome of a heap step, agreed over the world; ends the
+ * world barrier callers count on. */
 static int heap_agree(symm_instance_t *s, int rc, const char *routine)
 {
-    uint64_t *round = (uint64_t *)(void *)(s->heap_base + AGREE_OFFSET);
-    heap_vote_t *mine = (heap_vote_t *)(void *)(s->heap_base + AGREE_OFFSET + 64) + (*round)++ % 2;
-    mine->rc = rc;
-    mine->why[0] = '\0';
-    if (rc != SYMM_OK)
-        snprintf(mine->why, sizeof(mine->why), "%s", symm_log_last_error());
-    symm_barrier_world(s, 1);
-    int first = -1, n_failed = 0;
-    for (int pe = 0; pe < s->n_pes; pe++) {
-        int64_t theirs = rc;
-        if (pe != s->my_pe)
-            symm_rma_get(&s->ctx_default, &theirs, &mine->rc, sizeof(theirs), pe, 0, routine);
-        if (theirs != SYMM_OK && n_failed++ == 0)
-            first = pe;
-    }
-    if (first < 0 || rc != SYMM_OK)
-        return rc;
-    heap_vote_t v;
-    symm_rma_get(&s->ctx_default, &v, mine, sizeof(v), first, 0, routine);
-    v.why[sizeof(v.why) - 1] = '\0';
-    symm_error(routine, "PE %d failed: %s (%d of %d PEs failed; every PE fails the call)", first,
-               v.why[0] ? v.why : symm_status_str((symm_status_t)v.rc), n_failed, s->n_pes);
-    return SYMM_ERR_PEER;
+    return symm_team_agree(s->team_world, rc, 1, routine);
 }
 
 /* Grow every PE's heap so that `need` more bytes aligned to align fit. My

@@ -295,18 +295,9 @@ static void settle(const symm_instance_t *s, const int *gone)
 
 static int under_oshrun(void) { return getenv("SYMM_CTRL_FD") != NULL; }
 
-/* Tell oshrun: "reported" (this PE said why it ends: no second line for
- * it) or "peer_reported" (a PE's death is reported: end the others now). */
-static void tell_launcher(const char *what)
-{
-    const char *fd = getenv("SYMM_CTRL_FD");
-    if (fd != NULL) {
-        char line[32];
-        int n = snprintf(line, sizeof(line), "%s\n", what);
-        ssize_t w = write(atoi(fd), line, (size_t)n);
-        (void)w;
-    }
-}
+/* To oshrun (symm_launcher_say): "reported", this PE said why it ends (no
+ * second line for it); "peer_reported", a PE's death is reported (end the
+ * others now). */
 
 /* The node's report word: 1 if this PE is the one to report. */
 static int claim_report(const symm_instance_t *s)
@@ -339,7 +330,7 @@ static __attribute__((noreturn)) void end_pe(symm_instance_t *s, int status, int
     flush_stdout();
     if (under_oshrun()) {
         if (self) {
-            tell_launcher("reported");
+            symm_launcher_say("reported");
             _exit(status);
         }
         for (int i = 0; i < 100; i++)
@@ -436,7 +427,7 @@ static void peer_gone(struct symm_watch *w, int idx, int *gone)
     n += summarize(s, pe, gone, symm_now_ms(), line + n, cap - (size_t)n - 2, w->what, w->done);
     snprintf(line + n, cap - (size_t)n, "\n");
     emit(line);
-    tell_launcher("peer_reported");
+    symm_launcher_say("peer_reported");
     end_pe(s, status, 0);
 }
 
@@ -627,5 +618,5 @@ void symm_watch_exit_report(symm_instance_t *s, int status, const char *finalize
     free(done);
     snprintf(line + n, sizeof(line) - (size_t)n, "\n");
     emit(line);
-    tell_launcher("reported");
+    symm_launcher_say("reported");
 }

@@ -80,17 +80,25 @@ void symm_log(int level, const char *routine, const char *fmt, ...)
     va_end(ap);
 }
 
+int symm_launcher_say(const char *line)
+{
+    const char *s = getenv("SYMM_CTRL_FD");
+    if (s == NULL)
+        return 0;
+    char msg[64];
+    int n = snprintf(msg, sizeof(msg), "%s\n", line);
+    ssize_t w = write(atoi(s), msg, (size_t)n);
+    (void)w;
+    return 1;
+}
+
 void symm_job_exit(int status)
 {
     /* The launcher gave us a pipe: say the job ends, so it ends the other
      * PEs with our status instead of reporting them as failures. */
-    const char *s = getenv("SYMM_CTRL_FD");
-    if (s != NULL) {
-        char msg[64];
-        int n = snprintf(msg, sizeof(msg), "global_exit %d\n", status);
-        ssize_t w = write(atoi(s), msg, (size_t)n);
-        (void)w;
-    }
+    char line[32];
+    snprintf(line, sizeof(line), "global_exit %d", status);
+    symm_launcher_say(line);
     fflush(stdout);
     fflush(stderr);
     _exit(status);

@@ -42,6 +42,10 @@ void symm_fatal(const char *routine, const char *fmt, ...)
     __attribute__((format(printf, 2, 3), noreturn, cold));
 
 /* End the whole job with `status`: tells the launcher, then _exit(status). */
+/* One line to oshrun over its control pipe (SYMM_CTRL_FD): "global_exit
+ * N", "reported", "peer_reported" (tools/oshrun.c reads them). 0 if not
+ * started by oshrun. */
+int symm_launcher_say(const char *line);
 void symm_job_exit(int status) __attribute__((noreturn));
 
 #endif

@@ -212,32 +212,39 @@ static int alloc_slots(struct symm_team *parent, int need, int *slots, const cha
     return SYMM_ERR_NOMEM;
 }
 
-/* A split's outcome, agreed over the parent: a PE that could not make its
- * team (no memory) must not leave the others holding one whose barrier
- * would wait for it. Each PE's status goes in its copy of the parent's
- * slot; only splits write it, and the next split's slot barriers come
- * first, so nobody overwrites it before everyone has read it. Ends with the
- * parent's barrier the split needs anyway (no member signals into a peer's
- * slot before the peer has zeroed it). */
-static int split_agree(struct symm_team *parent, int rc, const char *routine)
+/* One member's vote (SYMM_TEAM_VOTE_OFF, two of them used in alternate
+ * rounds: a fast PE writes round k+1's while a slow one may still read
+ * round k's; none reaches round k+2 before every one passed round k+1's
+ * barrier). */
+typedef struct team_vote {
+    int64_t rc;
+    char why[120];
+} team_vote_t;
+
+int symm_team_agree(struct symm_team *t, int rc, int quiet, const char *routine)
 {
-    int64_t *word = (int64_t *)(void *)(parent->scratch + SYMM_TEAM_STATUS_OFF);
-    *word = rc;
-    symm_team_barrier(parent, 0);
+    team_vote_t *mine =
+        (team_vote_t *)(void *)(t->scratch + SYMM_TEAM_VOTE_OFF) + t->agree_round++ % 2;
+    mine->rc = rc;
+    mine->why[0] = '\0';
+    if (rc != SYMM_OK)
+        snprintf(mine->why, sizeof(mine->why), "%s", symm_log_last_error());
+    symm_team_barrier(t, quiet);
     int first = -1, n_failed = 0;
-    for (int i = 0; i < parent->size; i++) {
+    for (int i = 0; i < t->size; i++) {
         int64_t theirs = rc;
-        if (i != parent->my_idx)
-            symm_rma_get(NULL, &theirs, word, sizeof(theirs), parent->members[i], 0, routine);
+        if (i != t->my_idx)
+            symm_rma_get(NULL, &theirs, &mine->rc, sizeof(theirs), t->members[i], 0, routine);
         if (theirs != SYMM_OK && n_failed++ == 0)
-            first = parent->members[i];
+            first = t->members[i];
     }
     if (first < 0 || rc != SYMM_OK)
         return rc;
-    symm_error(routine,
-               "PE %d could not create its part of the split (%d of %d PEs failed): "
-               "no PE gets a team",
-               first, n_failed, parent->size);
+    team_vote_t v;
+    symm_rma_get(NULL, &v, mine, sizeof(v), first, 0, routine);
+    v.why[sizeof(v.why) - 1] = '\0';
+    symm_error(routine, "PE %d failed: %s (%d of %d PEs failed; every PE fails the call)", first,
+               v.why[0] ? v.why : symm_status_str((symm_status_t)v.rc), n_failed, t->size);
     return SYMM_ERR_PEER;
 }
 
@@ -280,7 +287,9 @@ int symm_team_split(struct symm_team *parent, int start, int stride, int size,
             rc = SYMM_ERR_NOMEM;
         }
     }
-    rc = split_agree(parent, rc, routine);
+    /* The parent's barrier inside also keeps members from signalling into
+     * a peer's new slot before the peer has zeroed it. */
+    rc = symm_team_agree(parent, rc, 0, routine);
     if (rc != SYMM_OK) {
         team_free(*team_p);
         *team_p = NULL;
@@ -328,7 +337,9 @@ int symm_team_split_2d(struct symm_team *parent, int xrange, const shmem_team_co
             rc = SYMM_ERR_NOMEM;
         }
     }
-    rc = split_agree(parent, rc, routine);
+    /* The parent's barrier inside also keeps members from signalling into
+     * a peer's new slot before the peer has zeroed it. */
+    rc = symm_team_agree(parent, rc, 0, routine);
     if (rc != SYMM_OK) {
         team_free(*x_p);
         team_free(*y_p);

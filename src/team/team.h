@@ -28,9 +28,9 @@
 #define SYMM_TEAM_FLAGS_OFF 0        /* 32 rounds x one cache line */
 #define SYMM_TEAM_COUNT_OFF 2048     /* collect: this PE's element count */
 #define SYMM_TEAM_BITMAP_OFF 2112    /* split: this PE's free-slot bitmap */
-#define SYMM_TEAM_STATUS_OFF 2176    /* split: this PE's outcome, agreed */
 #define SYMM_TEAM_ARRIVE_OFF 2240    /* pushed collectives: arrivals here */
 #define SYMM_TEAM_SIG_OFF 2304       /* SHMEM_DEBUG: my current collective's signature */
+#define SYMM_TEAM_VOTE_OFF 2432      /* symm_team_agree: two votes of 128 bytes */
 #define SYMM_ACTIVE_SIG_OFF (44 * 1024) /* in the misc scratch: SHMEM_DEBUG's active-set
                                            * signatures, SYMM_ACTIVE_SIG_SLOTS of 128 B */
 #define SYMM_ACTIVE_SIG_SLOTS 8
@@ -51,6 +51,7 @@ struct symm_team {
     pthread_mutex_t barrier_lock; /* one barrier at a time when threads share teams */
     uint64_t key;            /* hash of members: the same team on every member */
     uint64_t coll_seq;       /* collectives begun on it (runtime/pestatus.h) */
+    uint64_t agree_round;    /* symm_team_agree calls, the same on every member */
     const char *name;        /* for reports: SHMEM_TEAM_WORLD, ..., or NULL */
 };
 
@@ -61,6 +62,13 @@ struct symm_team {
  * Under SHMEM_DEBUG it also checks that every member entered the same
  * collective (routine, root, size) with this number: fatal otherwise. */
 int symm_team_doing(struct symm_team *t, const char *routine, int root, uint64_t nbytes);
+
+/* Agreement on a step's outcome over t (a split over its parent, heap
+ * growth over the world): every member passes its status (one that failed
+ * has logged why) and gets SYMM_OK only if all succeeded; one that failed
+ * gets its own status back, the others log "PE n failed: why" and get
+ * SYMM_ERR_PEER. Contains t's barrier (with quiet if asked). */
+int symm_team_agree(struct symm_team *t, int rc, int quiet, const char *routine);
 
 /* SHMEM_DEBUG: publish my collective (routine, root, size) as call seq of
  * the group `key` in slot (symmetric), read every member's (members[i], or
