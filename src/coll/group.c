@@ -86,8 +86,8 @@ int symm_group_doing(const symm_group_t *g, const char *routine, int root, uint6
      * here: every member calls the same sequence on it. */
     uint64_t key = ((uint64_t)(uint32_t)g->start << 40) ^ ((uint64_t)(uint32_t)g->stride << 20) ^
                    (uint64_t)g->size;
-    symm_doing_t d = {.routine = routine, .kind = SYMM_DOING_COLL, .team_slot = -1,
-                      .team_name = "an active set", .team_key = key, .seq = active_seq(g->s, key),
+    symm_doing_t d = {.routine = routine, .kind = SYMM_DOING_COLL,
+                      .team_name = "an active set", .seq = active_seq(g->s, key),
                       .root = root, .nbytes = nbytes};
     if (!symm_doing_begin(&d))
         return 0;

@@ -65,7 +65,7 @@ void symm_lock_set(long *lock, const char *routine)
         /* Link behind the predecessor, then wait for its hand-over. */
         amo32(s, node_of(lock), SYMM_AMO_OR, me, 0, (int)prev - 1, routine);
         unsigned polls = 0;
-        symm_doing_t d = {.routine = routine, .kind = SYMM_DOING_LOCK, .team_slot = -1,
+        symm_doing_t d = {.routine = routine, .kind = SYMM_DOING_LOCK,
                           .root = -1, .addr = lock};
         int taken = symm_doing_begin(&d);
         while (!(__atomic_load_n(node_of(lock), __ATOMIC_ACQUIRE) & LOCK_GO))

@@ -30,8 +30,6 @@ static void publish(symm_instance_t *s, symm_pe_status_t *r, uint64_t now)
     copy_text(r->routine, sizeof(r->routine), d->routine != NULL ? d->routine : "a wait inside symm");
     copy_text(r->team_name, sizeof(r->team_name), d->team_name);
     r->kind = d->routine != NULL ? d->kind : SYMM_DOING_OTHER;
-    r->team_slot = d->team_slot;
-    r->team_key = d->team_key;
     r->seq = d->seq;
     r->root = d->root;
     r->nbytes = d->nbytes;

@@ -48,7 +48,7 @@ static inline void symm_wait_backoff(symm_instance_t *s, unsigned *polls)
 static inline int symm_doing_wait(const char *routine, const void *addr, int cmp, uint64_t bits,
                                   int vsize, int vflags, uint64_t n)
 {
-    symm_doing_t d = {.routine = routine, .kind = SYMM_DOING_WAIT, .team_slot = -1, .root = -1,
+    symm_doing_t d = {.routine = routine, .kind = SYMM_DOING_WAIT, .root = -1,
                       .addr = addr, .cmp = cmp, .vsize = vsize, .vflags = vflags, .value = bits,
                       .nbytes = n};
     return symm_doing_begin(&d);

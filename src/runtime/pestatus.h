@@ -56,9 +56,7 @@ typedef enum symm_doing_kind {
 typedef struct symm_doing {
     const char *routine;      /* NULL: none */
     int kind;
-    int team_slot;            /* -1: not a team */
     const char *team_name;
-    uint64_t team_key;        /* identifies the team (or active set) among its members */
     uint64_t seq;             /* the team's collective number; 0: unnumbered */
     int root;                 /* -1: none */
     uint64_t nbytes;
@@ -86,8 +84,8 @@ typedef struct symm_pe_status {
     uint64_t beat_ms;         /* last poll of that wait */
     char routine[48];
     char team_name[32];
-    int32_t kind, team_slot, root, cmp;
-    uint64_t team_key, seq, nbytes;
+    int32_t kind, root, cmp, pad;
+    uint64_t seq, nbytes;
     int32_t seg, vsize, vflags;
     int32_t publishing;       /* a thread of this PE is writing the call: others skip */
     uint64_t off;             /* wait/lock address: segment offset */

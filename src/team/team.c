@@ -69,8 +69,8 @@ static struct symm_team *team_new(symm_instance_t *s, int *members, int size, in
         if (!s->peers[members[i]].mapped)
             t->all_mapped = 0;
     }
-    /* FNV-1a over the members: what lets a report tell this team from
-     * another in the same slot on a PE outside it. */
+    /* FNV-1a over the members: SHMEM_DEBUG's signatures name the team by
+     * it (symm_coll_sig_check). */
     t->key = 0xcbf29ce484222325ull;
     for (int i = 0; i < size; i++)
         t->key = (t->key ^ (uint64_t)(uint32_t)members[i]) * 0x100000001b3ull;
@@ -414,9 +414,8 @@ int symm_team_doing(struct symm_team *t, const char *routine, int root, uint64_t
 {
     if (symm_doing.routine != NULL)
         return 0;
-    symm_doing_t d = {.routine = routine, .kind = SYMM_DOING_COLL, .team_slot = t->slot,
-                      .team_name = t->name, .team_key = t->key, .seq = ++t->coll_seq,
-                      .root = root, .nbytes = nbytes};
+    symm_doing_t d = {.routine = routine, .kind = SYMM_DOING_COLL, .team_name = t->name,
+                      .seq = ++t->coll_seq, .root = root, .nbytes = nbytes};
     symm_doing_begin(&d);
     if (t->inst->debug && t->size > 1)
         symm_coll_sig_check(t->inst, t->scratch + SYMM_TEAM_SIG_OFF, t->members, 0, 0, t->size,
