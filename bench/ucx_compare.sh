@@ -1,49 +1,110 @@
 #!/usr/bin/env bash
-# ucx_compare.sh: symm's UCX transport next to raw UCX and Open MPI's
-# OpenSHMEM on the same UCX transport, in one run on one machine.
+# ucx_compare.sh: symm's network path next to raw UCX and Open MPI's
+# OpenSHMEM (spml ucx) on the same UCX transport, in one run on one machine.
 #
-#   bench/ucx_compare.sh [UCX_TLS]        (default: tcp)
+#   bench/ucx_compare.sh [UCX_TLS]        (default: tcp; needs root)
 #
-# 1. bench/ucx_raw.c: the operations symm-bench times, directly on UCP
-#    (2 processes, memory registered as symm registers its heap);
-# 2. bench/compare.sh: symm-bench under symm with SYMM_TRANSPORT=ucx (every
-#    peer through UCX) and under Open MPI's OpenSHMEM with spml ucx and pml
-#    ucx, both with UCX_TLS as given: put/get latency, put bandwidth,
-#    atomics, barrier;
-# 3. bench/coll_active.c: 8 B, 64 KiB and 1 MiB broadcast, fcollect,
-#    sum-reduce on both.
-# Environment: RUNS (compare.sh's runs per side, default 3), SYMM_PREFIX.
+# Two "nodes" are two network namespaces joined by a veth pair
+# (tests/scripts/netns_lib.sh). Both libraries' jobs are started the same
+# way: Open MPI's mpirun inside the first namespace, reaching the second
+# through an rsh agent that is `ip netns exec` (symm's PMIx bootstrap runs
+# under mpirun). Layouts: 2 PEs = 2 namespaces x 1; 4 PEs = 2 namespaces x 2
+# (PEs 0-1 and 2-3 share a namespace: symm maps them to each other, Open MPI
+# reaches them through UCX_TLS as well).
+#
+# Rows (bench/net_bench.c, one source built with each oshcc): put, get and
+# fetch-add latency of 8 B from PE 0 to the last PE (another namespace),
+# put bandwidth at 1 MiB, barrier, and broadcast / fcollect / alltoall /
+# sum-reduce at 8 B, 64 KiB and 1 MiB per PE, OSU-style (each call timed
+# alone, average over PEs). Raw UCX (bench/ucx_raw.c, 2 processes, one per
+# namespace) gives the floor of the point-to-point rows. Each cell is the
+# best of RUNS runs (default 3), the two libraries alternating.
+#
+# Environment: RUNS, ITERS (net_bench iterations, default 1000),
+# SYMM_PREFIX (symm's install, default build/install), KEEP_DIR.
 set -euo pipefail
 tls=${1:-tcp}
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 SYMM_PREFIX=${SYMM_PREFIX:-$here/../build/install}
+runs=${RUNS:-3}
+iters=${ITERS:-1000}
 export OMPI_MCA_opal_common_ucx_opal_mem_hooks=0
-# Open MPI on the same UCX transport for everything: OpenSHMEM RMA/AMO (spml
-# ucx) and the MPI layer its barrier and collectives use (pml ucx, which
-# otherwise refuses tcp-only devices, and would leave them on shared memory).
-ompi_ucx="--mca spml ucx --mca pml ucx --mca pml_ucx_tls any --mca pml_ucx_devices any"
-work=$(mktemp -d "${TMPDIR:-/tmp}/symm-ucx.XXXXXX")
-trap 'rm -rf "$work"' EXIT
+work=${KEEP_DIR:-$(mktemp -d "${TMPDIR:-/tmp}/symm-ucx.XXXXXX")}
+mkdir -p "$work"
 
-echo "# UCX_TLS=$tls, $(ucx_info -v | head -1 | sed 's/# //'), $(nproc) cores"
-echo "## raw UCX (bench/ucx_raw.c)"
+. "$here/../tests/scripts/netns_lib.sh"
+cleanup() { netns_down; [ -n "${KEEP_DIR:-}" ] || rm -rf "$work"; }
+trap cleanup EXIT
+if ! netns_up "uc$$"; then exit 77; fi
+# The rsh agent: "HOST CMD..." runs CMD in the namespace that owns HOST.
+cat >"$work/nsexec.sh" <<EOF
+#!/bin/sh
+host=\$1; shift
+case \$host in $net.1) ns=$nsa ;; *) ns=$nsb ;; esac
+exec ip netns exec "\$ns" sh -c "\$*"
+EOF
+chmod +x "$work/nsexec.sh"
+ompi_ucx=(--mca spml ucx --mca pml ucx --mca pml_ucx_tls any --mca pml_ucx_devices any)
+
+echo "# UCX_TLS=$tls, UCX $(pkg-config --modversion ucx 2>/dev/null || echo '?'),"\
+     "$(nproc) cores, best of $runs runs, $iters iterations"
 cc -O2 "$here/ucx_raw.c" -o "$work/ucx_raw" -lucp -lucs
-mkdir "$work/x"
-UCX_TLS=$tls "$work/ucx_raw" 1 "$work/x" 10000 >/dev/null &
-UCX_TLS=$tls "$work/ucx_raw" 0 "$work/x" 10000
-wait
+"$SYMM_PREFIX/bin/oshcc" -O2 "$here/net_bench.c" -o "$work/nb_symm"
+/usr/bin/oshcc -O2 "$here/net_bench.c" -o "$work/nb_ompi" 2>/dev/null
 
-echo
-echo "## symm-bench: symm (SYMM_TRANSPORT=ucx) vs Open MPI OpenSHMEM (spml ucx)"
-SYMM_LAUNCH="env SYMM_TRANSPORT=ucx UCX_TLS=$tls $SYMM_PREFIX/bin/oshrun -np 2" \
-RUNS=${RUNS:-3} "$here/compare.sh" /usr/bin/oshcc \
-  "oshrun --allow-run-as-root -np 2 $ompi_ucx -x UCX_TLS=$tls" \
-  --min-size 8 --max-size 1M --iters 2000 put_lat get_lat put_bw atomic_lat barrier 2>/dev/null
+launch() { # ppn binary extra-args...
+  local ppn=$1 bin=$2
+  shift 2
+  ip netns exec "$nsa" mpirun --allow-run-as-root -np $((2 * ppn)) \
+    --host "$net.1:$ppn,$net.2:$ppn" --mca plm_rsh_agent "$work/nsexec.sh" \
+    -x UCX_TLS="$tls" -x OMPI_MCA_opal_common_ucx_opal_mem_hooks=0 "$@" "$bin" "$iters"
+}
 
-echo
-echo "## active-set collectives (bench/coll_active.c)"
-"$SYMM_PREFIX/bin/oshcc" -O2 "$here/coll_active.c" -o "$work/ca_symm"
-/usr/bin/oshcc -O2 "$here/coll_active.c" -o "$work/ca_ompi" 2>/dev/null
-SYMM_TRANSPORT=ucx UCX_TLS=$tls "$SYMM_PREFIX/bin/oshrun" -np 2 "$work/ca_symm" 8 65536 1048576
-oshrun --allow-run-as-root -np 2 $ompi_ucx -x UCX_TLS="$tls" "$work/ca_ompi" 8 65536 1048576 \
-  2>/dev/null
+out="$work/rows"
+: >"$out"
+for ((r = 1; r <= runs; r++)); do
+  mkdir -p "$work/raw$r"
+  ip netns exec "$nsb" env UCX_TLS="$tls" "$work/ucx_raw" 1 "$work/raw$r" 10000 >/dev/null &
+  ip netns exec "$nsa" env UCX_TLS="$tls" "$work/ucx_raw" 0 "$work/raw$r" 10000 |
+    awk '$1 == "put_lat+flush" { print "2 raw put 8", $3 }
+         $1 == "get_lat" { print "2 raw get 8", $3 }
+         $1 == "fetch_add" { print "2 raw fetch_add 8", $3 }
+         $1 == "put_bw" && $2 == 1048576 { print "2 raw put_bw 1048576", $3 }' >>"$out"
+  wait
+  for ppn in 1 2; do
+    launch $ppn "$work/nb_symm" 2>"$work/symm.err" |
+      awk -v np=$((2 * ppn)) '$1 == "net_bench" { print np, "symm", $2, $3, $4 }' >>"$out" ||
+      { echo "symm run failed:"; cat "$work/symm.err"; exit 1; }
+    launch $ppn "$work/nb_ompi" "${ompi_ucx[@]}" 2>/dev/null |
+      awk -v np=$((2 * ppn)) '$1 == "net_bench" { print np, "ompi", $2, $3, $4 }' >>"$out" || true
+  done
+done
+
+# One table per layout: best of the runs (lowest time, highest bandwidth).
+awk '
+{ k = $1 SUBSEP $3 SUBSEP $4; bw = ($3 == "put_bw")
+  if (!(k in seen)) { seen[k] = 1; order[$1, ++n[$1]] = $3 SUBSEP $4 }
+  c = k SUBSEP $2
+  if (!(c in best) || (bw ? $5 > best[c] : $5 < best[c])) best[c] = $5 }
+function cell(v) { return v == "" ? "-" : sprintf(v >= 100 ? "%.0f" : "%.1f", v) }
+function ratio(a, b) { return a == "" || b == "" || b == 0 ? "-" : sprintf("%.2f", a / b) }
+END {
+  for (np = 2; np <= 4; np += 2) {
+    printf "\n## %d PEs (2 namespaces x %d)\n", np, np / 2
+    printf "| %-21s | %8s | %8s | %8s | %10s | %9s |\n", "row (us; put_bw MB/s)", "raw UCX",
+           "symm", "Open MPI", "symm/OMPI", "symm/raw"
+    printf "|%s|%s|%s|%s|%s|%s|\n", "-----------------------", "----------", "----------",
+           "----------", "------------", "-----------"
+    for (i = 1; i <= n[np]; i++) {
+      split(order[np, i], f, SUBSEP)
+      k = np SUBSEP f[1] SUBSEP f[2]; rk = 2 SUBSEP f[1] SUBSEP f[2]
+      s = best[k, "symm"]; o = best[k, "ompi"]; w = best[rk, "raw"]
+      sz = f[2] >= 1048576 ? f[2] / 1048576 " MiB" : f[2] >= 1024 ? f[2] / 1024 " KiB" : f[2] " B"
+      name = f[1] (f[1] == "barrier" ? "" : " " sz)
+      bw = f[1] == "put_bw"
+      printf "| %-21s | %8s | %8s | %8s | %10s | %9s |\n", name, cell(w), cell(s), cell(o),
+             bw ? ratio(o, s) : ratio(s, o), bw ? ratio(w, s) : ratio(s, w)
+    }
+  }
+  print "\n(ratios are time ratios: below 1.00 symm is faster; for put_bw, OMPI/symm and raw/symm)"
+}' "$out"

@@ -8,25 +8,10 @@
 # says why. NETNS_EXPECT_FAIL=REGEX: each job must instead fail, without
 # hanging, and print a line matching REGEX.
 set -u
-if [ "$(id -u)" -ne 0 ]; then echo "SKIP: netns test needs root (ip netns)"; exit 77; fi
-if ! command -v ip >/dev/null; then echo "SKIP: netns test needs iproute2 (ip)"; exit 77; fi
 tag="symm$$"
-nsa="${tag}a"; nsb="${tag}b"
-# A /24 from the process id keeps parallel runs apart.
-net="10.$(( ($$ >> 8) % 200 + 20 )).$(( $$ % 250 ))"
-cleanup() { ip netns del "$nsa" 2>/dev/null; ip netns del "$nsb" 2>/dev/null; }
-trap cleanup EXIT
-if ! ip netns add "$nsa" 2>/dev/null || ! ip netns add "$nsb"; then
-  echo "SKIP: cannot create network namespaces here (container without CAP_SYS_ADMIN?)"; exit 77
-fi
-ip link add "${tag}x" type veth peer name "${tag}y" || { echo "SKIP: cannot create a veth pair"; exit 77; }
-ip link set "${tag}x" netns "$nsa"
-ip link set "${tag}y" netns "$nsb"
-ip -n "$nsa" addr add "$net.1/24" dev "${tag}x"
-ip -n "$nsb" addr add "$net.2/24" dev "${tag}y"
-for ns in "$nsa" "$nsb"; do ip -n "$ns" link set lo up; done
-ip -n "$nsa" link set "${tag}x" up
-ip -n "$nsb" link set "${tag}y" up
+. "$(dirname "$0")/netns_lib.sh"
+trap netns_down EXIT
+netns_up "$tag" || exit $?
 
 secret=$(head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n')
 port=$(( 20000 + $$ % 20000 ))
@@ -42,7 +27,7 @@ for prog in "$@"; do
           UCX_TLS=tcp SYMM_BOOT_TIMEOUT=30 TEST_PES_PER_NODE="$ppn")
   pids=()
   for ((r = 0; r < np; r++)); do
-    if [ $r -lt "$ppn" ]; then ns=$nsa; dev="${tag}x"; else ns=$nsb; dev="${tag}y"; fi
+    if [ $r -lt "$ppn" ]; then ns=$nsa; dev=$deva; else ns=$nsb; dev=$devb; fi
     ip netns exec "$ns" env "${common[@]}" SYMM_RANK=$r UCX_NET_DEVICES="$dev" \
        timeout "${NETNS_TIMEOUT:-120}" $prog > "/tmp/$tag.$r" 2>&1 &
     pids+=($!)

@@ -1,0 +1,204 @@
+/*
+ * net_bench.c - the rows of bench/ucx_compare.sh, OSU-style, written to the
+ * OpenSHMEM 1.4 API (active-set collectives) so that Open MPI 4.1's
+ * OpenSHMEM runs the same source as symm.
+ *
+ *   oshcc -O2 bench/net_bench.c -o nb && oshrun -np 4 ./nb [ITERS]
+ *
+ * Point to point, PE 0 to the last PE (across nodes when the job spans
+ * two): put 8 B + quiet, get 8 B, fetch-add 8 B (per-op latency on PE 0),
+ * put bandwidth at 1 MiB (windows of 64 put_nbi + quiet). Collectives on
+ * all PEs at 8 B, 64 KiB and 1 MiB per PE: barrier_all, broadcast64 (root
+ * 0), fcollect64, alltoall64, double_sum_to_all. As OSU's oshm benchmarks
+ * do, each call is timed alone, a barrier_all (not timed) separates calls,
+ * and the row is the average over PEs of the mean time per call. Each
+ * result is checked; a wrong one is reported and the exit status is 1.
+ * Output, PE 0 only, one row per line: "net_bench OP BYTES VALUE UNIT".
+ */
+#include <shmem.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static long psync[2][SHMEM_REDUCE_SYNC_SIZE > SHMEM_BCAST_SYNC_SIZE ? SHMEM_REDUCE_SYNC_SIZE
+                                                                    : SHMEM_BCAST_SYNC_SIZE];
+static long psync_c[2][SHMEM_COLLECT_SYNC_SIZE > SHMEM_ALLTOALL_SYNC_SIZE
+                           ? SHMEM_COLLECT_SYNC_SIZE
+                           : SHMEM_ALLTOALL_SYNC_SIZE];
+static double time_sum, time_all;
+static double pwrk[SHMEM_REDUCE_MIN_WRKDATA_SIZE];
+static int me, npes, bad;
+
+static double now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec * 1e6 + t.tv_nsec * 1e-3;
+}
+
+/* Average over PEs of a per-PE value. */
+static double pe_avg(double v)
+{
+    time_sum = v;
+    shmem_barrier_all();
+    shmem_double_sum_to_all(&time_all, &time_sum, 1, 0, 0, npes, pwrk, psync[1]);
+    shmem_barrier_all();
+    return time_all / npes;
+}
+
+static void row(const char *op, size_t bytes, double v, const char *unit)
+{
+    if (me == 0)
+        printf("net_bench %-10s %8zu %12.3f %s\n", op, bytes, v, unit);
+    fflush(stdout);
+}
+
+static void check(int ok, const char *what, size_t bytes)
+{
+    if (!ok) {
+        printf("net_bench: PE %d: wrong result of %s at %zu B\n", me, what, bytes);
+        bad = 1;
+    }
+}
+
+int main(int argc, char **argv)
+{
+    shmem_init();
+    me = shmem_my_pe();
+    npes = shmem_n_pes();
+    int iters = argc > 1 ? atoi(argv[1]) : 1000;
+    for (size_t i = 0; i < sizeof(psync) / sizeof(long); i++)
+        ((long *)psync)[i] = SHMEM_SYNC_VALUE;
+    for (size_t i = 0; i < sizeof(psync_c) / sizeof(long); i++)
+        ((long *)psync_c)[i] = SHMEM_SYNC_VALUE;
+    const size_t maxb = 1u << 20;
+    double *src = shmem_malloc(maxb * npes), *dst = shmem_malloc(maxb * npes);
+    double *wrk = shmem_malloc(maxb / 2 + 8 * SHMEM_REDUCE_MIN_WRKDATA_SIZE);
+    long *word = shmem_malloc(sizeof(long));
+    if (src == NULL || dst == NULL || wrk == NULL || word == NULL) {
+        printf("net_bench: PE %d: out of symmetric memory\n", me);
+        shmem_global_exit(1);
+    }
+    memset(dst, 0, maxb * npes);
+    *word = 0;
+    int peer = npes - 1;
+    shmem_barrier_all();
+
+    /* ---- point to point, PE 0 -> last PE -------------------------------- */
+    if (npes > 1) {
+        double t = 0;
+        if (me == 0) {
+            long v = 7, g = 0;
+            for (int i = 0; i < iters / 10; i++) {
+                shmem_putmem(dst, &v, 8, peer);
+                shmem_quiet();
+            }
+            double t0 = now();
+            for (int i = 0; i < iters; i++) {
+                shmem_putmem(dst, &v, 8, peer);
+                shmem_quiet();
+            }
+            t = (now() - t0) / iters;
+            row("put", 8, t, "us");
+            t0 = now();
+            for (int i = 0; i < iters; i++)
+                shmem_getmem(&g, dst, 8, peer);
+            row("get", 8, (now() - t0) / iters, "us");
+            check(g == 7, "get", 8);
+            t0 = now();
+            long old = 0;
+            for (int i = 0; i < iters; i++)
+                old = shmem_long_atomic_fetch_add(word, 1, peer);
+            row("fetch_add", 8, (now() - t0) / iters, "us");
+            check(old == iters - 1, "fetch_add", 8);
+            int win = 64, reps = iters / 50 > 4 ? iters / 50 : 4;
+            for (int i = 0; i < win; i++)
+                shmem_putmem_nbi(dst, src, maxb, peer);
+            shmem_quiet();
+            t0 = now();
+            for (int r = 0; r < reps; r++) {
+                for (int i = 0; i < win; i++)
+                    shmem_putmem_nbi(dst, src, maxb, peer);
+                shmem_quiet();
+            }
+            row("put_bw", maxb, (double)maxb * win * reps / (now() - t0), "MB/s");
+        }
+        shmem_barrier_all();
+    }
+
+    /* ---- barrier ---------------------------------------------------------- */
+    double acc = 0;
+    for (int i = 0; i < iters / 10; i++)
+        shmem_barrier_all();
+    for (int i = 0; i < iters; i++) {
+        double t0 = now();
+        shmem_barrier_all();
+        acc += now() - t0;
+    }
+    double v = pe_avg(acc / iters);
+    row("barrier", 0, v, "us");
+
+    /* ---- collectives ------------------------------------------------------- */
+    static const size_t sizes[] = {8, 65536, 1u << 20};
+    for (size_t si = 0; si < sizeof(sizes) / sizeof(sizes[0]); si++) {
+        size_t bytes = sizes[si], n = bytes / 8;
+        int it = bytes <= 65536 ? iters : (iters / 20 > 10 ? iters / 20 : 10);
+        for (size_t k = 0; k < n * npes; k++)
+            src[k] = (double)(me * 1000 + (int)(k % 1000));
+        shmem_barrier_all();
+        for (int op = 0; op < 4; op++) {
+            static const char *const names[] = {"broadcast", "fcollect", "alltoall", "sum_reduce"};
+            acc = 0;
+            for (int i = -it / 10 - 1; i < it; i++) {
+                long *ps = op == 1 || op == 2 ? psync_c[i & 1] : psync[i & 1];
+                shmem_barrier_all();
+                double t0 = now();
+                switch (op) {
+                case 0: shmem_broadcast64(dst, src, n, 0, 0, 0, npes, ps); break;
+                case 1: shmem_fcollect64(dst, src, n, 0, 0, npes, ps); break;
+                case 2: shmem_alltoall64(dst, src, n, 0, 0, npes, ps); break;
+                case 3: shmem_double_sum_to_all(dst, src, (int)n, 0, 0, npes, wrk, ps); break;
+                }
+                if (i >= 0)
+                    acc += now() - t0;
+            }
+            shmem_barrier_all();
+            /* Check the last call's result, element by element. */
+            int ok = 1;
+            for (size_t k = 0; ok && k < n; k++) {
+                switch (op) {
+                case 0:
+                    ok = me == 0 || dst[k] == (double)(k % 1000);
+                    break;
+                case 1:
+                    for (int p = 0; ok && p < npes; p++)
+                        ok = dst[p * n + k] == (double)(p * 1000 + (int)(k % 1000));
+                    break;
+                case 2:
+                    for (int p = 0; ok && p < npes; p++)
+                        ok = dst[p * n + k] ==
+                             (double)(p * 1000 + (int)((me * n + k) % 1000));
+                    break;
+                case 3: {
+                    double e = 0;
+                    for (int p = 0; p < npes; p++)
+                        e += (double)(p * 1000 + (int)(k % 1000));
+                    ok = dst[k] == e;
+                    break;
+                }
+                }
+            }
+            check(ok, names[op], bytes);
+            v = pe_avg(acc / it);
+            row(names[op], bytes, v, "us");
+        }
+    }
+    shmem_barrier_all();
+    shmem_free(word);
+    shmem_free(wrk);
+    shmem_free(dst);
+    shmem_free(src);
+    shmem_finalize();
+    return bad;
+}
