@@ -82,6 +82,11 @@ typedef struct symm_instance {
     int n_data_ranges;
     symm_data_range_t data[SYMM_MAX_DATA_RANGES];
     bool debug;
+    /* Every AMO, signal update and lock word operation goes through the
+     * network transport, for every PE, this one included: one atomic agent
+     * per word (core/instance.c choose_atomics says when). Beside debug so
+     * the AMO fast path tests both with one branch on one loaded word. */
+    bool amo_net;
 
     /* --- node and mappings --- */
     int n_local;             /* node-local PEs, including me */
@@ -116,6 +121,7 @@ typedef struct symm_instance {
     const struct symm_transport_ops *net;
     void *net_state;         /* the network transport's own state */
     int n_remote;            /* PEs reached through the network transport */
+    char amo_why[128];       /* "network (UCX device atomics on rc_mlx5; job spans nodes)" */
     int n_fini_hooks;
     struct symm_fini_hook {
         void (*fn)(struct symm_instance *inst, void *arg);

@@ -1,0 +1,62 @@
+/*
+ * atomics.c - the SYMM_ATOMICS rule (atomics.h says it and its limits).
+ */
+#include "runtime/atomics.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "runtime/log.h"
+#include "runtime/status.h"
+
+int symm_atomics_mode(const symm_config_t *cfg, const char *routine, symm_atomics_mode_t *mode)
+{
+    const char *v = cfg->atomics != NULL ? cfg->atomics : "auto";
+    if (strcmp(v, "auto") == 0)
+        *mode = SYMM_ATOMICS_AUTO;
+    else if (strcmp(v, "cpu") == 0)
+        *mode = SYMM_ATOMICS_CPU;
+    else if (strcmp(v, "network") == 0)
+        *mode = SYMM_ATOMICS_NETWORK;
+    else {
+        symm_error(routine, "SYMM_ATOMICS='%s' is not one of auto, cpu, network", v);
+        return SYMM_ERR_INVALID;
+    }
+    return SYMM_OK;
+}
+
+void symm_atomics_choose(symm_instance_t *s, int net, unsigned bits, const char *tl)
+{
+    symm_atomics_mode_t mode = SYMM_ATOMICS_AUTO;
+    (void)symm_atomics_mode(&s->cfg, "shmem_init", &mode); /* checked before */
+    int spans = 0;
+    for (int pe = 0; pe < s->n_pes; pe++)
+        spans |= !s->peers[pe].same_node;
+    const char *where = spans ? "job spans nodes" : "SYMM_TRANSPORT=ucx";
+    char kind[64];
+    if (bits & SYMM_NETAMO_DEVICE)
+        snprintf(kind, sizeof(kind), "UCX device atomics on %s", tl[0] ? tl : "a NIC");
+    else if (bits & SYMM_NETAMO_UNKNOWN)
+        snprintf(kind, sizeof(kind), "UCX atomics of unknown kind");
+    else if (bits & SYMM_NETAMO_CPU_MODE)
+        snprintf(kind, sizeof(kind), "UCX_ATOMIC_MODE=cpu");
+    else
+        snprintf(kind, sizeof(kind), "UCX atomics applied by the target CPU");
+
+    s->amo_net = false;
+    if (!net)
+        snprintf(s->amo_why, sizeof(s->amo_why), "cpu (every PE is node-local%s)",
+                 mode == SYMM_ATOMICS_NETWORK ? "; SYMM_ATOMICS=network needs a network "
+                                                "transport" : "");
+    else if (mode == SYMM_ATOMICS_CPU)
+        snprintf(s->amo_why, sizeof(s->amo_why), "cpu (SYMM_ATOMICS=cpu; %s; %s)", kind, where);
+    else if (mode == SYMM_ATOMICS_NETWORK) {
+        s->amo_net = true;
+        snprintf(s->amo_why, sizeof(s->amo_why), "network (SYMM_ATOMICS=network; %s; %s)",
+                 kind, where);
+    } else {
+        s->amo_net = (bits & (SYMM_NETAMO_DEVICE | SYMM_NETAMO_UNKNOWN)) != 0;
+        snprintf(s->amo_why, sizeof(s->amo_why), "%s (%s; %s)", s->amo_net ? "network" : "cpu",
+                 kind, where);
+    }
+}
