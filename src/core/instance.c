@@ -309,6 +309,7 @@ int symm_instance_create(const symm_instance_args_t *args, symm_instance_t **ins
     inst->heap_fd = -1;
     inst->data_fd = data->fd;
     inst->debug = cfg.debug;
+    inst->amo_flags = cfg.debug ? SYMM_AMO_DEBUG : 0;
     inst->thread_level = args->thread_level;
     inst->threads_share_teams = args->thread_level == SHMEM_THREAD_MULTIPLE;
     inst->instance_id = args->instance_id;

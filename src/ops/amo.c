@@ -1,6 +1,6 @@
 /*
  * amo.c - the general path of atomics: errors, unmapped peers, and every
- * peer when the network transport is the one atomic agent (s->amo_net).
+ * peer when the network transport is the one atomic agent (SYMM_AMO_NET).
  */
 #include "ops/amo.h"
 

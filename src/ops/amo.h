@@ -8,7 +8,7 @@
  *
  * One atomic agent per word: a NIC atomic (UCX over rc_mlx5, rc_verbs,
  * dc_mlx5, ...) is not atomic against a CPU atomic on the same word, so
- * when other nodes reach this heap with device atomics (s->amo_net, chosen
+ * when other nodes reach this heap with device atomics (SYMM_AMO_NET, chosen
  * once at init by core/instance.c) every atomic update, even on a mapped
  * peer or on this PE itself, goes through the transport: the NIC is then
  * the only agent. Loads (atomic_fetch, wait_until) stay CPU loads either
@@ -30,17 +30,17 @@ void symm_amo_slow(struct symm_ctx *ctx, const void *dst, symm_amo_op_t op, size
                    const char *routine);
 
 /* The mapped address of dst on pe, or NULL for the general path (always
- * NULL under s->amo_net unless load_only: a load needs no agent). *pe_p is
+ * NULL under SYMM_AMO_NET unless load_only: a load needs no agent). *pe_p is
  * turned into a world PE (see symm_ctx_pe). */
 static inline void *symm_amo_target_for(struct symm_ctx *ctx, const void *dst, size_t size,
                                         int *pe_p, const char *routine, int load_only)
 {
     symm_instance_t *s = symm_ctx_inst(ctx, routine);
     *pe_p = symm_ctx_pe(s, ctx, *pe_p, routine);
-    if (symm_unlikely(s->debug | s->amo_net)) {
-        if (s->debug)
+    if (symm_unlikely(s->amo_flags)) {
+        if (s->amo_flags & SYMM_AMO_DEBUG)
             symm_check_amo(s, routine, dst, size);
-        if (s->amo_net && !load_only)
+        if ((s->amo_flags & SYMM_AMO_NET) && !load_only)
             return NULL;
     }
     return symm_seg_peer_addr(s, dst, *pe_p);
@@ -59,7 +59,7 @@ static inline void *symm_amo_target(struct symm_ctx *ctx, const void *dst, size_
 #define SYMM_AMO_DO(ctx, T, dst, pe, op, operand_p, compare_p, result_p, nbi, routine, MAPPED) \
     SYMM_AMO_DO_(ctx, T, dst, pe, op, operand_p, compare_p, result_p, nbi, routine, 0, MAPPED)
 /* The same for an atomic fetch: a CPU load on a mapped peer even under
- * amo_net. */
+ * SYMM_AMO_NET. */
 #define SYMM_AMO_LOAD(ctx, T, dst, pe, result_p, nbi, routine, MAPPED)                    \
     SYMM_AMO_DO_(ctx, T, dst, pe, SYMM_AMO_FETCH, NULL, NULL, result_p, nbi, routine, 1, MAPPED)
 

@@ -7,7 +7,7 @@
  * every architecture. Other peers: put, fence, then the signal atomic
  * through the transport, which orders them the same way.
  *
- * Under s->amo_net (ops/amo.h: one atomic agent per word) the signal
+ * Under SYMM_AMO_NET (ops/amo.h: one atomic agent per word) the signal
  * update goes through the transport for every PE, mapped ones and this one
  * included; the data of a put-with-signal to a mapped peer is still copied
  * by the CPU, before the update is issued.
@@ -39,10 +39,10 @@ static inline void symm_signal_update_world(symm_instance_t *s, struct symm_ctx 
     if (symm_unlikely((unsigned)sig_op > 1u))
         symm_bad_sig_op(routine, sig_op);
     uint64_t *r = NULL;
-    if (symm_unlikely(s->debug | s->amo_net)) {
-        if (s->debug)
+    if (symm_unlikely(s->amo_flags)) {
+        if (s->amo_flags & SYMM_AMO_DEBUG)
             symm_check_amo(s, routine, sig_addr, sizeof(uint64_t));
-        if (s->amo_net)
+        if (s->amo_flags & SYMM_AMO_NET)
             goto agent;
     }
     r = symm_seg_peer_addr(s, sig_addr, pe);

@@ -43,7 +43,7 @@ void symm_atomics_choose(symm_instance_t *s, int net, unsigned bits, const char 
     else
         snprintf(kind, sizeof(kind), "UCX atomics applied by the target CPU");
 
-    s->amo_net = false;
+    bool net_agent = false;
     if (!net)
         snprintf(s->amo_why, sizeof(s->amo_why), "cpu (every PE is node-local%s)",
                  mode == SYMM_ATOMICS_NETWORK ? "; SYMM_ATOMICS=network needs a network "
@@ -51,12 +51,13 @@ void symm_atomics_choose(symm_instance_t *s, int net, unsigned bits, const char 
     else if (mode == SYMM_ATOMICS_CPU)
         snprintf(s->amo_why, sizeof(s->amo_why), "cpu (SYMM_ATOMICS=cpu; %s; %s)", kind, where);
     else if (mode == SYMM_ATOMICS_NETWORK) {
-        s->amo_net = true;
+        net_agent = true;
         snprintf(s->amo_why, sizeof(s->amo_why), "network (SYMM_ATOMICS=network; %s; %s)",
                  kind, where);
     } else {
-        s->amo_net = (bits & (SYMM_NETAMO_DEVICE | SYMM_NETAMO_UNKNOWN)) != 0;
-        snprintf(s->amo_why, sizeof(s->amo_why), "%s (%s; %s)", s->amo_net ? "network" : "cpu",
+        net_agent = (bits & (SYMM_NETAMO_DEVICE | SYMM_NETAMO_UNKNOWN)) != 0;
+        snprintf(s->amo_why, sizeof(s->amo_why), "%s (%s; %s)", net_agent ? "network" : "cpu",
                  kind, where);
     }
+    s->amo_flags = (uint8_t)((s->amo_flags & ~SYMM_AMO_NET) | (net_agent ? SYMM_AMO_NET : 0));
 }

@@ -51,7 +51,7 @@ typedef enum symm_atomics_mode {
  * routine) and SYMM_ERR_INVALID when it is none of auto, cpu, network. */
 int symm_atomics_mode(const symm_config_t *cfg, const char *routine, symm_atomics_mode_t *mode);
 
-/* Set s->amo_net and s->amo_why. net: a network transport is in use;
+/* Set SYMM_AMO_NET in s->amo_flags, and s->amo_why. net: a network transport is in use;
  * bits, tl: its job-wide finding (tl: the device transport, or ""). */
 void symm_atomics_choose(symm_instance_t *s, int net, unsigned bits, const char *tl);
 

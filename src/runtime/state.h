@@ -72,6 +72,12 @@ struct symm_ctx {
     void *net;
 };
 
+/* amo_flags: SHMEM_DEBUG's checks; the network transport applies every
+ * AMO, signal update and lock word operation, for every PE, this one and
+ * mapped ones included: one atomic agent per word (runtime/atomics.h). */
+#define SYMM_AMO_DEBUG 1u
+#define SYMM_AMO_NET 2u
+
 typedef struct symm_instance {
     /* --- hot: read by every put/get/atomic --- */
     char *heap_base;         /* my heap */
@@ -82,11 +88,9 @@ typedef struct symm_instance {
     int n_data_ranges;
     symm_data_range_t data[SYMM_MAX_DATA_RANGES];
     bool debug;
-    /* Every AMO, signal update and lock word operation goes through the
-     * network transport, for every PE, this one included: one atomic agent
-     * per word (core/instance.c choose_atomics says when). Beside debug so
-     * the AMO fast path tests both with one branch on one loaded word. */
-    bool amo_net;
+    /* What an AMO or signal update does besides one CPU atomic, SYMM_AMO_*
+     * bits: one byte, so the fast path pays one predictable branch. */
+    uint8_t amo_flags;
 
     /* --- node and mappings --- */
     int n_local;             /* node-local PEs, including me */

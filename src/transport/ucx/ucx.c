@@ -15,7 +15,7 @@
  *
  * The exchange also carries what kind of atomics each PE's UCX uses
  * (amo_kind): every PE ORs them and applies one rule (runtime/atomics.h),
- * so all agree whether the network is the one atomic agent (s->amo_net).
+ * so all agree whether the network is the one atomic agent (SYMM_AMO_NET).
  * Then the default worker connects to every PE, itself and mapped peers
  * included, since every atomic goes through it.
  *
@@ -421,7 +421,7 @@ static int ucx_init(symm_instance_t *s)
         (rc = symm_ucx_start_progress_thread(u)) != SYMM_OK)
         goto out;
     for (int pe = 0; pe < s->n_pes; pe++)
-        if ((is_remote(s, pe) || s->amo_net) && (rc = conn_open(u, &u->dflt, pe)) != SYMM_OK)
+        if ((is_remote(s, pe) || (s->amo_flags & SYMM_AMO_NET)) && (rc = conn_open(u, &u->dflt, pe)) != SYMM_OK)
             goto out;
     if ((rc = symm_boot_barrier(s->boot)) != SYMM_OK)
         goto out;
