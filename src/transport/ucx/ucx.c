@@ -575,6 +575,34 @@ out:
     return rc;
 }
 
+int symm_ucx_atomics_probe(char *tl, size_t tl_len)
+{
+    ucp_config_t *cfg = NULL;
+    ucp_context_h ctx = NULL;
+    ucp_worker_h wk = NULL;
+    tl[0] = '\0';
+    if (!symm_ucx_load() || ucp_config_read(NULL, NULL, &cfg) != UCS_OK)
+        return -1;
+    ucp_params_t params = {.field_mask = UCP_PARAM_FIELD_FEATURES,
+                           .features = UCP_FEATURE_RMA | UCP_FEATURE_AMO32 |
+                                       UCP_FEATURE_AMO64 | UCP_FEATURE_AM};
+    unsigned bits = amo_kind(cfg, NULL, tl, tl_len);
+    ucs_status_t st = ucp_init_version(UCP_API_MAJOR, UCP_API_MINOR, &params, cfg, &ctx);
+    ucp_config_release(cfg);
+    if (st != UCS_OK)
+        return -1;
+    ucp_worker_params_t wp = {.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE,
+                              .thread_mode = UCS_THREAD_MODE_SINGLE};
+    if (ucp_worker_create(ctx, &wp, &wk) == UCS_OK) {
+        bits |= amo_kind(NULL, wk, tl, tl_len);
+        ucp_worker_destroy(wk);
+    } else {
+        bits |= SYMM_NETAMO_UNKNOWN;
+    }
+    ucp_cleanup(ctx);
+    return (int)bits;
+}
+
 static const symm_transport_ops_t ucx_ops = {
     .name = "ucx",
     .init = ucx_init,
@@ -599,5 +627,12 @@ const symm_transport_ops_t *symm_ucx_transport(void) { return &ucx_ops; }
 #else /* !SYMM_HAVE_UCX */
 
 const symm_transport_ops_t *symm_ucx_transport(void) { return NULL; }
+
+int symm_ucx_atomics_probe(char *tl, size_t tl_len)
+{
+    if (tl_len > 0)
+        tl[0] = '\0';
+    return -1;
+}
 
 #endif
