@@ -9,7 +9,7 @@
  * One atomic agent per word: a NIC atomic (UCX over rc_mlx5, rc_verbs,
  * dc_mlx5, ...) is not atomic against a CPU atomic on the same word, so
  * when other nodes reach this heap with device atomics (SYMM_AMO_NET, chosen
- * once at init by core/instance.c) every atomic update, even on a mapped
+ * once at init: runtime/atomics.h) every atomic update, even on a mapped
  * peer or on this PE itself, goes through the transport: the NIC is then
  * the only agent. Loads (atomic_fetch, wait_until) stay CPU loads either
  * way: a NIC atomic is coherent with them. The test costs nothing more

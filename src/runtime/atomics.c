@@ -48,8 +48,14 @@ void symm_atomics_choose(symm_instance_t *s, int net, unsigned bits, const char 
         snprintf(s->amo_why, sizeof(s->amo_why), "cpu (every PE is node-local%s)",
                  mode == SYMM_ATOMICS_NETWORK ? "; SYMM_ATOMICS=network needs a network "
                                                 "transport" : "");
-    else if (mode == SYMM_ATOMICS_CPU)
+    else if (mode == SYMM_ATOMICS_CPU) {
         snprintf(s->amo_why, sizeof(s->amo_why), "cpu (SYMM_ATOMICS=cpu; %s; %s)", kind, where);
+        /* The user's choice, but one that loses updates: say so once. */
+        if ((bits & SYMM_NETAMO_DEVICE) && s->my_pe == 0)
+            symm_warn("shmem_init", "SYMM_ATOMICS=cpu with %s: an atomic from a node-local PE "
+                      "and one from another node on the same word are not atomic against "
+                      "each other", kind);
+    }
     else if (mode == SYMM_ATOMICS_NETWORK) {
         net_agent = true;
         snprintf(s->amo_why, sizeof(s->amo_why), "network (SYMM_ATOMICS=network; %s; %s)",
