@@ -25,6 +25,54 @@ int symm_atomics_mode(const symm_config_t *cfg, const char *routine, symm_atomic
     return SYMM_OK;
 }
 
+/* The transports UCX applies atomics on with the CPU (shared memory,
+ * loopback): coherent with symm's CPU atomics on mapped peers. */
+static int cpu_atomic_tl(const char *tl, size_t len)
+{
+    static const char *const cpu[] = {"self", "sysv", "posix", "xpmem", "knem", "cma"};
+    for (size_t i = 0; i < sizeof(cpu) / sizeof(cpu[0]); i++)
+        if (strlen(cpu[i]) == len && strncmp(tl, cpu[i], len) == 0)
+            return 1;
+    return 0;
+}
+
+unsigned symm_atomics_parse_ucx(const char *worker_info, const char *config, char *tl,
+                                size_t tl_len)
+{
+    unsigned bits = 0;
+    if (config != NULL) {
+        for (const char *m = config; (m = strstr(m, "UCX_ATOMIC_MODE=")) != NULL; m += 16)
+            if (strncmp(m + 16, "cpu", 3) == 0 && (m[19] == '\n' || m[19] == '\0'))
+                bits |= SYMM_NETAMO_CPU_MODE;
+    }
+    if (worker_info == NULL)
+        return bits;
+    const char *line = strstr(worker_info, "atomics:");
+    if (line == NULL)
+        return bits | SYMM_NETAMO_UNKNOWN;
+    const char *end = strchr(line, '\n');
+    if (end == NULL)
+        end = line + strlen(line);
+    for (const char *p = line + 8; p < end;) {
+        const char *colon = memchr(p, ':', (size_t)(end - p));
+        if (colon == NULL)
+            break;
+        const char *name = colon + 1;
+        const char *slash = memchr(name, '/', (size_t)(end - name));
+        if (slash == NULL)
+            break;
+        size_t n = (size_t)(slash - name);
+        if (!cpu_atomic_tl(name, n)) {
+            if (tl_len > 0 && tl[0] == '\0')
+                snprintf(tl, tl_len, "%.*s", (int)n, name);
+            bits |= SYMM_NETAMO_DEVICE;
+        }
+        const char *comma = memchr(slash, ',', (size_t)(end - slash));
+        p = comma != NULL ? comma + 1 : end;
+    }
+    return bits;
+}
+
 void symm_atomics_choose(symm_instance_t *s, int net, unsigned bits, const char *tl)
 {
     symm_atomics_mode_t mode = SYMM_ATOMICS_AUTO;

@@ -51,6 +51,18 @@ typedef enum symm_atomics_mode {
  * routine) and SYMM_ERR_INVALID when it is none of auto, cpu, network. */
 int symm_atomics_mode(const symm_config_t *cfg, const char *routine, symm_atomics_mode_t *mode);
 
+/* Read UCX's reports (plain text, so this layer needs no UCX): config, the
+ * output of ucp_config_print (UCX_ATOMIC_MODE=cpu gives
+ * SYMM_NETAMO_CPU_MODE); worker_info, that of ucp_worker_print_info, whose
+ * "atomics:" line lists the transports UCP applies atomics with, as
+ * "INDEX:TL/DEVICE, ..." ("0:self/memory0, 3:sysv/memory" without a NIC,
+ * "2:rc_mlx5/mlx5_0:1" with device atomics; emulated ones, tcp, are not
+ * listed): a transport other than the CPU ones (self, sysv, posix, xpmem,
+ * knem, cma) gives SYMM_NETAMO_DEVICE and its name in tl (when tl is still
+ * ""), no such line SYMM_NETAMO_UNKNOWN. Either text may be NULL. */
+unsigned symm_atomics_parse_ucx(const char *worker_info, const char *config, char *tl,
+                                size_t tl_len);
+
 /* Set SYMM_AMO_NET in s->amo_flags, and s->amo_why. net: a network transport is in use;
  * bits, tl: its job-wide finding (tl: the device transport, or ""). */
 void symm_atomics_choose(symm_instance_t *s, int net, unsigned bits, const char *tl);

@@ -160,30 +160,14 @@ typedef struct ucx_blob_hdr {
     char amo_tl[20];             /* the device atomic transport, e.g. "rc_mlx5" */
 } ucx_blob_hdr_t;
 
-/* The transports UCX applies atomics on with the CPU (shared memory,
- * loopback): coherent with symm's CPU atomics on mapped peers. */
-static int cpu_atomic_tl(const char *tl, size_t len)
-{
-    static const char *const cpu[] = {"self", "sysv", "posix", "xpmem", "knem", "cma"};
-    for (size_t i = 0; i < sizeof(cpu) / sizeof(cpu[0]); i++)
-        if (strlen(cpu[i]) == len && strncmp(tl, cpu[i], len) == 0)
-            return 1;
-    return 0;
-}
-
-/* What kind of atomics this PE's UCX uses (SYMM_NETAMO_* bits), read from
- * UCX's own reports: UCX_ATOMIC_MODE from the configuration (the
- * environment or ucx.conf), and the "atomics:" line of the default
- * worker's description, which lists the transports UCP chose for atomics
- * ("0:self/memory0, 3:sysv/memory" without a NIC, "2:rc_mlx5/mlx5_0:1"
- * with device atomics; emulated ones, tcp, are not listed). tl: the first
- * device transport named. */
+/* What kind of atomics this PE's UCX uses (SYMM_NETAMO_* bits), from UCX's
+ * own reports, read by symm_atomics_parse_ucx: the configuration (cfg:
+ * UCX_ATOMIC_MODE, from the environment or ucx.conf) or the worker's
+ * description (its atomic transports). tl: the device transport named. */
 static unsigned amo_kind(ucp_config_t *cfg, ucp_worker_h worker, char *tl, size_t tl_len)
 {
-    unsigned bits = 0;
     char *buf = NULL;
     size_t len = 0;
-    tl[0] = '\0';
     FILE *f = open_memstream(&buf, &len);
     if (f == NULL)
         return SYMM_NETAMO_UNKNOWN;
@@ -192,39 +176,8 @@ static unsigned amo_kind(ucp_config_t *cfg, ucp_worker_h worker, char *tl, size_
     else
         ucp_worker_print_info(worker, f);
     fclose(f);
-    if (cfg != NULL) {
-        const char *m = buf != NULL ? strstr(buf, "UCX_ATOMIC_MODE=") : NULL;
-        if (m != NULL && strncmp(m + 16, "cpu", 3) == 0 && (m[19] == '\n' || m[19] == '\0'))
-            bits |= SYMM_NETAMO_CPU_MODE;
-        free(buf);
-        return bits;
-    }
-    const char *line = buf != NULL ? strstr(buf, "atomics:") : NULL;
-    if (line == NULL) {
-        free(buf);
-        return SYMM_NETAMO_UNKNOWN;
-    }
-    const char *end = strchr(line, '\n');
-    if (end == NULL)
-        end = line + strlen(line);
-    /* Entries "INDEX:TL/DEVICE", separated by ", ". */
-    for (const char *p = line + 8; p < end;) {
-        const char *colon = memchr(p, ':', (size_t)(end - p));
-        if (colon == NULL)
-            break;
-        const char *name = colon + 1;
-        const char *slash = memchr(name, '/', (size_t)(end - name));
-        if (slash == NULL)
-            break;
-        size_t n = (size_t)(slash - name);
-        if (!cpu_atomic_tl(name, n)) {
-            if (!(bits & SYMM_NETAMO_DEVICE))
-                snprintf(tl, tl_len, "%.*s", (int)n, name);
-            bits |= SYMM_NETAMO_DEVICE;
-        }
-        const char *comma = memchr(slash, ',', (size_t)(end - slash));
-        p = comma != NULL ? comma + 1 : end;
-    }
+    unsigned bits = cfg != NULL ? symm_atomics_parse_ucx(NULL, buf ? buf : "", tl, tl_len)
+                                : symm_atomics_parse_ucx(buf ? buf : "", NULL, tl, tl_len);
     free(buf);
     return bits;
 }
@@ -322,7 +275,7 @@ static int ucx_init(symm_instance_t *s)
         .mt_workers_shared = 0,
         .estimated_num_eps = (size_t)s->n_pes,
     };
-    char amo_tl[sizeof(((ucx_blob_hdr_t *)0)->amo_tl)];
+    char amo_tl[sizeof(((ucx_blob_hdr_t *)0)->amo_tl)] = "";
     unsigned amo_bits = amo_kind(cfg, NULL, amo_tl, sizeof(amo_tl));
     st = ucp_init_version(UCP_API_MAJOR, UCP_API_MINOR, &params, cfg, &u->ctx);
     ucp_config_release(cfg);
