@@ -19,6 +19,9 @@
  *    rounds of put_signal (SHMEM_SIGNAL_ADD 1) into PE 0: the signal ends
  *    at the exact sum, and the data of a round is there once its signal
  *    count is reached.
+ *  - the heap grows (initial size 8M unless set, then a 16M block): fetch_inc
+ *    on a word of the grown part, so the network path's keys for every PE,
+ *    this one included, follow the growth.
  * Optional argument: ITERS (default 400).
  */
 #include <sched.h>
@@ -152,6 +155,7 @@ static void signal_phase(uint64_t *sig, uint64_t *psig, long *data, long iters)
 int main(int argc, char **argv)
 {
     long iters = argc > 1 ? atol(argv[1]) : 400;
+    setenv("SHMEM_SYMMETRIC_SIZE", "8M", 0);
     shmem_init();
     me = shmem_my_pe();
     npes = shmem_n_pes();
@@ -179,6 +183,13 @@ int main(int argc, char **argv)
     shmem_barrier_all();
     lock_phase(&glock_test, &cnt[1], iters / 8 + 1, 1);
     signal_phase(&sig[0], &sig[1], data, iters);
+
+    size_t grow = (size_t)16 << 20;
+    long *big = shmem_calloc(grow / sizeof(long), sizeof(long));
+    CHECK(big != NULL, "shmem_calloc of %zu bytes (heap growth) failed", grow);
+    fetch_inc_phase(&big[grow / sizeof(long) - 1], all, 0, iters);
+    fetch_inc_phase(&big[grow / sizeof(long) - 2], all, npes - 1, iters);
+    shmem_free(big);
 
     shmem_free(data);
     shmem_free(sig);
