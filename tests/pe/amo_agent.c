@@ -49,7 +49,8 @@ static void fetch_inc_phase(long *ctr, long *all, int target, long iters)
     }
     shmem_long_put(all + (long)me * iters, mine, (size_t)iters, 0);
     shmem_barrier_all();
-    CHECK_EQ("fetch_inc counter read back", (long)npes * iters, shmem_long_atomic_fetch(ctr, target));
+    CHECK_EQ("fetch_inc counter read back", (long)npes * iters,
+             shmem_long_atomic_fetch(ctr, target));
     if (me == 0) {
         long n = (long)npes * iters;
         char *seen = calloc((size_t)n, 1);

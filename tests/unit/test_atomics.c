@@ -68,8 +68,8 @@ int main(void)
     parse("# lane: 2:rc_mlx5/mlx5_0:1\n# atomics: 3:sysv/memory\n", NULL, 0, "");
     parse("# no such line\n", NULL, SYMM_NETAMO_UNKNOWN, "");
     /* The configuration: UCX_ATOMIC_MODE. */
-    parse(NULL, "UCX_TLS=all\nUCX_ATOMIC_MODE=cpu\nUCX_CM_USE_ALL_DEVICES=y\n", SYMM_NETAMO_CPU_MODE,
-          "");
+    parse(NULL, "UCX_TLS=all\nUCX_ATOMIC_MODE=cpu\nUCX_CM_USE_ALL_DEVICES=y\n",
+          SYMM_NETAMO_CPU_MODE, "");
     parse(NULL, "UCX_TLS=all\nUCX_ATOMIC_MODE=cpu\n", SYMM_NETAMO_CPU_MODE, "");
     parse(NULL, "UCX_ATOMIC_MODE=guess\n", 0, "");
     parse(NULL, "UCX_ATOMIC_MODE=device\n", 0, "");
@@ -90,7 +90,8 @@ int main(void)
     choose("cpu", 1, 1, SYMM_NETAMO_DEVICE, "rc_mlx5", 0,
            "cpu (SYMM_ATOMICS=cpu; UCX device atomics on rc_mlx5; job spans nodes)");
     choose("network", 1, 1, 0, "", 1,
-           "network (SYMM_ATOMICS=network; UCX atomics applied by the target CPU; job spans nodes)");
+           "network (SYMM_ATOMICS=network; UCX atomics applied by the target CPU; "
+           "job spans nodes)");
 
     /* The variable's values. */
     symm_config_t cfg = {.atomics = "sometimes"};

@@ -373,8 +373,9 @@ static int ucx_init(symm_instance_t *s)
     if ((rc = symm_ucx_progress_thread_wanted(u, &wanted)) != SYMM_OK ||
         (rc = symm_ucx_start_progress_thread(u)) != SYMM_OK)
         goto out;
+    int to_all = (s->amo_flags & SYMM_AMO_NET) != 0;
     for (int pe = 0; pe < s->n_pes; pe++)
-        if ((is_remote(s, pe) || (s->amo_flags & SYMM_AMO_NET)) && (rc = conn_open(u, &u->dflt, pe)) != SYMM_OK)
+        if ((to_all || is_remote(s, pe)) && (rc = conn_open(u, &u->dflt, pe)) != SYMM_OK)
             goto out;
     if ((rc = symm_boot_barrier(s->boot)) != SYMM_OK)
         goto out;
