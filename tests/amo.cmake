@@ -14,3 +14,72 @@ symm_pe_test(lock_fifo SOURCES pe/lock.c ARGS fifo TIMEOUT 30)
 # fence, destroy, get_team, invalid options, SHMEM_CTX_INVALID, and team
 # contexts (PE numbers within the team).
 symm_pe_test(ctx)
+# One atomic agent per word (SYMM_ATOMICS, runtime/atomics.h): every PE,
+# the owner included, hammers the same words with fetch_inc, add, inc,
+# compare_swap, the lock and signals (pe/amo_agent.c); exact totals and
+# distinct fetched values. As is (CPU atomics), under SYMM_TRANSPORT=ucx
+# (auto: UCX here emulates atomics or uses shared memory, so still CPU),
+# and with SYMM_ATOMICS=network, where every update, the owner's own too,
+# goes through UCX; the decision printed by SHMEM_INFO is checked.
+symm_pe_test(amo_agent TIMEOUT 120)
+set(expect_ok ${CMAKE_CURRENT_SOURCE_DIR}/scripts/expect_status.sh 0 --match)
+add_test(NAME amo_agent_decide_local
+  COMMAND ${expect_ok} "symm: atomics: cpu \\(every PE is node-local\\)"
+    ${SYMM_OSHRUN} --timeout 60 -np 2 $<TARGET_FILE:amo_agent> 50)
+set_tests_properties(amo_agent_decide_local PROPERTIES TIMEOUT 60 ENVIRONMENT "SHMEM_INFO=1")
+symm_expect_fail(amo_agent_bad 2 "SYMM_ATOMICS='bogus' is not one of auto, cpu, network"
+  ${CMAKE_COMMAND} -E env SYMM_ATOMICS=bogus $<TARGET_FILE:empty>)
+# symm-info states the rule, the variable and what UCX here offers.
+add_test(NAME amo_agent_symm_info
+  COMMAND ${expect_ok} "atomics \\(SYMM_ATOMICS=network\\).*"
+    ${CMAKE_COMMAND} -E env SYMM_ATOMICS=network $<TARGET_FILE:symm-info>)
+symm_expect_fail(amo_agent_symm_info_bad 1 "SYMM_ATOMICS='sometimes' is not one of auto, cpu, network"
+  ${CMAKE_COMMAND} -E env SYMM_ATOMICS=sometimes $<TARGET_FILE:symm-info>)
+if(SYMM_HAVE_UCX)
+  set(ucx_t 150)
+  if(SYMM_SANITIZE OR SYMM_TSAN)
+    set(ucx_t 450)
+  endif()
+  foreach(np 2 4)
+    add_test(NAME amo_agent.net.np${np}
+      COMMAND ${expect_ok} "symm: atomics: network \\(SYMM_ATOMICS=network"
+        ${SYMM_OSHRUN} --timeout ${ucx_t} -np ${np} $<TARGET_FILE:amo_agent>)
+    set_tests_properties(amo_agent.net.np${np} PROPERTIES TIMEOUT ${ucx_t} LABELS ucx
+      ENVIRONMENT "SHMEM_INFO=1;SYMM_TRANSPORT=ucx;SYMM_ATOMICS=network")
+  endforeach()
+  # auto over UCX without device atomics, and the user's UCX_ATOMIC_MODE=cpu
+  # and SYMM_ATOMICS=cpu: the CPU path, said so.
+  add_test(NAME amo_agent_decide_ucx
+    COMMAND ${expect_ok} "symm: atomics: cpu \\(UCX atomics applied by the target CPU; SYMM_TRANSPORT=ucx\\)"
+      ${SYMM_OSHRUN} --timeout ${ucx_t} -np 2 $<TARGET_FILE:amo_agent> 50)
+  add_test(NAME amo_agent_decide_ucx_cpu_mode
+    COMMAND ${expect_ok} "symm: atomics: cpu \\(UCX_ATOMIC_MODE=cpu; SYMM_TRANSPORT=ucx\\)"
+      ${SYMM_OSHRUN} --timeout ${ucx_t} -np 2 $<TARGET_FILE:amo_agent> 50)
+  add_test(NAME amo_agent_decide_ucx_forced_cpu
+    COMMAND ${expect_ok} "symm: atomics: cpu \\(SYMM_ATOMICS=cpu;"
+      ${SYMM_OSHRUN} --timeout ${ucx_t} -np 2 $<TARGET_FILE:amo_agent> 50)
+  set_tests_properties(amo_agent_decide_ucx amo_agent_decide_ucx_cpu_mode
+    amo_agent_decide_ucx_forced_cpu PROPERTIES TIMEOUT ${ucx_t} LABELS ucx)
+  set_tests_properties(amo_agent_decide_ucx PROPERTIES
+    ENVIRONMENT "SHMEM_INFO=1;SYMM_TRANSPORT=ucx")
+  set_tests_properties(amo_agent_decide_ucx_cpu_mode PROPERTIES
+    ENVIRONMENT "SHMEM_INFO=1;SYMM_TRANSPORT=ucx;UCX_ATOMIC_MODE=cpu")
+  set_tests_properties(amo_agent_decide_ucx_forced_cpu PROPERTIES
+    ENVIRONMENT "SHMEM_INFO=1;SYMM_TRANSPORT=ucx;SYMM_ATOMICS=cpu")
+  # Two namespaces of 2 PEs (mapped and network peers on the same words):
+  # auto stays cpu (UCX over tcp emulates atomics on the target CPU), and
+  # SYMM_ATOMICS=network sends the mapped peers' and the owner's updates
+  # through UCX too. PE 0's SHMEM_INFO line must not say the other path.
+  foreach(mode auto network)
+    if(mode STREQUAL "auto")
+      set(wrong "symm: atomics: network")
+    else()
+      set(wrong "symm: atomics: cpu")
+    endif()
+    add_test(NAME netns_amo_agent_${mode}
+      COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/scripts/netns_test.sh "$<TARGET_FILE:amo_agent> 200")
+    set_tests_properties(netns_amo_agent_${mode} PROPERTIES TIMEOUT 300 SKIP_RETURN_CODE 77
+      LABELS ucx FAIL_REGULAR_EXPRESSION "${wrong}"
+      ENVIRONMENT "NETNS_PPN=2;NETNS_TIMEOUT=240;SHMEM_INFO=1;SYMM_ATOMICS=${mode}")
+  endforeach()
+endif()

@@ -7,3 +7,11 @@ add_executable(test_alloc unit/test_alloc.c ${PROJECT_SOURCE_DIR}/src/mem/alloc.
 target_include_directories(test_alloc PRIVATE ${PROJECT_SOURCE_DIR}/src)
 add_test(NAME unit_alloc COMMAND test_alloc)
 set_tests_properties(unit_alloc PROPERTIES TIMEOUT 60)
+
+# The SYMM_ATOMICS rule (src/runtime/atomics.c): UCX's reports read, device
+# atomics included (no NIC here), and the decision with its reason.
+add_executable(test_atomics unit/test_atomics.c ${PROJECT_SOURCE_DIR}/src/runtime/atomics.c
+  ${PROJECT_SOURCE_DIR}/src/runtime/fault.c ${PROJECT_SOURCE_DIR}/src/runtime/log.c)
+target_include_directories(test_atomics PRIVATE ${PROJECT_SOURCE_DIR}/src)
+add_test(NAME unit_atomics COMMAND test_atomics)
+set_tests_properties(unit_atomics PROPERTIES TIMEOUT 60)

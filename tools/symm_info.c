@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "runtime/atomics.h"
 #include "runtime/config.h"
 #include "transport/transport.h"
 #include "shmem.h"
@@ -36,6 +37,31 @@ int main(int argc, char **argv)
         printf("  other nodes      : ucx %s (UCP RMA + AMO; UCX_TLS and other UCX_* apply)\n", ucx);
     else
         printf("  other nodes      : none in this build (no libucx-dev when it was built)\n");
+    /* The rule of runtime/atomics.h, and what this process's UCX offers;
+     * a job's decision (which needs every PE's finding) is in SHMEM_INFO. */
+    printf("atomics (SYMM_ATOMICS=%s): who applies AMOs, signal updates and lock words\n",
+           cfg.atomics);
+    printf("  cpu     : the issuing PE's CPU on mapped peers, UCX for the others (not atomic\n"
+           "            against each other if UCX uses device atomics)\n"
+           "  network : UCX for every PE, mapped ones and itself included (one agent per word)\n"
+           "  auto    : network iff the job spans nodes (or SYMM_TRANSPORT=ucx) and UCX uses\n"
+           "            device (NIC) atomics; cpu otherwise, so under UCX_ATOMIC_MODE=cpu\n");
+    char tl[32];
+    int amo = symm_ucx_atomics_probe(tl, sizeof(tl));
+    if (amo < 0)
+        printf("  UCX here: not available\n");
+    else if (amo & SYMM_NETAMO_DEVICE)
+        printf("  UCX here: device atomics on %s: auto gives network when the job spans nodes\n",
+               tl);
+    else if (amo & SYMM_NETAMO_UNKNOWN)
+        printf("  UCX here: atomics of unknown kind (assumed device): auto gives network\n"
+               "            when the job spans nodes\n");
+    else
+        printf("  UCX here: atomics applied by the target CPU%s: auto gives cpu\n",
+               (amo & SYMM_NETAMO_CPU_MODE) ? " (UCX_ATOMIC_MODE=cpu)" : "");
+    symm_atomics_mode_t amode;
+    int bad = symm_atomics_mode(&cfg, "symm-info", &amode) != 0;
+    printf("  a singleton: cpu (every PE is node-local)\n");
     printf("bootstrap: tcp (oshrun), singleton"
 #ifdef SYMM_HAVE_PMIX
            ", pmix (mpirun, srun --mpi=pmix; libpmix.so.2 loaded at run time)"
@@ -47,5 +73,5 @@ int main(int argc, char **argv)
     int rc = symm_config_load(&cfg);
     fflush(stdout); /* the table is written to the fd directly */
     symm_config_print(&cfg, STDOUT_FILENO);
-    return rc == 0 ? 0 : 1;
+    return rc == 0 && !bad ? 0 : 1;
 }

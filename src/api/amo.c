@@ -39,8 +39,7 @@
     static inline T amo_##N##_atomic_fetch(CORE_ARGS, const T *source, int pe)              \
     {                                                                                       \
         T res;                                                                              \
-        SYMM_AMO_DO(ctx, T, source, pe, SYMM_AMO_FETCH, NULL, NULL, &res, 0, routine,       \
-                    __atomic_load(r_, &res, O));                                            \
+        SYMM_AMO_LOAD(ctx, T, source, pe, &res, 0, routine, __atomic_load(r_, &res, O));    \
         return res;                                                                         \
     }                                                                                       \
     static inline void amo_##N##_atomic_set(CORE_ARGS, T *dest, T value, int pe)            \
@@ -58,8 +57,7 @@
     static inline void amo_##N##_atomic_fetch_nbi(CORE_ARGS, T *fetch, const T *source,     \
                                                   int pe)                                   \
     {                                                                                       \
-        SYMM_AMO_DO(ctx, T, source, pe, SYMM_AMO_FETCH, NULL, NULL, fetch, 1, routine,      \
-                    __atomic_load(r_, fetch, O));                                           \
+        SYMM_AMO_LOAD(ctx, T, source, pe, fetch, 1, routine, __atomic_load(r_, fetch, O));  \
     }                                                                                       \
     static inline void amo_##N##_atomic_swap_nbi(CORE_ARGS, T *fetch, T *dest, T value,     \
                                                  int pe)                                    \

@@ -31,6 +31,10 @@ void symm_group_barrier(symm_group_t *g, int quiet)
     for (int k = 0, dist = 1; dist < n; k++, dist <<= 1) {
         long *flag = &g->psync[k];
         int to = symm_group_pe(g, (g->me + dist) % n);
+        /* Not an AMO in the sense of ops/amo.h: a network peer's add to
+         * this flag is a notification applied by my CPU (transport notify,
+         * ucx/am.c), atomic against CPU atomics, so the CPU path stays even
+         * under SYMM_AMO_NET. */
         long *r = symm_seg_peer_addr(s, flag, to);
         if (r != NULL)
             __atomic_fetch_add(r, 1, __ATOMIC_RELEASE);

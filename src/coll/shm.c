@@ -81,6 +81,9 @@ static void push(symm_group_t *g, void *dest, const void *src, size_t n, int i,
     char *r = symm_seg_peer_addr(s, dest, pe);
     if (r != NULL) {
         memcpy(r, src, n);
+        /* A CPU atomic even under SYMM_AMO_NET (ops/amo.h): network peers
+         * count arrivals here only through pushes whose add the owner's
+         * CPU applies (ucx/am.c), so this word has one kind of agent. */
         __atomic_fetch_add((uint64_t *)symm_seg_peer_addr(s, g->arrive, pe), 1,
                            __ATOMIC_RELEASE);
         return;

@@ -29,6 +29,7 @@
 #include "mem/alloc.h"
 #include "mem/data.h"
 #include "shmem.h"
+#include "runtime/atomics.h"
 #include "runtime/fault.h"
 #include "runtime/log.h"
 #include "runtime/pestatus.h"
@@ -86,6 +87,12 @@ static int discover_node(symm_instance_t *inst)
         strcmp(inst->cfg.transport, "ucx") != 0) {
         symm_error("shmem_init", "SYMM_TRANSPORT='%s' is not one of auto, shm, ucx",
                    inst->cfg.transport);
+        free(ids);
+        free(all);
+        return SYMM_ERR_INVALID;
+    }
+    symm_atomics_mode_t amode;
+    if (symm_atomics_mode(&inst->cfg, "shmem_init", &amode) != SYMM_OK) {
         free(ids);
         free(all);
         return SYMM_ERR_INVALID;
@@ -302,6 +309,7 @@ int symm_instance_create(const symm_instance_args_t *args, symm_instance_t **ins
     inst->heap_fd = -1;
     inst->data_fd = data->fd;
     inst->debug = cfg.debug;
+    inst->amo_flags = cfg.debug ? SYMM_AMO_DEBUG : 0;
     inst->thread_level = args->thread_level;
     inst->threads_share_teams = args->thread_level == SHMEM_THREAD_MULTIPLE;
     inst->instance_id = args->instance_id;
@@ -350,8 +358,12 @@ int symm_instance_create(const symm_instance_args_t *args, symm_instance_t **ins
         /* Registered first: the transport's fini also undoes a half-done
          * init. */
         symm_on_fini(inst, SYMM_FINI_RELEASE, net_release, NULL);
+        /* The transport decides who applies atomics (runtime/atomics.h),
+         * from what it finds in its exchange, before it connects. */
         if ((rc = inst->net->init(inst)) != SYMM_OK)
             goto err_parts;
+    } else {
+        symm_atomics_choose(inst, 0, 0, "");
     }
     if ((inst->alloc = malloc(sizeof(*inst->alloc))) == NULL ||
         (rc = symm_alloc_init(inst->alloc, inst->scratch_size, inst->heap_size)) != SYMM_OK) {
@@ -387,8 +399,10 @@ int symm_instance_create(const symm_instance_args_t *args, symm_instance_t **ins
     if (inst->my_pe == 0 && cfg.version)
         dprintf(2, "symm: version %s (OpenSHMEM %d.%d)\n", SYMM_VERSION_STRING,
                 SHMEM_MAJOR_VERSION, SHMEM_MINOR_VERSION);
-    if (inst->my_pe == 0 && cfg.info)
+    if (inst->my_pe == 0 && cfg.info) {
         symm_config_print(&cfg, 2);
+        dprintf(2, "symm: atomics: %s\n", inst->amo_why);
+    }
     inst->initialized = true;
     *inst_p = inst;
     return SYMM_OK;

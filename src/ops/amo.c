@@ -1,5 +1,6 @@
 /*
- * amo.c - the general path of atomics: errors and unmapped peers.
+ * amo.c - the general path of atomics: errors, unmapped peers, and every
+ * peer when the network transport is the one atomic agent (SYMM_AMO_NET).
  */
 #include "ops/amo.h"
 
@@ -31,6 +32,10 @@ void symm_amo_slow(struct symm_ctx *ctx, const void *dst, symm_amo_op_t op, size
     if (s->net == NULL)
         symm_fatal(routine, "PE %d is not reachable: it is not on this node and no network "
                             "transport is active", pe);
+    /* What the CPU wrote before (the data of a put-with-signal copied to a
+     * mapped peer, a lock holder's updates) is visible before the
+     * transport applies the atomic: the same order a CPU atomic gives. */
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
     int rc = s->net->amo(ctx, op, size, seg, off, operand, compare, result, nbi, pe);
     if (rc != 0)
         symm_fatal(routine, "atomic on PE %d failed: %s", pe, symm_status_str((symm_status_t)rc));

@@ -9,6 +9,15 @@
  * bits 0-30, set by the successor, and the hand-over bit 31, set by the
  * predecessor. Both writers use fetch_or on zero bits, so they commute.
  * A waiter spins on its own node in its own memory (local, backs off).
+ *
+ * Every read-modify-write of a lock word goes through amo32, hence through
+ * the network transport for every PE, this one included, when that is the
+ * one atomic agent (SYMM_AMO_NET, ops/amo.h): a NIC swap on the tail and a
+ * CPU swap on it would not be atomic against each other, and two PEs could
+ * both see the lock free. Loads of my own node stay CPU loads (coherent
+ * with NIC atomics), and so does the store that clears it before I queue:
+ * no update to it is in flight then (the last round's hand-over and link
+ * both completed before that round ended, see symm_lock_clear).
  */
 #include <stdint.h>
 

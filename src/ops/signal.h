@@ -6,6 +6,11 @@
  * (signal_wait_until, wait_until, signal_fetch) also observes the data, on
  * every architecture. Other peers: put, fence, then the signal atomic
  * through the transport, which orders them the same way.
+ *
+ * Under SYMM_AMO_NET (ops/amo.h: one atomic agent per word) the signal
+ * update goes through the transport for every PE, mapped ones and this one
+ * included; the data of a put-with-signal to a mapped peer is still copied
+ * by the CPU, before the update is issued.
  */
 #ifndef SYMM_SIGNAL_H
 #define SYMM_SIGNAL_H
@@ -33,9 +38,14 @@ static inline void symm_signal_update_world(symm_instance_t *s, struct symm_ctx 
 {
     if (symm_unlikely((unsigned)sig_op > 1u))
         symm_bad_sig_op(routine, sig_op);
-    if (symm_unlikely(s->debug))
-        symm_check_amo(s, routine, sig_addr, sizeof(uint64_t));
-    uint64_t *r = symm_seg_peer_addr(s, sig_addr, pe);
+    uint64_t *r = NULL;
+    if (symm_unlikely(s->amo_flags)) {
+        if (s->amo_flags & SYMM_AMO_DEBUG)
+            symm_check_amo(s, routine, sig_addr, sizeof(uint64_t));
+        if (s->amo_flags & SYMM_AMO_NET)
+            goto agent;
+    }
+    r = symm_seg_peer_addr(s, sig_addr, pe);
     if (symm_likely(r != NULL)) {
         if (sig_op == 0)
             __atomic_store_n(r, signal, __ATOMIC_RELEASE);
@@ -43,6 +53,7 @@ static inline void symm_signal_update_world(symm_instance_t *s, struct symm_ctx 
             __atomic_fetch_add(r, signal, __ATOMIC_RELEASE);
         return;
     }
+agent:
     symm_amo_slow(ctx, sig_addr, sig_op == 0 ? SYMM_AMO_SET : SYMM_AMO_ADD, sizeof(uint64_t),
                   &signal, NULL, NULL, 0, pe, routine);
 }

@@ -35,6 +35,11 @@
     X(SYMM_TRANSPORT, STR, transport, "auto",                                                \
       "auto: map node-local peers, UCX for the rest; shm: node-local only; ucx: every "     \
       "peer but myself through UCX")                                                       \
+    X(SYMM_ATOMICS, STR, atomics, "auto",                                                    \
+      "auto|cpu|network: who applies AMOs, signals and lock updates. cpu: the PE's CPU on "  \
+      "mapped peers (not atomic against NIC atomics from other nodes); network: UCX for "    \
+      "every PE, itself included, when UCX is in use; auto: network iff the job spans "     \
+      "nodes and UCX uses device (NIC) atomics, cpu when UCX_ATOMIC_MODE=cpu")             \
     X(SYMM_PROGRESS_THREAD, STR, progress_thread, "auto",                                    \
       "auto|1: with UCX, a thread runs UCX progress while the PE computes; 0: progress "    \
       "only inside symm calls (experimental: some polling patterns stall over tcp)")       \

@@ -72,6 +72,12 @@ struct symm_ctx {
     void *net;
 };
 
+/* amo_flags: SHMEM_DEBUG's checks; the network transport applies every
+ * AMO, signal update and lock word operation, for every PE, this one and
+ * mapped ones included: one atomic agent per word (runtime/atomics.h). */
+#define SYMM_AMO_DEBUG 1u
+#define SYMM_AMO_NET 2u
+
 typedef struct symm_instance {
     /* --- hot: read by every put/get/atomic --- */
     char *heap_base;         /* my heap */
@@ -82,6 +88,9 @@ typedef struct symm_instance {
     int n_data_ranges;
     symm_data_range_t data[SYMM_MAX_DATA_RANGES];
     bool debug;
+    /* What an AMO or signal update does besides one CPU atomic, SYMM_AMO_*
+     * bits: one byte, so the fast path pays one predictable branch. */
+    uint8_t amo_flags;
 
     /* --- node and mappings --- */
     int n_local;             /* node-local PEs, including me */
@@ -116,6 +125,7 @@ typedef struct symm_instance {
     const struct symm_transport_ops *net;
     void *net_state;         /* the network transport's own state */
     int n_remote;            /* PEs reached through the network transport */
+    char amo_why[128];       /* "network (UCX device atomics on rc_mlx5; job spans nodes)" */
     int n_fini_hooks;
     struct symm_fini_hook {
         void (*fn)(struct symm_instance *inst, void *arg);

@@ -23,6 +23,9 @@
 
 static void flag_set(symm_instance_t *s, uint64_t *flag, uint64_t value, int pe)
 {
+    /* CPU stores and atomics even under SYMM_AMO_NET (ops/amo.h): network
+     * peers reach these flags only through notifications the owner's CPU
+     * applies (transport notify, ucx/am.c), never through NIC atomics. */
     uint64_t *r = symm_seg_peer_addr(s, flag, pe);
     if (r != NULL) {
         __atomic_store_n(r, value, __ATOMIC_RELEASE);

@@ -82,5 +82,9 @@ typedef struct symm_transport_ops {
 const symm_transport_ops_t *symm_ucx_transport(void);
 /* "1.13.1", or NULL without UCX (or when libucp.so.0 cannot be loaded). */
 const char *symm_ucx_version(void);
+/* What kind of atomics UCX would use in this process (SYMM_NETAMO_* of
+ * runtime/atomics.h; tl: the device transport or ""), from a throw-away
+ * UCP context and worker; -1 without UCX. For symm-info. */
+int symm_ucx_atomics_probe(char *tl, size_t tl_len);
 
 #endif

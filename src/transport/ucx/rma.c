@@ -177,6 +177,29 @@ int symm_ucx_get_nbi(struct symm_ctx *ctx, void *dst, int seg, size_t off, size_
 
 /* ---- atomics --------------------------------------------------------- */
 
+/* A bitwise atomic on this PE's own word, as a compare-and-swap loop: UCX
+ * 1.13's loopback transport (self) applies fetching and/or/xor with the
+ * old value as the operand (or and and change nothing, xor clears the
+ * word; add, swap and cswap are right), and the PE reaches itself through
+ * UCX when the network is the one atomic agent (SYMM_AMO_NET). Blocking
+ * even for _nbi: the result is in place before the quiet that owes it. */
+static int self_bitwise(struct symm_ctx *ctx, symm_amo_op_t op, size_t size, int seg, size_t off,
+                        const void *operand, void *result, int pe)
+{
+    uint64_t old = 0, got = 0, v = 0, want;
+    memcpy(&v, operand, size);
+    int rc = symm_ucx_amo(ctx, SYMM_AMO_FETCH, size, seg, off, NULL, NULL, &old, 0, pe);
+    for (; rc == SYMM_OK; old = got) {
+        want = op == SYMM_AMO_AND ? (old & v) : op == SYMM_AMO_OR ? (old | v) : (old ^ v);
+        rc = symm_ucx_amo(ctx, SYMM_AMO_CSWAP, size, seg, off, &want, &old, &got, 0, pe);
+        if (rc == SYMM_OK && got == old)
+            break;
+    }
+    if (rc == SYMM_OK && result != NULL)
+        memcpy(result, &old, size);
+    return rc;
+}
+
 /* UCP has add, and, or, xor, swap and cswap on 32/64-bit words. Fetch is a
  * fetching add of 0; set is a swap whose old value is dropped (a put would
  * not be atomic against emulated AMOs); fetching and/or/xor/add are native.
@@ -193,6 +216,9 @@ int symm_ucx_amo(struct symm_ctx *ctx, symm_amo_op_t op, size_t size, int seg, s
     ucp_atomic_op_t opc;
     if (size != 4 && size != 8)
         symm_fatal("ucx", "atomic of %zu bytes to PE %d: only 4 and 8 are supported", size, pe);
+    if (__builtin_expect(pe == ctx->inst->my_pe, 0) &&
+        (op == SYMM_AMO_AND || op == SYMM_AMO_OR || op == SYMM_AMO_XOR))
+        return self_bitwise(ctx, op, size, seg, off, operand, result, pe);
     switch (op) {
     case SYMM_AMO_FETCH: opc = UCP_ATOMIC_OP_ADD; break;
     case SYMM_AMO_SET:

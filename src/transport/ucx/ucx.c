@@ -13,6 +13,12 @@
  *
  * A failed endpoint (peer died, link down) ends the job naming the PE.
  *
+ * The exchange also carries what kind of atomics each PE's UCX uses
+ * (amo_kind): every PE ORs them and applies one rule (runtime/atomics.h),
+ * so all agree whether the network is the one atomic agent (SYMM_AMO_NET).
+ * Then the default worker connects to every PE, itself and mapped peers
+ * included, since every atomic goes through it.
+ *
  * Owns the UCP context, the exchange of addresses and keys, the endpoints
  * and their rkeys. Never on the put/get/AMO paths but for the cold lazy
  * connect of a context's worker (symm_ucx_conn_open_lazy). The operations
@@ -30,6 +36,7 @@
 #include <unistd.h>
 
 #include "boot/boot.h"
+#include "runtime/atomics.h"
 #include "runtime/fault.h"
 #include "runtime/pestatus.h"
 #include "transport/ucx/ucx.h"
@@ -149,7 +156,31 @@ typedef struct ucx_blob_hdr {
     uint32_t data_rkey_len[SYMM_MAX_DATA_RANGES];
     int32_t pid;                 /* for a report if the PE is lost */
     char host[32];
+    uint32_t amo_bits;           /* SYMM_NETAMO_*: what kind of atomics UCX uses here */
+    char amo_tl[20];             /* the device atomic transport, e.g. "rc_mlx5" */
 } ucx_blob_hdr_t;
+
+/* What kind of atomics this PE's UCX uses (SYMM_NETAMO_* bits), from UCX's
+ * own reports, read by symm_atomics_parse_ucx: the configuration (cfg:
+ * UCX_ATOMIC_MODE, from the environment or ucx.conf) or the worker's
+ * description (its atomic transports). tl: the device transport named. */
+static unsigned amo_kind(ucp_config_t *cfg, ucp_worker_h worker, char *tl, size_t tl_len)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (f == NULL)
+        return SYMM_NETAMO_UNKNOWN;
+    if (cfg != NULL)
+        ucp_config_print(cfg, f, NULL, UCS_CONFIG_PRINT_CONFIG);
+    else
+        ucp_worker_print_info(worker, f);
+    fclose(f);
+    unsigned bits = cfg != NULL ? symm_atomics_parse_ucx(NULL, buf ? buf : "", tl, tl_len)
+                                : symm_atomics_parse_ucx(buf ? buf : "", NULL, tl, tl_len);
+    free(buf);
+    return bits;
+}
 
 /* Allgather of variable-length blobs: lengths first, then padded blobs.
  * Collective; a PE that cannot allocate the buffers still takes part in an
@@ -244,6 +275,8 @@ static int ucx_init(symm_instance_t *s)
         .mt_workers_shared = 0,
         .estimated_num_eps = (size_t)s->n_pes,
     };
+    char amo_tl[sizeof(((ucx_blob_hdr_t *)0)->amo_tl)] = "";
+    unsigned amo_bits = amo_kind(cfg, NULL, amo_tl, sizeof(amo_tl));
     st = ucp_init_version(UCP_API_MAJOR, UCP_API_MINOR, &params, cfg, &u->ctx);
     ucp_config_release(cfg);
     if (st != UCS_OK)
@@ -261,6 +294,7 @@ static int ucx_init(symm_instance_t *s)
     ucx_blob_hdr_t hdr = {.heap_base = (uint64_t)(uintptr_t)s->heap_base,
                           .addr_len = (uint32_t)addr_len, .pid = (int32_t)getpid()};
     gethostname(hdr.host, sizeof(hdr.host) - 1);
+    hdr.amo_bits = amo_bits | amo_kind(NULL, u->dflt.worker, hdr.amo_tl, sizeof(hdr.amo_tl));
     if ((rc = map_mem(u, s->heap_base, s->heap_size, &u->heap_mh)) != SYMM_OK)
         goto out;
     if ((st = ucp_rkey_pack(u->ctx, u->heap_mh, &rkbuf[0], &rklen[0])) != UCS_OK) {
@@ -302,12 +336,19 @@ static int ucx_init(symm_instance_t *s)
 
     /* Every peer's segments; endpoints of the default worker to every peer
      * that is not mapped, eagerly (a job that reaches a peer through UCX
-     * nearly always talks to it, and failures show at init). */
+     * nearly always talks to it, and failures show at init); to every PE
+     * when UCX is the one atomic agent. */
+    amo_bits = 0;
+    amo_tl[0] = '\0';
     for (int pe = 0; pe < s->n_pes; pe++) {
         ucx_peer_t *p = &u->peers[pe];
         const char *b = u->blob + (size_t)pe * stride;
         ucx_blob_hdr_t h;
         memcpy(&h, b, sizeof(h));
+        amo_bits |= h.amo_bits;
+        if (amo_tl[0] == '\0')
+            memcpy(amo_tl, h.amo_tl, sizeof(amo_tl));
+        amo_tl[sizeof(amo_tl) - 1] = '\0';
         p->pe = pe;
         p->u = u;
         p->heap_base = h.heap_base;
@@ -327,12 +368,14 @@ static int ucx_init(symm_instance_t *s)
      * endpoints waits in the bootstrap's barrier, which does not: the
      * progress thread runs during the connection phase on every PE, and
      * stays only where wanted. */
+    symm_atomics_choose(s, 1, amo_bits, amo_tl);
     int wanted;
     if ((rc = symm_ucx_progress_thread_wanted(u, &wanted)) != SYMM_OK ||
         (rc = symm_ucx_start_progress_thread(u)) != SYMM_OK)
         goto out;
+    int to_all = (s->amo_flags & SYMM_AMO_NET) != 0;
     for (int pe = 0; pe < s->n_pes; pe++)
-        if (is_remote(s, pe) && (rc = conn_open(u, &u->dflt, pe)) != SYMM_OK)
+        if ((to_all || is_remote(s, pe)) && (rc = conn_open(u, &u->dflt, pe)) != SYMM_OK)
             goto out;
     if ((rc = symm_boot_barrier(s->boot)) != SYMM_OK)
         goto out;
@@ -486,6 +529,34 @@ out:
     return rc;
 }
 
+int symm_ucx_atomics_probe(char *tl, size_t tl_len)
+{
+    ucp_config_t *cfg = NULL;
+    ucp_context_h ctx = NULL;
+    ucp_worker_h wk = NULL;
+    tl[0] = '\0';
+    if (!symm_ucx_load() || ucp_config_read(NULL, NULL, &cfg) != UCS_OK)
+        return -1;
+    ucp_params_t params = {.field_mask = UCP_PARAM_FIELD_FEATURES,
+                           .features = UCP_FEATURE_RMA | UCP_FEATURE_AMO32 |
+                                       UCP_FEATURE_AMO64 | UCP_FEATURE_AM};
+    unsigned bits = amo_kind(cfg, NULL, tl, tl_len);
+    ucs_status_t st = ucp_init_version(UCP_API_MAJOR, UCP_API_MINOR, &params, cfg, &ctx);
+    ucp_config_release(cfg);
+    if (st != UCS_OK)
+        return -1;
+    ucp_worker_params_t wp = {.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE,
+                              .thread_mode = UCS_THREAD_MODE_SINGLE};
+    if (ucp_worker_create(ctx, &wp, &wk) == UCS_OK) {
+        bits |= amo_kind(NULL, wk, tl, tl_len);
+        ucp_worker_destroy(wk);
+    } else {
+        bits |= SYMM_NETAMO_UNKNOWN;
+    }
+    ucp_cleanup(ctx);
+    return (int)bits;
+}
+
 static const symm_transport_ops_t ucx_ops = {
     .name = "ucx",
     .init = ucx_init,
@@ -510,5 +581,12 @@ const symm_transport_ops_t *symm_ucx_transport(void) { return &ucx_ops; }
 #else /* !SYMM_HAVE_UCX */
 
 const symm_transport_ops_t *symm_ucx_transport(void) { return NULL; }
+
+int symm_ucx_atomics_probe(char *tl, size_t tl_len)
+{
+    if (tl_len > 0)
+        tl[0] = '\0';
+    return -1;
+}
 
 #endif

@@ -55,7 +55,7 @@
     X(ucp_rkey_destroy) X(ucp_put_nbx) X(ucp_get_nbx) X(ucp_atomic_op_nbx)                  \
     X(ucp_request_check_status) X(ucp_request_free) X(ucp_get_version_string)               \
     X(ucs_status_string) X(ucp_am_send_nbx) X(ucp_worker_set_am_recv_handler)             \
-    X(ucp_am_recv_data_nbx)
+    X(ucp_am_recv_data_nbx) X(ucp_config_print) X(ucp_worker_print_info)
 
 struct symm_ucx_fns {
 #define UCX_FIELD(f) __typeof__(f) *f;
@@ -99,6 +99,8 @@ const char *symm_ucx_load_error(void);
 #define ucp_am_send_nbx symm_ucx_fn.ucp_am_send_nbx
 #define ucp_worker_set_am_recv_handler symm_ucx_fn.ucp_worker_set_am_recv_handler
 #define ucp_am_recv_data_nbx symm_ucx_fn.ucp_am_recv_data_nbx
+#define ucp_config_print symm_ucx_fn.ucp_config_print
+#define ucp_worker_print_info symm_ucx_fn.ucp_worker_print_info
 
 /* ---- state ------------------------------------------------------------- */
 
