@@ -43,6 +43,12 @@ typedef struct symm_msg_tag {
     uint64_t seq;
 } symm_msg_tag_t;
 
+/* How a message travels. AUTO: the transport's choice by size. EAGER: sent
+ * at once and buffered at the receiver (one more copy there, no round trip
+ * first). SYNC: completes only once the receiver has taken it (flow control
+ * for senders that would run ahead of their receivers). */
+typedef enum symm_msg_how { SYMM_MSG_AUTO, SYMM_MSG_EAGER, SYMM_MSG_SYNC } symm_msg_how_t;
+
 typedef struct symm_transport_ops {
     const char *name;
     /* Collective, after the node-local mappings exist. */
@@ -68,14 +74,13 @@ typedef struct symm_transport_ops {
      * takes it into a buffer of its choice, so a sender never writes into
      * memory its owner may still be reading, and no barrier orders them.
      * msg_send is non-blocking: *handle (NULL: complete already) goes to
-     * msg_wait, after which src is reusable; sync forces a send that
-     * completes only once pe has taken it (flow control for senders that
-     * run ahead). msg_probe: 1 and the length if (tag, from) is here, else
+     * msg_wait, after which src is reusable; how is a symm_msg_how_t.
+     * msg_probe: 1 and the length if (tag, from) is here, else
      * 0 (non-blocking; wait loops run progress). msg_take: receive a probed
      * message into dst (len bytes, as probed), blocking until it is in
      * place, and forget it. NULL msg_send: none (collectives pull). */
     int (*msg_send)(struct symm_instance *inst, int pe, const symm_msg_tag_t *tag,
-                    const void *src, size_t n, int sync, void **handle);
+                    const void *src, size_t n, int how, void **handle);
     int (*msg_wait)(struct symm_instance *inst, void *handle);
     int (*msg_probe)(struct symm_instance *inst, const symm_msg_tag_t *tag, int from,
                      size_t *len);

@@ -195,7 +195,7 @@ static ucx_msg_t **msg_find(ucx_state_t *u, const symm_msg_tag_t *tag, int from)
 }
 
 int symm_ucx_msg_send(symm_instance_t *s, int pe, const symm_msg_tag_t *tag, const void *src,
-                      size_t n, int sync, void **handle)
+                      size_t n, int how, void **handle)
 {
     ucx_state_t *u = state_of(s);
     ucx_wk_t *wk = &u->dflt;
@@ -208,7 +208,9 @@ int symm_ucx_msg_send(symm_instance_t *s, int pe, const symm_msg_tag_t *tag, con
     r->h = (ucx_msg_hdr_t){.group = tag->group, .seq = tag->seq, .from = (uint32_t)s->my_pe};
     r->pe = pe;
     ucp_request_param_t prm = {.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS,
-                               .flags = sync && n != 0 ? UCP_AM_SEND_FLAG_RNDV : 0};
+                               .flags = how == SYMM_MSG_SYNC && n != 0 ? UCP_AM_SEND_FLAG_RNDV
+                                        : how == SYMM_MSG_EAGER ? UCP_AM_SEND_FLAG_EAGER
+                                                                : 0};
     ucs_status_ptr_t req = ucp_am_send_nbx(wk->conn[pe].ep, UCX_AM_MSG, &r->h, sizeof(r->h), src,
                                            n, &prm);
     if (req == NULL || UCS_PTR_IS_ERR(req)) {

@@ -267,7 +267,7 @@ int symm_ucx_am_init(ucx_state_t *u);
 void symm_ucx_msg_fini(ucx_state_t *u);
 int symm_ucx_notify(struct symm_ctx *ctx, int seg, size_t off, uint64_t value, int pe);
 int symm_ucx_msg_send(symm_instance_t *s, int pe, const symm_msg_tag_t *tag, const void *src,
-                      size_t n, int sync, void **handle);
+                      size_t n, int how, void **handle);
 int symm_ucx_msg_wait(symm_instance_t *s, void *handle);
 int symm_ucx_msg_probe(symm_instance_t *s, const symm_msg_tag_t *tag, int from, size_t *len);
 int symm_ucx_msg_take(symm_instance_t *s, const symm_msg_tag_t *tag, int from, void *dst,
