@@ -34,6 +34,7 @@
  * The pull forms' opening barrier keeps readers off a source its owner may
  * still write; the closing one makes source and dest reusable on return.
  */
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -155,18 +156,87 @@ static void recv_from(symm_group_t *g, symm_msg_tag_t tag, int round, int i, voi
                    symm_status_str((symm_status_t)rc));
 }
 
+/* Private buffers that messages are received into or sent from, kept
+ * between collectives: a fresh malloc of a large block is a fresh mapping,
+ * and a rendezvous into it cost UCX (over tcp) milliseconds, not
+ * microseconds (a 1 MiB sliced reduction at 3 PEs: ~20 ms against ~1 ms).
+ * A few are kept; threads in collectives at once each get their own. */
+#define POOL 4
+static struct {
+    void *p;
+    size_t cap;
+    int busy;
+} pool[POOL];
+static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* RELEASE hook: give the idle buffers back. */
+static void pool_drain(symm_instance_t *s, void *arg)
+{
+    (void)s;
+    (void)arg;
+    pthread_mutex_lock(&pool_lock);
+    for (int i = 0; i < POOL; i++)
+        if (!pool[i].busy) {
+            free(pool[i].p);
+            pool[i].p = NULL;
+            pool[i].cap = 0;
+        }
+    pthread_mutex_unlock(&pool_lock);
+}
+
+static void *buf_get(symm_group_t *g, size_t n, const char *routine)
+{
+    void *p = NULL;
+    pthread_mutex_lock(&pool_lock);
+    int pick = -1;
+    for (int i = 0; i < POOL; i++)
+        if (!pool[i].busy && (pick < 0 || (pool[i].cap >= n && pool[pick].cap < n) ||
+                              (pool[i].cap >= n && pool[i].cap < pool[pick].cap)))
+            pick = i;
+    if (pick >= 0) {
+        if (pool[pick].cap < n) {
+            free(pool[pick].p);
+            pool[pick].p = malloc(n);
+            pool[pick].cap = pool[pick].p != NULL ? n : 0;
+        }
+        if ((p = pool[pick].p) != NULL)
+            pool[pick].busy = 1;
+    }
+    pthread_mutex_unlock(&pool_lock);
+    if (pick >= 0)
+        symm_on_fini(g->s, SYMM_FINI_RELEASE, pool_drain, NULL);
+    else
+        p = malloc(n); /* every pooled one in use: a one-off */
+    if (p == NULL)
+        symm_fatal(routine, "out of memory for a %zu-byte collective buffer", n);
+    return p;
+}
+
+static void buf_put(void *p)
+{
+    if (p == NULL)
+        return;
+    pthread_mutex_lock(&pool_lock);
+    for (int i = 0; i < POOL; i++)
+        if (pool[i].p == p) {
+            pool[i].busy = 0;
+            p = NULL;
+        }
+    pthread_mutex_unlock(&pool_lock);
+    free(p);
+}
+
 /* A private copy of source if it overlaps [dest, dest + dlen): receiving
  * into dest would overwrite blocks not yet sent (the spec leaves such
  * calls undefined; they still work). *tmp is what to free. */
-static const void *unaliased(const void *source, size_t slen, const void *dest, size_t dlen,
-                             void **tmp, const char *routine)
+static const void *unaliased(symm_group_t *g, const void *source, size_t slen, const void *dest,
+                             size_t dlen, void **tmp, const char *routine)
 {
     const char *s = source, *d = dest;
     *tmp = NULL;
     if (slen == 0 || dlen == 0 || !(s < d + dlen && d < s + slen))
         return source;
-    if ((*tmp = malloc(slen)) == NULL)
-        symm_fatal(routine, "out of memory for a %zu-byte copy of the source", slen);
+    *tmp = buf_get(g, slen, routine);
     memcpy(*tmp, source, slen);
     return *tmp;
 }
@@ -176,7 +246,7 @@ static const void *unaliased(const void *source, size_t slen, const void *dest, 
  * number ahead and pile messages up at a slow member. Every SYNC_EVERY-th
  * message collective on a group sends synchronously: a sender is never
  * more than that many ahead of its children. */
-#define SYNC_EVERY 16
+#define SYNC_EVERY 64
 
 /* Binomial tree from the root: each member receives the block from its
  * parent into dest, then forwards it from there to its children, farthest
@@ -217,7 +287,7 @@ static void exchange_msg(symm_group_t *g, void *dest, const void *source, size_t
     int n = g->size;
     size_t stride = per_peer ? nbytes : 0;
     void *tmp;
-    const char *src = unaliased(source, per_peer ? nbytes * (size_t)n : nbytes, dest,
+    const char *src = unaliased(g, source, per_peer ? nbytes * (size_t)n : nbytes, dest,
                                 nbytes * (size_t)n, &tmp, routine);
     symm_msg_tag_t tag = symm_group_next_tag(g);
     sends_t q;
@@ -232,7 +302,7 @@ static void exchange_msg(symm_group_t *g, void *dest, const void *source, size_t
         recv_from(g, tag, 0, j, (char *)dest + (size_t)j * nbytes, nbytes, routine);
     }
     sends_fini(g, &q, routine);
-    free(tmp);
+    buf_put(tmp);
 }
 
 /* collect: one round. Every member sends its block, whatever its size, to
@@ -279,9 +349,7 @@ static void reduce_taken(symm_group_t *g, char *out, const void *mine, size_t co
 {
     size_t bytes = count * elem;
     int n = g->size;
-    char *buf = bytes != 0 ? malloc(bytes) : NULL;
-    if (bytes != 0 && buf == NULL)
-        symm_fatal(routine, "out of memory for a %zu-byte reduction buffer", bytes);
+    char *buf = bytes != 0 && n > 1 ? buf_get(g, bytes, routine) : NULL;
     for (int j = 0; j < n; j++) {
         const void *x = mine;
         if (j != g->me) {
@@ -295,7 +363,7 @@ static void reduce_taken(symm_group_t *g, char *out, const void *mine, size_t co
             op(out, out, x, count);
         }
     }
-    free(buf);
+    buf_put(buf);
 }
 
 /* Reduction by messages. Small (or 2 PEs): every member sends its whole
@@ -316,14 +384,12 @@ static void reduce_msg(symm_group_t *g, void *dest, const void *source, size_t c
             send_to(g, &q, tag, 0, (g->me + k) % n, source, bytes, 0, routine);
         const char *d = dest, *s = source;
         int overlap = bytes != 0 && d < s + bytes && s < d + bytes;
-        char *acc = overlap ? malloc(bytes) : dest;
-        if (acc == NULL)
-            symm_fatal(routine, "out of memory for a %zu-byte reduction buffer", bytes);
+        char *acc = overlap ? buf_get(g, bytes, routine) : dest;
         reduce_taken(g, acc, source, count, elem, op, tag, 0, routine);
         sends_fini(g, &q, routine);
         if (overlap) {
             memcpy(dest, acc, bytes);
-            free(acc);
+            buf_put(acc);
         }
         return;
     }
@@ -334,14 +400,12 @@ static void reduce_msg(symm_group_t *g, void *dest, const void *source, size_t c
         send_to(g, &q, tag, 0, j, (const char *)source + jlo * elem, (jhi - jlo) * elem, 0,
                 routine);
     }
-    char *acc = malloc((hi - lo) * elem);
-    if (acc == NULL)
-        symm_fatal(routine, "out of memory for a %zu-byte reduction buffer", (hi - lo) * elem);
+    char *acc = buf_get(g, (hi - lo) * elem + 1, routine);
     reduce_taken(g, acc, (const char *)source + lo * elem, hi - lo, elem, op, tag, 0, routine);
     sends_wait(g, &q, routine); /* every slice of source sent: dest may overwrite it */
     char *mine = (char *)dest + lo * elem;
     memcpy(mine, acc, (hi - lo) * elem);
-    free(acc);
+    buf_put(acc);
     for (int k = 1; k < n; k++)
         send_to(g, &q, tag, 1, (g->me + k) % n, mine, (hi - lo) * elem, 0, routine);
     for (int k = 1; k < n; k++) {
