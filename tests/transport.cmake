@@ -34,6 +34,13 @@ if(SYMM_HAVE_UCX)
   endif()
   set_tests_properties(netns_mixed PROPERTIES TIMEOUT ${netns_total} SKIP_RETURN_CODE 77
     LABELS ucx ENVIRONMENT "NETNS_PPN=2;NETNS_TIMEOUT=${netns_t}")
+  # The same mixed groups with node-aware collectives off: every member
+  # exchanges messages with every other, mapped or not.
+  add_test(NAME netns_mixed_flat
+    COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/scripts/netns_test.sh
+      $<TARGET_FILE:coll_skew> $<TARGET_FILE:coll>)
+  set_tests_properties(netns_mixed_flat PROPERTIES TIMEOUT ${netns_total} SKIP_RETURN_CODE 77
+    LABELS ucx ENVIRONMENT "NETNS_PPN=2;NETNS_TIMEOUT=${netns_t};SYMM_COLL_NODE_AWARE=0")
   # A PE on the other "node" dies: its peer ends with a message naming it.
   add_test(NAME netns_death
     COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/scripts/netns_test.sh "$<TARGET_FILE:remote> die")

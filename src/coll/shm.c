@@ -48,6 +48,7 @@
 #include "ops/sync.h"
 #include "runtime/log.h"
 #include "runtime/status.h"
+#include "team/team.h"
 
 #define REDUCE_CHUNK 8192
 
@@ -416,13 +417,215 @@ static void reduce_msg(symm_group_t *g, void *dest, const void *source, size_t c
     sends_fini(g, &q, routine);
 }
 
+/* ---- node-aware: teams with several members on some node --------------- */
+
+/* A team spanning nodes with several members on one (SYMM_TRANSPORT=auto,
+ * several PEs per node): members on one node share data through their
+ * mapped memory and one of them (its head) alone talks to the other nodes.
+ * Made once per team on first use (all members agree: the node of every PE
+ * is known everywhere, state.h map_node). */
+typedef struct nodes {
+    int n_nodes;
+    int my_node;
+    int n_local;  /* members on my node, me included */
+    int *local;   /* [n_local] their team indices, ascending */
+    int *node_of; /* [size] node number of each member, nodes numbered by first member */
+    int *leader;  /* [n_nodes] each node's lowest team index */
+} nodes_t;
+
+static const nodes_t *team_nodes(symm_group_t *g)
+{
+    struct symm_team *t = g->team;
+    if (t == NULL || !g->s->cfg.coll_node_aware)
+        return NULL;
+    nodes_t *nd = __atomic_load_n((nodes_t **)&t->coll_nodes, __ATOMIC_ACQUIRE);
+    if (nd == NULL) {
+        int n = t->size;
+        nd = malloc(sizeof(*nd) + sizeof(int) * 3 * (size_t)n);
+        if (nd == NULL)
+            return NULL; /* the flat messages work as well */
+        nd->local = (int *)(void *)(nd + 1);
+        nd->node_of = nd->local + n;
+        nd->leader = nd->node_of + n;
+        nd->n_nodes = nd->n_local = 0;
+        int mine = g->s->peers[g->s->my_pe].map_node;
+        for (int i = 0; i < n; i++) {
+            int key = g->s->peers[t->members[i]].map_node, k = 0;
+            while (k < nd->n_nodes && g->s->peers[t->members[nd->leader[k]]].map_node != key)
+                k++;
+            if (k == nd->n_nodes)
+                nd->leader[nd->n_nodes++] = i;
+            nd->node_of[i] = k;
+            if (key == mine)
+                nd->local[nd->n_local++] = i;
+        }
+        nd->my_node = nd->node_of[t->my_idx];
+        nodes_t *none = NULL;
+        if (!__atomic_compare_exchange_n((nodes_t **)&t->coll_nodes, &none, nd, 0,
+                                         __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+            free(nd);
+            nd = none;
+        }
+    }
+    return nd->n_nodes > 1 && nd->n_nodes < t->size ? nd : NULL;
+}
+
+/* Three words per member in the team's scratch: IN (my source is ready
+ * for my node's head: the collective's tag), OUT (as head: the result is in
+ * my dest), DONE (as head: members that have copied it, counted and reset
+ * by the head before it returns; nobody adds for the next collective until
+ * the head has published OUT for it, after the reset). */
+enum { NODE_IN, NODE_OUT, NODE_DONE };
+
+static uint64_t *node_word(symm_group_t *g, int k, int i)
+{
+    uint64_t *w = (uint64_t *)(void *)(g->team->scratch + SYMM_TEAM_NODE_OFF) + k;
+    return i == g->me ? w : symm_seg_peer_addr(g->s, w, symm_group_pe(g, i));
+}
+
+static void node_wait(symm_group_t *g, uint64_t *w, uint64_t v)
+{
+    unsigned polls = 0;
+    while (__atomic_load_n(w, __ATOMIC_ACQUIRE) < v)
+        symm_wait_backoff(g->s, &polls);
+}
+
+/* My copy of the symmetric buf on member i, mapped here. */
+static const void *node_peer(symm_group_t *g, const void *buf, int i, const char *what,
+                             const char *routine)
+{
+    const void *p = symm_seg_peer_addr(g->s, buf, symm_group_pe(g, i));
+    if (p == NULL)
+        symm_fatal(routine, "%s %p is not symmetric", what, buf);
+    return p;
+}
+
+/* A member: wait for head h's result, copy it from h's dest into mine,
+ * tell h. */
+static void node_take(symm_group_t *g, int h, uint64_t seq, void *dest, size_t nbytes,
+                      const char *routine)
+{
+    node_wait(g, node_word(g, NODE_OUT, h), seq);
+    memcpy(dest, node_peer(g, dest, h, "dest", routine), nbytes);
+    __atomic_fetch_add(node_word(g, NODE_DONE, h), 1, __ATOMIC_RELEASE);
+}
+
+/* The head: my dest holds the result; wait until the other n_local-1
+ * members of my node have copied it. */
+static void node_give(symm_group_t *g, const nodes_t *nd, uint64_t seq)
+{
+    if (nd->n_local < 2)
+        return;
+    __atomic_store_n(node_word(g, NODE_OUT, g->me), seq, __ATOMIC_RELEASE);
+}
+
+static void node_given(symm_group_t *g, const nodes_t *nd)
+{
+    if (nd->n_local < 2)
+        return;
+    uint64_t *done = node_word(g, NODE_DONE, g->me);
+    node_wait(g, done, (uint64_t)(nd->n_local - 1));
+    __atomic_store_n(done, 0, __ATOMIC_RELAXED);
+}
+
+/* Broadcast: the root heads its node, each other node's lowest member
+ * heads it; a binomial tree of messages over the heads, then every member
+ * copies from its head's dest. */
+static void broadcast_nodes(symm_group_t *g, const nodes_t *nd, void *dest, const void *source,
+                            size_t nbytes, int root, const char *routine)
+{
+    symm_msg_tag_t tag = symm_group_next_tag(g);
+    int sync = (tag.seq >> 8) % SYNC_EVERY == 0;
+    int N = nd->n_nodes, R = nd->node_of[root];
+#define HEAD(node) ((node) == R ? root : nd->leader[node])
+    int my_head = HEAD(nd->my_node);
+    if (g->me != my_head) {
+        node_take(g, my_head, tag.seq, dest, nbytes, routine);
+        return;
+    }
+    int v = (nd->my_node - R + N) % N, mask = 1;
+    while (mask < N && !(v & mask))
+        mask <<= 1;
+    if (v != 0)
+        recv_from(g, tag, 0, HEAD((v - mask + R) % N), dest, nbytes, routine);
+    else if (dest != source)
+        memmove(dest, source, nbytes);
+    node_give(g, nd, tag.seq);
+    sends_t q;
+    sends_init(&q, 32, routine);
+    for (mask >>= 1; mask > 0; mask >>= 1)
+        if (v + mask < N)
+            send_to(g, &q, tag, 0, HEAD((v + mask + R) % N), dest, nbytes, sync, routine);
+#undef HEAD
+    node_given(g, nd);
+    sends_fini(g, &q, routine);
+}
+
+/* Reduction: each node's lowest member reduces its node's sources (read
+ * through the mappings, in member order) into a partial, the heads exchange
+ * partials and reduce them in node order (identical bits on every head),
+ * every member copies its head's result. */
+static void reduce_nodes(symm_group_t *g, const nodes_t *nd, void *dest, const void *source,
+                         size_t count, size_t elem, symm_reduce_fn op, const char *routine)
+{
+    size_t bytes = count * elem;
+    symm_msg_tag_t tag = symm_group_next_tag(g);
+    int N = nd->n_nodes, h = nd->local[0];
+    if (g->me != h) {
+        __atomic_store_n(node_word(g, NODE_IN, g->me), tag.seq, __ATOMIC_RELEASE);
+        node_take(g, h, tag.seq, dest, bytes, routine);
+        return;
+    }
+    char *part = buf_get(g, bytes, routine);
+    for (int k = 0; k < nd->n_local; k++) {
+        int i = nd->local[k];
+        const void *x = source;
+        if (i != g->me) {
+            node_wait(g, node_word(g, NODE_IN, i), tag.seq);
+            x = node_peer(g, source, i, "source", routine);
+        }
+        if (k == 0)
+            memcpy(part, x, bytes);
+        else
+            op(part, part, x, count);
+    }
+    /* My node's sources are read: dest is free to write, even in place. */
+    sends_t q;
+    sends_init(&q, N, routine);
+    for (int k = 1; k < N; k++)
+        send_to(g, &q, tag, 0, nd->leader[(nd->my_node + k) % N], part, bytes, 0, routine);
+    char *tmp = buf_get(g, bytes, routine);
+    for (int j = 0; j < N; j++) {
+        const char *x = part;
+        if (j != nd->my_node) {
+            recv_from(g, tag, 0, nd->leader[j], j == 0 ? dest : tmp, bytes, routine);
+            x = j == 0 ? dest : tmp;
+        }
+        if (j == 0) {
+            if (x != dest)
+                memcpy(dest, x, bytes);
+        } else {
+            op(dest, dest, x, count);
+        }
+    }
+    buf_put(tmp);
+    node_give(g, nd, tag.seq);
+    node_given(g, nd);
+    sends_fini(g, &q, routine);
+    buf_put(part);
+}
+
 /* ---- the collectives -------------------------------------------------- */
 
 void symm_coll_broadcast(symm_group_t *g, void *dest, const void *source, size_t nbytes, int root,
                          int update_root, const char *routine)
 {
     if (nbytes != 0 && use_msg(g)) {
-        broadcast_msg(g, dest, source, nbytes, root, update_root, routine);
+        const nodes_t *nd = update_root ? team_nodes(g) : NULL;
+        if (nd != NULL)
+            broadcast_nodes(g, nd, dest, source, nbytes, root, routine);
+        else
+            broadcast_msg(g, dest, source, nbytes, root, update_root, routine);
         return;
     }
     symm_group_barrier(g, 0);
@@ -599,7 +802,11 @@ void symm_coll_reduce(symm_group_t *g, void *dest, const void *source, size_t co
     size_t bytes = count * elem;
     int n = g->size;
     if (use_msg(g) && n > 1) {
-        reduce_msg(g, dest, source, count, elem, op, routine);
+        const nodes_t *nd = count != 0 ? team_nodes(g) : NULL;
+        if (nd != NULL && (bytes < g->s->cfg.reduce_slice_min || nd->n_nodes <= 2))
+            reduce_nodes(g, nd, dest, source, count, elem, op, routine);
+        else
+            reduce_msg(g, dest, source, count, elem, op, routine);
         return;
     }
     /* Whole vector on every PE: small vectors, and 2 PEs, where slicing
