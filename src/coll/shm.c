@@ -31,6 +31,9 @@
  *             msg: small or 2 PEs: every PE sends its vector to all and
  *             reduces all n; large: reduce-scatter then allgather by
  *             messages. Always in member order: identical bits everywhere.
+ * Node-aware (a team with several members on some node): broadcast and
+ * reduce send between one head per node only; the node's other members
+ * share through their mappings (see broadcast_nodes, reduce_nodes).
  * The pull forms' opening barrier keeps readers off a source its owner may
  * still write; the closing one makes source and dest reusable on return.
  */
