@@ -72,10 +72,12 @@ static void forget_active_sets(symm_instance_t *s, void *arg)
     pthread_mutex_unlock(&active_lock);
 }
 
+/* (start, log2 stride, size) packed exactly for start < 2^26 (bit 63 stays
+ * clear: a team's tags have it set). */
 static uint64_t active_key(const symm_group_t *g)
 {
-    return ((uint64_t)(uint32_t)g->start << 40) ^ ((uint64_t)(uint32_t)g->stride << 20) ^
-           (uint64_t)g->size;
+    return ((uint64_t)(uint32_t)g->start << 37) |
+           ((uint64_t)__builtin_ctz((unsigned)g->stride) << 32) | (uint64_t)(uint32_t)g->size;
 }
 
 /* The next count (msg: of message collectives) of the active set key. */
