@@ -16,6 +16,12 @@ symm_pe_test(coll_noslice SOURCES pe/coll.c NPS 1 2 3 4 TIMEOUT 60 ARGS reduce
 # argument checks: none may fire.
 symm_pe_test(coll_debug SOURCES pe/coll.c NPS 1 2 3 4 TIMEOUT 60 ARGS quick ENV SHMEM_DEBUG=1)
 
+# Back-to-back collectives of every kind and size on two teams and an
+# active set, one PE lagging before some, each result checked at once and
+# its buffers reused (pe/coll_skew.c): over the network nothing but the
+# message tags keeps consecutive collectives apart.
+symm_pe_test(coll_skew NPS 1 2 3 4 TIMEOUT 120)
+
 # Barriers (pe/coll_barrier.c): 10000 barrier_all with a put to a neighbour
 # checked after each; team_sync on split teams interleaved with barrier_all.
 symm_pe_test(coll_barrier NPS 1 2 3 4 TIMEOUT 60)

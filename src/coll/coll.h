@@ -5,8 +5,9 @@
  * pSync). Every collective entry point (src/api/coll.c) builds a group and
  * calls one routine here, which picks the algorithm: node-local groups (all
  * members mapped) use the memory-speed algorithms of coll/shm.c, pulling
- * straight from peers' buffers; groups with unmapped members push blocks
- * with the network transport's messages where it has them (coll/shm.c).
+ * straight from peers' buffers; groups with unmapped members exchange
+ * tagged messages through the network transport where it has them
+ * (coll/shm.c), with no barriers.
  *
  * Layer coll/ (below stream/, above team/; docs/ARCHITECTURE.md): collectives
  * over a group (team or active set). It includes and calls only its own
@@ -20,6 +21,7 @@
 
 #include "runtime/pestatus.h"
 #include "runtime/state.h"
+#include "transport/transport.h"
 
 typedef struct symm_group {
     symm_instance_t *s;
@@ -31,11 +33,10 @@ typedef struct symm_group {
     long *psync;             /* counting barrier on the user's pSync */
     uint64_t *count;         /* symmetric word for collect's element count */
     int all_mapped;
-    uint64_t *arrive;        /* symmetric word counting pushed blocks' arrivals */
 } symm_group_t;
 
-/* The group of a team: its members, its barrier, the count and arrival
- * words of its scratch slot (coll/group.c). */
+/* The group of a team: its members, its barrier, the count word of its
+ * scratch slot (coll/group.c). */
 struct symm_team;
 void symm_group_of_team(symm_group_t *g, struct symm_team *t);
 /* The group of a deprecated active set (PE_start, logPE_stride, PE_size)
@@ -49,6 +50,15 @@ void symm_group_of_active_set(symm_group_t *g, symm_instance_t *s, int start, in
  * collectives are numbered, runtime/pestatus.h); root a group index or -1.
  * 1 if taken: pair with symm_doing_end. */
 int symm_group_doing(const symm_group_t *g, const char *routine, int root, uint64_t nbytes);
+
+/* The tag of the next collective on g that exchanges messages (round 0;
+ * add the round, < 256): the group's identity and its count of such
+ * collectives, the same on every member since every member calls the
+ * group's collectives in the same order. A team is known by its scratch
+ * slot (one live team per slot on a PE) and member hash, an active set by
+ * (start, stride, size); counted per team, and per active set in a table
+ * that keeps every set ever used (coll/group.c). */
+symm_msg_tag_t symm_group_next_tag(const symm_group_t *g);
 
 static inline int symm_group_pe(const symm_group_t *g, int i)
 {

@@ -2,10 +2,14 @@
  * group.c - the groups collectives run over: a team, or a deprecated active
  * set with the user's pSync.
  *
- * Owns the layout decisions: which scratch words of a team slot, and which
- * pSync words of an active set, hold the collect count and the arrivals of
- * pushed blocks. The API layer names the group; this builds it.
+ * Owns the layout decisions: which scratch word of a team slot, and which
+ * pSync word of an active set, holds the collect count; and the numbering
+ * of a group's collectives (message tags, SHMEM_DEBUG's match). The API
+ * layer names the group; this builds it.
  */
+#include <pthread.h>
+#include <stdlib.h>
+
 #include "coll/coll.h"
 #include "runtime/log.h"
 #include "shmem.h"
@@ -14,8 +18,7 @@
 void symm_group_of_team(symm_group_t *g, struct symm_team *t)
 {
     *g = (symm_group_t){t->inst, t->size, t->my_idx, t->members, 0, 0, t, NULL,
-                        (uint64_t *)(void *)(t->scratch + SYMM_TEAM_COUNT_OFF), t->all_mapped,
-                        (uint64_t *)(void *)(t->scratch + SYMM_TEAM_ARRIVE_OFF)};
+                        (uint64_t *)(void *)(t->scratch + SYMM_TEAM_COUNT_OFF), t->all_mapped};
 }
 
 void symm_group_of_active_set(symm_group_t *g, symm_instance_t *s, int start, int log_stride,
@@ -36,46 +39,84 @@ void symm_group_of_active_set(symm_group_t *g, symm_instance_t *s, int start, in
     if (psync == NULL)
         symm_fatal(routine, "pSync is NULL");
     *g = (symm_group_t){s, size, rel / stride, NULL, start, stride, NULL, psync,
-                        (uint64_t *)(void *)&psync[SHMEM_SYNC_SIZE - 1], 1,
-                        (uint64_t *)(void *)&psync[SHMEM_SYNC_SIZE - 2]};
+                        (uint64_t *)(void *)&psync[SHMEM_SYNC_SIZE - 1], 1};
     for (int i = 0; i < size; i++)
         if (!s->peers[start + i * stride].mapped)
             g->all_mapped = 0;
 }
 
-/* The next number of a collective on the active set key (0: table full,
- * not numbered). Active-set collectives are the deprecated, single-threaded
- * kind; the table is the instance's few sets in use. */
-#define ACTIVE_SETS 32
-static struct {
+/* The active sets an instance has used, each with its count of
+ * collectives (SHMEM_DEBUG's numbering, the status record) and of those
+ * that exchanged messages (their tags). Nothing is ever dropped while the
+ * instance lives: a set's counts must agree on every member for as long as
+ * any member may call it again, which is forever. The deprecated routines
+ * are single-threaded, but a lock is cheap next to a collective. */
+typedef struct active_set {
     symm_instance_t *s;
-    uint64_t key, seq;
-} active_sets[ACTIVE_SETS];
+    uint64_t key, seq, msg_seq;
+} active_set_t;
+static active_set_t *active_sets;
+static size_t n_active_sets, cap_active_sets;
+static pthread_mutex_t active_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* RELEASE hook: a later instance at the same address starts afresh. */
 static void forget_active_sets(symm_instance_t *s, void *arg)
 {
     (void)arg;
-    for (int i = 0; i < ACTIVE_SETS; i++)
-        if (active_sets[i].s == s)
-            active_sets[i].s = NULL;
+    pthread_mutex_lock(&active_lock);
+    size_t k = 0;
+    for (size_t i = 0; i < n_active_sets; i++)
+        if (active_sets[i].s != s)
+            active_sets[k++] = active_sets[i];
+    n_active_sets = k;
+    pthread_mutex_unlock(&active_lock);
 }
 
-static uint64_t active_seq(symm_instance_t *s, uint64_t key)
+/* (start, log2 stride, size) packed exactly for start < 2^26 (bit 63 stays
+ * clear: a team's tags have it set). */
+static uint64_t active_key(const symm_group_t *g)
 {
-    int free_i = -1;
-    for (int i = 0; i < ACTIVE_SETS; i++) {
+    return ((uint64_t)(uint32_t)g->start << 37) |
+           ((uint64_t)__builtin_ctz((unsigned)g->stride) << 32) | (uint64_t)(uint32_t)g->size;
+}
+
+/* The next count (msg: of message collectives) of the active set key. */
+static uint64_t active_next(symm_instance_t *s, uint64_t key, int msg)
+{
+    pthread_mutex_lock(&active_lock);
+    active_set_t *a = NULL;
+    for (size_t i = 0; i < n_active_sets && a == NULL; i++)
         if (active_sets[i].s == s && active_sets[i].key == key)
-            return ++active_sets[i].seq;
-        if (free_i < 0 && active_sets[i].s == NULL)
-            free_i = i;
+            a = &active_sets[i];
+    if (a == NULL) {
+        if (n_active_sets == cap_active_sets) {
+            size_t cap = cap_active_sets ? 2 * cap_active_sets : 16;
+            active_set_t *m = realloc(active_sets, cap * sizeof(*m));
+            if (m == NULL)
+                symm_fatal("active set", "out of memory for the table of active sets");
+            active_sets = m;
+            cap_active_sets = cap;
+        }
+        symm_on_fini(s, SYMM_FINI_RELEASE, forget_active_sets, NULL);
+        a = &active_sets[n_active_sets++];
+        *a = (active_set_t){.s = s, .key = key};
     }
-    if (free_i < 0)
-        return 0;
-    symm_on_fini(s, SYMM_FINI_RELEASE, forget_active_sets, NULL);
-    active_sets[free_i].s = s;
-    active_sets[free_i].key = key;
-    return active_sets[free_i].seq = 1;
+    uint64_t v = msg ? ++a->msg_seq : ++a->seq;
+    pthread_mutex_unlock(&active_lock);
+    return v;
+}
+
+symm_msg_tag_t symm_group_next_tag(const symm_group_t *g)
+{
+    if (g->team != NULL) {
+        struct symm_team *t = g->team;
+        uint64_t n = __atomic_add_fetch(&t->msg_seq, 1, __ATOMIC_RELAXED);
+        return (symm_msg_tag_t){(1ull << 63) | ((uint64_t)(uint32_t)t->slot << 48) |
+                                    (t->key & 0xffffffffffffull),
+                                n << 8};
+    }
+    uint64_t key = active_key(g);
+    return (symm_msg_tag_t){key & ~(1ull << 63), active_next(g->s, key, 1) << 8};
 }
 
 int symm_group_doing(const symm_group_t *g, const char *routine, int root, uint64_t nbytes)
@@ -84,16 +125,15 @@ int symm_group_doing(const symm_group_t *g, const char *routine, int root, uint6
         return symm_team_doing(g->team, routine, root, nbytes);
     /* An active set's collectives are numbered per (start, stride, size)
      * here: every member calls the same sequence on it. */
-    uint64_t key = ((uint64_t)(uint32_t)g->start << 40) ^ ((uint64_t)(uint32_t)g->stride << 20) ^
-                   (uint64_t)g->size;
+    uint64_t key = active_key(g);
     symm_doing_t d = {.routine = routine, .kind = SYMM_DOING_COLL,
-                      .team_name = "an active set", .seq = active_seq(g->s, key),
+                      .team_name = "an active set", .seq = active_next(g->s, key, 0),
                       .root = root, .nbytes = nbytes};
     if (!symm_doing_begin(&d))
         return 0;
     /* One signature slot per set (by key): a member that moved on to
      * another set's collective does not overwrite this one. */
-    if (g->s->debug && g->size > 1 && d.seq != 0)
+    if (g->s->debug && g->size > 1)
         symm_coll_sig_check(g->s,
                             g->s->heap_base + SYMM_ACTIVE_SIG_OFF +
                                 (size_t)(key % SYMM_ACTIVE_SIG_SLOTS) * 128,

@@ -1,33 +1,43 @@
 /*
  * shm.c - collective algorithms. Node-local groups pull: each PE reads what
  * it needs from its peers' symmetric buffers, one memcpy from where the data
- * is to where it goes. A group with members on other nodes (or every group
- * under SYMM_TRANSPORT=ucx) pushes where the transport can: blocks travel
- * as messages into the receivers' dest and each receiver counts arrivals on
- * a symmetric word of the group (UCX delivers large blocks by rendezvous
- * straight into place, several times faster over tcp than its emulated
- * gets); a mapped member of such a group gets a memcpy and a release add.
- * What has no push form pulls with RMA gets.
+ * is to where it goes, between two barriers. A group with members on other
+ * nodes (or every group under SYMM_TRANSPORT=ucx) exchanges tagged messages
+ * where the transport has them (transport.h msg_*): a message waits at its
+ * receiver under (group, collective number, round) until the receiver,
+ * inside the same collective, takes it into place (UCX: eager copies, or a
+ * rendezvous straight into dest). Nobody writes into another PE's memory,
+ * so no opening barrier; every member waits for the messages it needs and
+ * for its own sends (source reusable), so no closing one either.
  *
  *  broadcast  pull: barrier; every PE pulls the root's source; barrier
- *             push: barrier; binomial tree from the root; quiet; barrier
+ *             msg:  binomial tree from the root, each forwarding from dest
  *  fcollect   pull: barrier; every PE pulls each peer's block; barrier
- *             push: barrier; every PE pushes its block to every peer
- *             (next one first); waits for n-1 arrivals; quiet; barrier
- *  collect    publish my count; barrier; exclusive scan of the counts read
- *             from every peer gives my offsets; pull; barrier
+ *             msg:  every PE sends its block to every peer (next one
+ *             first) and takes theirs into place
+ *  collect    pull: publish my count; barrier; exclusive scan of the counts
+ *             read from every peer gives my offsets; pull; barrier
+ *             msg:  every PE sends its block to all; the lengths that
+ *             arrive give the offsets; each taken into place
  *  alltoall   as fcollect, block j of the source going to PE j
- *  reduce     small or 2 PEs: barrier; every PE reduces the whole vector
- *             from every peer into its dest (in place: into a private
- *             buffer, copied out after a barrier); barrier.
- *             large, 3+ PEs (SYMM_REDUCE_SLICE_MIN): barrier; each PE
- *             reduces its 1/n slice from every peer into its dest; barrier;
- *             each pulls the other slices from their owners (push: each
- *             pushes its slice to every peer); barrier.
- * The opening barrier keeps writers out of a dest its owner may still read;
- * the closing one makes source and dest reusable on return and lets
- * back-to-back collectives run without the caller synchronising.
+ *  alltoalls  pull (strided gets) between barriers, always
+ *  reduce     pull, small or 2 PEs: barrier; every PE reduces the whole
+ *             vector from every peer into its dest (in place: into a
+ *             private buffer, copied out after a barrier); barrier.
+ *             pull, large, 3+ PEs (SYMM_REDUCE_SLICE_MIN): barrier; each
+ *             PE reduces its 1/n slice from every peer into its dest;
+ *             barrier; each pulls the other slices from their owners;
+ *             barrier.
+ *             msg: small or 2 PEs: every PE sends its vector to all and
+ *             reduces all n; large: reduce-scatter then allgather by
+ *             messages. Always in member order: identical bits everywhere.
+ * Node-aware (a team with several members on some node): broadcast and
+ * reduce send between one head per node only; the node's other members
+ * share through their mappings (see broadcast_nodes, reduce_nodes).
+ * The pull forms' opening barrier keeps readers off a source its owner may
+ * still write; the closing one makes source and dest reusable on return.
  */
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,6 +51,7 @@
 #include "ops/sync.h"
 #include "runtime/log.h"
 #include "runtime/status.h"
+#include "team/team.h"
 
 #define REDUCE_CHUNK 8192
 
@@ -58,112 +69,553 @@ static void pull(symm_group_t *g, void *dst, const void *addr, size_t n, int i,
     symm_rma_get(NULL, dst, addr, n, symm_group_pe(g, i), 0, routine);
 }
 
-/* ---- pushes: groups with members on other nodes -------------------------- */
+/* ---- messages: groups with members on other nodes ---------------------- */
 
-/* Whether this collective pushes: some member is unmapped, the transport
- * has messages, and dest is symmetric (the spec requires it; a pull works
- * with any dest, so a program that got it wrong still runs). */
-static int use_push(const symm_group_t *g, const void *dest)
+/* Whether this collective exchanges messages: some member is unmapped and
+ * the transport has them. The same on every member (mapping is mutual), so
+ * all number it alike (symm_group_next_tag). */
+static int use_msg(const symm_group_t *g)
 {
-    size_t off, room;
-    return !g->all_mapped && g->s->net != NULL && g->s->net->push != NULL &&
-           symm_seg_translate(g->s, dest, &off, &room) != SYMM_SEG_NONE;
+    return !g->all_mapped && g->s->net != NULL && g->s->net->msg_send != NULL;
 }
 
-/* Deliver n bytes from src to dest (a symmetric address) on member i and
- * count one arrival there: a copy and a release add for a mapped member, a
- * transport push (complete at the next quiet) otherwise. */
-static void push(symm_group_t *g, void *dest, const void *src, size_t n, int i,
-                 const char *routine)
+/* Every message a collective has sent: it waits for them all before it
+ * returns (its sources are then reusable), or before it overwrites one. */
+typedef struct sends {
+    void **h;
+    int n;
+    void *here[16];
+} sends_t;
+
+static void sends_init(sends_t *q, int max, const char *routine)
 {
-    symm_instance_t *s = g->s;
-    int pe = symm_group_pe(g, i);
-    char *r = symm_seg_peer_addr(s, dest, pe);
-    if (r != NULL) {
-        memcpy(r, src, n);
-        /* A CPU atomic even under SYMM_AMO_NET (ops/amo.h): network peers
-         * count arrivals here only through pushes whose add the owner's
-         * CPU applies (ucx/am.c), so this word has one kind of agent. */
-        __atomic_fetch_add((uint64_t *)symm_seg_peer_addr(s, g->arrive, pe), 1,
-                           __ATOMIC_RELEASE);
-        return;
+    q->n = 0;
+    q->h = max <= 16 ? q->here : malloc(sizeof(void *) * (size_t)max);
+    if (q->h == NULL)
+        symm_fatal(routine, "out of memory for %d message handles", max);
+}
+
+static void sends_wait(symm_group_t *g, sends_t *q, const char *routine)
+{
+    for (int i = 0; i < q->n; i++) {
+        int rc = g->s->net->msg_wait(g->s, q->h[i]);
+        if (rc != 0)
+            symm_fatal(routine, "a collective message failed: %s",
+                       symm_status_str((symm_status_t)rc));
     }
-    size_t off = 0, foff = 0, room;
-    int seg = symm_seg_translate(s, dest, &off, &room);
-    int fseg = symm_seg_translate(s, g->arrive, &foff, &room);
-    int rc = s->net->push(&s->ctx_default, seg, off, src, n, fseg, foff, pe);
+    q->n = 0;
+}
+
+static void sends_fini(symm_group_t *g, sends_t *q, const char *routine)
+{
+    sends_wait(g, q, routine);
+    if (q->h != q->here)
+        free(q->h);
+}
+
+/* Send n bytes of src to member i under tag + round; sync: completes only
+ * once i has taken it (see broadcast_msg). Up to SYMM_COLL_EAGER_MAX bytes
+ * go eagerly: a rendezvous costs a round trip before the data moves (over
+ * tcp a 8 KiB block took 66 us by rendezvous, 11 us eagerly). */
+static void send_to(symm_group_t *g, sends_t *q, symm_msg_tag_t tag, int round, int i,
+                    const void *src, size_t n, int sync, const char *routine)
+{
+    int pe = symm_group_pe(g, i);
+    tag.seq += (uint64_t)round;
+    int how = sync ? SYMM_MSG_SYNC : n <= g->s->cfg.coll_eager_max ? SYMM_MSG_EAGER : SYMM_MSG_AUTO;
+    int rc = g->s->net->msg_send(g->s, pe, &tag, src, n, how, &q->h[q->n]);
     if (rc != 0)
         symm_fatal(routine, "sending %zu bytes to PE %d failed: %s", n, pe,
                    symm_status_str((symm_status_t)rc));
+    if (q->h[q->n] != NULL)
+        q->n++;
 }
 
-/* Wait until k blocks have arrived here, and count them off: the word
- * counts arrivals across collectives, and one that ends before a peer's
- * push for the next has landed (the closing barrier orders them) leaves it
- * at zero. */
-static void wait_arrivals(symm_group_t *g, uint64_t k)
+/* Wait until member i's message under tag + round is here; its length. */
+static size_t arrived(symm_group_t *g, symm_msg_tag_t tag, int round, int i)
 {
+    size_t len;
     unsigned polls = 0;
-    while (__atomic_load_n(g->arrive, __ATOMIC_ACQUIRE) < k)
+    tag.seq += (uint64_t)round;
+    while (!g->s->net->msg_probe(g->s, &tag, symm_group_pe(g, i), &len))
         symm_wait_backoff(g->s, &polls);
-    __atomic_fetch_sub(g->arrive, k, __ATOMIC_RELAXED);
+    return len;
 }
 
-/* Binomial tree from the root: each member waits for the block from its
- * parent, then forwards it to its children, farthest first. The spec has
- * dest ready on every member before any calls, but programs (test suites
- * among them) check dest after one collective and call the next at once,
- * which is only safe if nobody writes a dest before its owner has entered:
- * hence the opening barrier, as with pulls. The closing one (after a quiet:
- * the pushes are complete) makes source and dest reusable. */
-static void broadcast_push(symm_group_t *g, void *dest, const void *source, size_t nbytes,
-                           int root, int update_root, const char *routine)
+/* Receive member i's message under tag + round into dst: n bytes, or end
+ * the job naming both PEs if it sent another size (the members passed
+ * different sizes to one collective). */
+static void recv_from(symm_group_t *g, symm_msg_tag_t tag, int round, int i, void *dst, size_t n,
+                      const char *routine)
+{
+    size_t len = arrived(g, tag, round, i);
+    int pe = symm_group_pe(g, i);
+    if (len != n)
+        symm_fatal(routine, "PE %d sent %zu bytes where this PE expects %zu: the members passed "
+                            "different sizes", pe, len, n);
+    tag.seq += (uint64_t)round;
+    int rc = g->s->net->msg_take(g->s, &tag, pe, dst, n);
+    if (rc != 0)
+        symm_fatal(routine, "receiving %zu bytes from PE %d failed: %s", n, pe,
+                   symm_status_str((symm_status_t)rc));
+}
+
+/* Private buffers that messages are received into or sent from, kept
+ * between collectives: a fresh malloc of a large block is a fresh mapping,
+ * and a rendezvous into it cost UCX (over tcp) milliseconds, not
+ * microseconds (a 1 MiB sliced reduction at 3 PEs: ~20 ms against ~1 ms).
+ * A few are kept; threads in collectives at once each get their own. */
+#define POOL 4
+static struct {
+    void *p;
+    size_t cap;
+    int busy;
+} pool[POOL];
+static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* RELEASE hook: give the idle buffers back. */
+static void pool_drain(symm_instance_t *s, void *arg)
+{
+    (void)s;
+    (void)arg;
+    pthread_mutex_lock(&pool_lock);
+    for (int i = 0; i < POOL; i++)
+        if (!pool[i].busy) {
+            free(pool[i].p);
+            pool[i].p = NULL;
+            pool[i].cap = 0;
+        }
+    pthread_mutex_unlock(&pool_lock);
+}
+
+static void *buf_get(symm_group_t *g, size_t n, const char *routine)
+{
+    void *p = NULL;
+    pthread_mutex_lock(&pool_lock);
+    int pick = -1;
+    for (int i = 0; i < POOL; i++)
+        if (!pool[i].busy && (pick < 0 || (pool[i].cap >= n && pool[pick].cap < n) ||
+                              (pool[i].cap >= n && pool[i].cap < pool[pick].cap)))
+            pick = i;
+    if (pick >= 0) {
+        if (pool[pick].cap < n) {
+            free(pool[pick].p);
+            pool[pick].p = malloc(n);
+            pool[pick].cap = pool[pick].p != NULL ? n : 0;
+        }
+        if ((p = pool[pick].p) != NULL)
+            pool[pick].busy = 1;
+    }
+    pthread_mutex_unlock(&pool_lock);
+    if (pick >= 0)
+        symm_on_fini(g->s, SYMM_FINI_RELEASE, pool_drain, NULL);
+    else
+        p = malloc(n); /* every pooled one in use: a one-off */
+    if (p == NULL)
+        symm_fatal(routine, "out of memory for a %zu-byte collective buffer", n);
+    return p;
+}
+
+static void buf_put(void *p)
+{
+    if (p == NULL)
+        return;
+    pthread_mutex_lock(&pool_lock);
+    for (int i = 0; i < POOL; i++)
+        if (pool[i].p == p) {
+            pool[i].busy = 0;
+            p = NULL;
+        }
+    pthread_mutex_unlock(&pool_lock);
+    free(p);
+}
+
+/* A private copy of source if it overlaps [dest, dest + dlen): receiving
+ * into dest would overwrite blocks not yet sent (the spec leaves such
+ * calls undefined; they still work). *tmp is what to free. */
+static const void *unaliased(symm_group_t *g, const void *source, size_t slen, const void *dest,
+                             size_t dlen, void **tmp, const char *routine)
+{
+    const char *s = source, *d = dest;
+    *tmp = NULL;
+    if (slen == 0 || dlen == 0 || !(s < d + dlen && d < s + slen))
+        return source;
+    *tmp = buf_get(g, slen, routine);
+    memcpy(*tmp, source, slen);
+    return *tmp;
+}
+
+/* A broadcast sender does not wait for its receivers (eager messages
+ * complete locally), so a root calling broadcasts in a loop could run any
+ * number ahead and pile messages up at a slow member. Every SYNC_EVERY-th
+ * message collective on a group sends synchronously: a sender is never
+ * more than that many ahead of its children. */
+#define SYNC_EVERY 64
+
+/* Binomial tree from the root: each member receives the block from its
+ * parent into dest, then forwards it from there to its children, farthest
+ * first. The tag keeps one broadcast's blocks apart from the next's, so no
+ * barrier is needed; waiting for the sends makes source and dest reusable. */
+static void broadcast_msg(symm_group_t *g, void *dest, const void *source, size_t nbytes,
+                          int root, int update_root, const char *routine)
 {
     int n = g->size, v = (g->me - root + n) % n, mask = 1;
+    symm_msg_tag_t tag = symm_group_next_tag(g);
+    int sync = (tag.seq >> 8) % SYNC_EVERY == 0;
     const void *from = source;
-    symm_group_barrier(g, 0);
+    while (mask < n && !(v & mask))
+        mask <<= 1;
     if (v != 0) {
-        wait_arrivals(g, 1);
+        recv_from(g, tag, 0, (v - mask + root) % n, dest, nbytes, routine);
         from = dest;
     } else if (update_root && dest != source) {
         memmove(dest, source, nbytes);
+        from = dest;
     }
-    while (mask < n && !(v & mask))
-        mask <<= 1;
+    sends_t q;
+    sends_init(&q, 32, routine);
     for (mask >>= 1; mask > 0; mask >>= 1)
         if (v + mask < n)
-            push(g, dest, from, nbytes, (v + mask + root) % n, routine);
-    symm_group_barrier(g, 1);
-}
-
-/* Send nbytes to `at` (a symmetric address) on every other member, from
- * src + j*stride for member j (stride 0: the same block to all), starting
- * with the next member so that no member receives from everyone at once;
- * wait for the n-1 blocks sent to me; quiet (my pushes are complete) and
- * the closing barrier. */
-static void push_to_all(symm_group_t *g, void *at, const char *src, size_t stride,
-                        size_t nbytes, const char *routine)
-{
-    int n = g->size;
-    for (int k = 1; k < n; k++) {
-        int j = (g->me + k) % n;
-        push(g, at, src + (size_t)j * stride, nbytes, j, routine);
-    }
-    wait_arrivals(g, (uint64_t)(n - 1));
-    symm_group_barrier(g, 1);
+            send_to(g, &q, tag, 0, (v + mask + root) % n, from, nbytes, sync, routine);
+    sends_fini(g, &q, routine);
 }
 
 /* fcollect (per_peer 0: my whole source to every member) and alltoall
- * (per_peer 1: block j of my source to member j), each landing at offset
- * me*nbytes of dest. */
-static void exchange_push(symm_group_t *g, void *dest, const void *source, size_t nbytes,
-                          int per_peer, const char *routine)
+ * (per_peer 1: block j of my source to member j), each block landing at
+ * offset me*nbytes of the receiver's dest. Sends go to the next member
+ * first, receives take the previous one first: no member is everyone's
+ * first. */
+static void exchange_msg(symm_group_t *g, void *dest, const void *source, size_t nbytes,
+                         int per_peer, const char *routine)
 {
-    char *mine = (char *)dest + (size_t)g->me * nbytes;
+    int n = g->size;
     size_t stride = per_peer ? nbytes : 0;
-    symm_group_barrier(g, 0); /* as in broadcast_push */
-    memmove(mine, (const char *)source + (size_t)g->me * stride, nbytes);
-    push_to_all(g, mine, source, stride, nbytes, routine);
+    void *tmp;
+    const char *src = unaliased(g, source, per_peer ? nbytes * (size_t)n : nbytes, dest,
+                                nbytes * (size_t)n, &tmp, routine);
+    symm_msg_tag_t tag = symm_group_next_tag(g);
+    sends_t q;
+    sends_init(&q, n, routine);
+    for (int k = 1; k < n; k++) {
+        int j = (g->me + k) % n;
+        send_to(g, &q, tag, 0, j, src + (size_t)j * stride, nbytes, 0, routine);
+    }
+    memmove((char *)dest + (size_t)g->me * nbytes, src + (size_t)g->me * stride, nbytes);
+    for (int k = 1; k < n; k++) {
+        int j = (g->me - k + n) % n;
+        recv_from(g, tag, 0, j, (char *)dest + (size_t)j * nbytes, nbytes, routine);
+    }
+    sends_fini(g, &q, routine);
+    buf_put(tmp);
+}
+
+/* collect: one round. Every member sends its block, whatever its size, to
+ * every other; the lengths of the messages give each block's offset (an
+ * exclusive scan in member order), then each is taken into place. */
+static void collect_msg(symm_group_t *g, void *dest, const void *source, size_t nbytes,
+                        const char *routine)
+{
+    int n = g->size;
+    symm_msg_tag_t tag = symm_group_next_tag(g);
+    sends_t q;
+    sends_init(&q, n, routine);
+    /* The spec forbids source and dest to overlap; unlike fcollect's,
+     * dest's extent is known only from the messages, too late to copy. */
+    for (int k = 1; k < n; k++)
+        send_to(g, &q, tag, 0, (g->me + k) % n, source, nbytes, 0, routine);
+    size_t off = 0, mine = 0;
+    size_t here[64], *len = n <= 64 ? here : malloc(sizeof(size_t) * (size_t)n);
+    if (len == NULL)
+        symm_fatal(routine, "out of memory for %d lengths", n);
+    for (int j = 0; j < n; j++) {
+        len[j] = j == g->me ? nbytes : arrived(g, tag, 0, j);
+        if (j == g->me)
+            mine = off;
+        off += len[j];
+    }
+    memmove((char *)dest + mine, source, nbytes);
+    off = 0;
+    for (int j = 0; j < n; j++) {
+        if (j != g->me)
+            recv_from(g, tag, 0, j, (char *)dest + off, len[j], routine);
+        off += len[j];
+    }
+    sends_fini(g, &q, routine);
+    if (len != here)
+        free(len);
+}
+
+/* out = the reduction, in member order, of every member's count elements:
+ * mine from `mine`, the others' taken from their messages under tag+round
+ * into a private buffer. Member order on every PE: identical bits. */
+static void reduce_taken(symm_group_t *g, char *out, const void *mine, size_t count, size_t elem,
+                         symm_reduce_fn op, symm_msg_tag_t tag, int round, const char *routine)
+{
+    size_t bytes = count * elem;
+    int n = g->size;
+    char *buf = bytes != 0 && n > 1 ? buf_get(g, bytes, routine) : NULL;
+    for (int j = 0; j < n; j++) {
+        const void *x = mine;
+        if (j != g->me) {
+            recv_from(g, tag, round, j, j == 0 ? out : buf, bytes, routine);
+            x = j == 0 ? out : buf;
+        }
+        if (j == 0) {
+            if (x != out && bytes != 0)
+                memcpy(out, x, bytes);
+        } else {
+            op(out, out, x, count);
+        }
+    }
+    buf_put(buf);
+}
+
+/* Reduction by messages. Small (or 2 PEs): every member sends its whole
+ * vector to every other and reduces all n in member order. Large: reduce-
+ * scatter (slice j of every source goes to member j, which reduces it in
+ * member order), then allgather of the reduced slices. Nothing is written
+ * to dest before my sends of source have completed, so dest may be source. */
+static void reduce_msg(symm_group_t *g, void *dest, const void *source, size_t count,
+                       size_t elem, symm_reduce_fn op, const char *routine)
+{
+    size_t bytes = count * elem;
+    int n = g->size;
+    symm_msg_tag_t tag = symm_group_next_tag(g);
+    sends_t q;
+    sends_init(&q, n, routine);
+    if (n <= 2 || bytes < g->s->cfg.reduce_slice_min || (size_t)n > count) {
+        for (int k = 1; k < n; k++)
+            send_to(g, &q, tag, 0, (g->me + k) % n, source, bytes, 0, routine);
+        const char *d = dest, *s = source;
+        int overlap = bytes != 0 && d < s + bytes && s < d + bytes;
+        char *acc = overlap ? buf_get(g, bytes, routine) : dest;
+        reduce_taken(g, acc, source, count, elem, op, tag, 0, routine);
+        sends_fini(g, &q, routine);
+        if (overlap) {
+            memcpy(dest, acc, bytes);
+            buf_put(acc);
+        }
+        return;
+    }
+    size_t lo = count * (size_t)g->me / (size_t)n, hi = count * (size_t)(g->me + 1) / (size_t)n;
+    for (int k = 1; k < n; k++) {
+        int j = (g->me + k) % n;
+        size_t jlo = count * (size_t)j / (size_t)n, jhi = count * (size_t)(j + 1) / (size_t)n;
+        send_to(g, &q, tag, 0, j, (const char *)source + jlo * elem, (jhi - jlo) * elem, 0,
+                routine);
+    }
+    char *acc = buf_get(g, (hi - lo) * elem + 1, routine);
+    reduce_taken(g, acc, (const char *)source + lo * elem, hi - lo, elem, op, tag, 0, routine);
+    sends_wait(g, &q, routine); /* every slice of source sent: dest may overwrite it */
+    char *mine = (char *)dest + lo * elem;
+    memcpy(mine, acc, (hi - lo) * elem);
+    buf_put(acc);
+    for (int k = 1; k < n; k++)
+        send_to(g, &q, tag, 1, (g->me + k) % n, mine, (hi - lo) * elem, 0, routine);
+    for (int k = 1; k < n; k++) {
+        int j = (g->me - k + n) % n;
+        size_t jlo = count * (size_t)j / (size_t)n, jhi = count * (size_t)(j + 1) / (size_t)n;
+        recv_from(g, tag, 1, j, (char *)dest + jlo * elem, (jhi - jlo) * elem, routine);
+    }
+    sends_fini(g, &q, routine);
+}
+
+/* ---- node-aware: teams with several members on some node --------------- */
+
+/* A team spanning nodes with several members on one (SYMM_TRANSPORT=auto,
+ * several PEs per node): members on one node share data through their
+ * mapped memory and one of them (its head) alone talks to the other nodes.
+ * Made once per team on first use (all members agree: the node of every PE
+ * is known everywhere, state.h map_node). */
+typedef struct nodes {
+    int n_nodes;
+    int my_node;
+    int n_local;  /* members on my node, me included */
+    int *local;   /* [n_local] their team indices, ascending */
+    int *node_of; /* [size] node number of each member, nodes numbered by first member */
+    int *leader;  /* [n_nodes] each node's lowest team index */
+} nodes_t;
+
+static const nodes_t *team_nodes(symm_group_t *g)
+{
+    struct symm_team *t = g->team;
+    if (t == NULL || !g->s->cfg.coll_node_aware)
+        return NULL;
+    nodes_t *nd = __atomic_load_n((nodes_t **)&t->coll_nodes, __ATOMIC_ACQUIRE);
+    if (nd == NULL) {
+        int n = t->size;
+        nd = malloc(sizeof(*nd) + sizeof(int) * 3 * (size_t)n);
+        if (nd == NULL)
+            return NULL; /* the flat messages work as well */
+        nd->local = (int *)(void *)(nd + 1);
+        nd->node_of = nd->local + n;
+        nd->leader = nd->node_of + n;
+        nd->n_nodes = nd->n_local = 0;
+        int mine = g->s->peers[g->s->my_pe].map_node;
+        for (int i = 0; i < n; i++) {
+            int key = g->s->peers[t->members[i]].map_node, k = 0;
+            while (k < nd->n_nodes && g->s->peers[t->members[nd->leader[k]]].map_node != key)
+                k++;
+            if (k == nd->n_nodes)
+                nd->leader[nd->n_nodes++] = i;
+            nd->node_of[i] = k;
+            if (key == mine)
+                nd->local[nd->n_local++] = i;
+        }
+        nd->my_node = nd->node_of[t->my_idx];
+        nodes_t *none = NULL;
+        if (!__atomic_compare_exchange_n((nodes_t **)&t->coll_nodes, &none, nd, 0,
+                                         __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+            free(nd);
+            nd = none;
+        }
+    }
+    return nd->n_nodes > 1 && nd->n_nodes < t->size ? nd : NULL;
+}
+
+/* Three words per member in the team's scratch: IN (my source is ready
+ * for my node's head: the collective's tag), OUT (as head: the result is in
+ * my dest), DONE (as head: members that have copied it, counted and reset
+ * by the head before it returns; nobody adds for the next collective until
+ * the head has published OUT for it, after the reset). */
+enum { NODE_IN, NODE_OUT, NODE_DONE };
+
+static uint64_t *node_word(symm_group_t *g, int k, int i)
+{
+    uint64_t *w = (uint64_t *)(void *)(g->team->scratch + SYMM_TEAM_NODE_OFF) + k;
+    return i == g->me ? w : symm_seg_peer_addr(g->s, w, symm_group_pe(g, i));
+}
+
+static void node_wait(symm_group_t *g, uint64_t *w, uint64_t v)
+{
+    unsigned polls = 0;
+    while (__atomic_load_n(w, __ATOMIC_ACQUIRE) < v)
+        symm_wait_backoff(g->s, &polls);
+}
+
+/* My copy of the symmetric buf on member i, mapped here. */
+static const void *node_peer(symm_group_t *g, const void *buf, int i, const char *what,
+                             const char *routine)
+{
+    const void *p = symm_seg_peer_addr(g->s, buf, symm_group_pe(g, i));
+    if (p == NULL)
+        symm_fatal(routine, "%s %p is not symmetric", what, buf);
+    return p;
+}
+
+/* A member: wait for head h's result, copy it from h's dest into mine,
+ * tell h. */
+static void node_take(symm_group_t *g, int h, uint64_t seq, void *dest, size_t nbytes,
+                      const char *routine)
+{
+    node_wait(g, node_word(g, NODE_OUT, h), seq);
+    memcpy(dest, node_peer(g, dest, h, "dest", routine), nbytes);
+    __atomic_fetch_add(node_word(g, NODE_DONE, h), 1, __ATOMIC_RELEASE);
+}
+
+/* The head: my dest holds the result; wait until the other n_local-1
+ * members of my node have copied it. */
+static void node_give(symm_group_t *g, const nodes_t *nd, uint64_t seq)
+{
+    if (nd->n_local < 2)
+        return;
+    __atomic_store_n(node_word(g, NODE_OUT, g->me), seq, __ATOMIC_RELEASE);
+}
+
+static void node_given(symm_group_t *g, const nodes_t *nd)
+{
+    if (nd->n_local < 2)
+        return;
+    uint64_t *done = node_word(g, NODE_DONE, g->me);
+    node_wait(g, done, (uint64_t)(nd->n_local - 1));
+    __atomic_store_n(done, 0, __ATOMIC_RELAXED);
+}
+
+/* Broadcast: the root heads its node, each other node's lowest member
+ * heads it; a binomial tree of messages over the heads, then every member
+ * copies from its head's dest. */
+static void broadcast_nodes(symm_group_t *g, const nodes_t *nd, void *dest, const void *source,
+                            size_t nbytes, int root, const char *routine)
+{
+    symm_msg_tag_t tag = symm_group_next_tag(g);
+    int sync = (tag.seq >> 8) % SYNC_EVERY == 0;
+    int N = nd->n_nodes, R = nd->node_of[root];
+#define HEAD(node) ((node) == R ? root : nd->leader[node])
+    int my_head = HEAD(nd->my_node);
+    if (g->me != my_head) {
+        node_take(g, my_head, tag.seq, dest, nbytes, routine);
+        return;
+    }
+    int v = (nd->my_node - R + N) % N, mask = 1;
+    while (mask < N && !(v & mask))
+        mask <<= 1;
+    if (v != 0)
+        recv_from(g, tag, 0, HEAD((v - mask + R) % N), dest, nbytes, routine);
+    else if (dest != source)
+        memmove(dest, source, nbytes);
+    node_give(g, nd, tag.seq);
+    sends_t q;
+    sends_init(&q, 32, routine);
+    for (mask >>= 1; mask > 0; mask >>= 1)
+        if (v + mask < N)
+            send_to(g, &q, tag, 0, HEAD((v + mask + R) % N), dest, nbytes, sync, routine);
+#undef HEAD
+    node_given(g, nd);
+    sends_fini(g, &q, routine);
+}
+
+/* Reduction: each node's lowest member reduces its node's sources (read
+ * through the mappings, in member order) into a partial, the heads exchange
+ * partials and reduce them in node order (identical bits on every head),
+ * every member copies its head's result. */
+static void reduce_nodes(symm_group_t *g, const nodes_t *nd, void *dest, const void *source,
+                         size_t count, size_t elem, symm_reduce_fn op, const char *routine)
+{
+    size_t bytes = count * elem;
+    symm_msg_tag_t tag = symm_group_next_tag(g);
+    int N = nd->n_nodes, h = nd->local[0];
+    if (g->me != h) {
+        __atomic_store_n(node_word(g, NODE_IN, g->me), tag.seq, __ATOMIC_RELEASE);
+        node_take(g, h, tag.seq, dest, bytes, routine);
+        return;
+    }
+    char *part = buf_get(g, bytes, routine);
+    for (int k = 0; k < nd->n_local; k++) {
+        int i = nd->local[k];
+        const void *x = source;
+        if (i != g->me) {
+            node_wait(g, node_word(g, NODE_IN, i), tag.seq);
+            x = node_peer(g, source, i, "source", routine);
+        }
+        if (k == 0)
+            memcpy(part, x, bytes);
+        else
+            op(part, part, x, count);
+    }
+    /* My node's sources are read: dest is free to write, even in place. */
+    sends_t q;
+    sends_init(&q, N, routine);
+    for (int k = 1; k < N; k++)
+        send_to(g, &q, tag, 0, nd->leader[(nd->my_node + k) % N], part, bytes, 0, routine);
+    char *tmp = buf_get(g, bytes, routine);
+    for (int j = 0; j < N; j++) {
+        const char *x = part;
+        if (j != nd->my_node) {
+            recv_from(g, tag, 0, nd->leader[j], j == 0 ? dest : tmp, bytes, routine);
+            x = j == 0 ? dest : tmp;
+        }
+        if (j == 0) {
+            if (x != dest)
+                memcpy(dest, x, bytes);
+        } else {
+            op(dest, dest, x, count);
+        }
+    }
+    buf_put(tmp);
+    node_give(g, nd, tag.seq);
+    node_given(g, nd);
+    sends_fini(g, &q, routine);
+    buf_put(part);
 }
 
 /* ---- the collectives -------------------------------------------------- */
@@ -171,8 +623,12 @@ static void exchange_push(symm_group_t *g, void *dest, const void *source, size_
 void symm_coll_broadcast(symm_group_t *g, void *dest, const void *source, size_t nbytes, int root,
                          int update_root, const char *routine)
 {
-    if (nbytes != 0 && use_push(g, dest)) {
-        broadcast_push(g, dest, source, nbytes, root, update_root, routine);
+    if (nbytes != 0 && use_msg(g)) {
+        const nodes_t *nd = update_root ? team_nodes(g) : NULL;
+        if (nd != NULL)
+            broadcast_nodes(g, nd, dest, source, nbytes, root, routine);
+        else
+            broadcast_msg(g, dest, source, nbytes, root, update_root, routine);
         return;
     }
     symm_group_barrier(g, 0);
@@ -188,8 +644,8 @@ void symm_coll_broadcast(symm_group_t *g, void *dest, const void *source, size_t
 void symm_coll_fcollect(symm_group_t *g, void *dest, const void *source, size_t nbytes,
                         const char *routine)
 {
-    if (nbytes != 0 && use_push(g, dest)) {
-        exchange_push(g, dest, source, nbytes, 0, routine);
+    if (nbytes != 0 && use_msg(g)) {
+        exchange_msg(g, dest, source, nbytes, 0, routine);
         return;
     }
     symm_group_barrier(g, 0);
@@ -203,6 +659,10 @@ void symm_coll_fcollect(symm_group_t *g, void *dest, const void *source, size_t 
 void symm_coll_collect(symm_group_t *g, void *dest, const void *source, size_t nbytes,
                        const char *routine)
 {
+    if (use_msg(g)) {
+        collect_msg(g, dest, source, nbytes, routine);
+        return;
+    }
     __atomic_store_n(g->count, (uint64_t)nbytes, __ATOMIC_RELAXED);
     symm_group_barrier(g, 0);
     size_t off = 0;
@@ -221,8 +681,8 @@ void symm_coll_collect(symm_group_t *g, void *dest, const void *source, size_t n
 void symm_coll_alltoall(symm_group_t *g, void *dest, const void *source, size_t nbytes,
                         const char *routine)
 {
-    if (nbytes != 0 && use_push(g, dest)) {
-        exchange_push(g, dest, source, nbytes, 1, routine);
+    if (nbytes != 0 && use_msg(g)) {
+        exchange_msg(g, dest, source, nbytes, 1, routine);
         return;
     }
     symm_group_barrier(g, 0);
@@ -344,6 +804,14 @@ void symm_coll_reduce(symm_group_t *g, void *dest, const void *source, size_t co
 {
     size_t bytes = count * elem;
     int n = g->size;
+    if (use_msg(g) && n > 1) {
+        const nodes_t *nd = count != 0 ? team_nodes(g) : NULL;
+        if (nd != NULL && (bytes < g->s->cfg.reduce_slice_min || nd->n_nodes <= 2))
+            reduce_nodes(g, nd, dest, source, count, elem, op, routine);
+        else
+            reduce_msg(g, dest, source, count, elem, op, routine);
+        return;
+    }
     /* Whole vector on every PE: small vectors, and 2 PEs, where slicing
      * moves as many bytes between the cores but adds a barrier. */
     if (n <= 2 || bytes < g->s->cfg.reduce_slice_min || (size_t)n > count) {
@@ -378,12 +846,6 @@ void symm_coll_reduce(symm_group_t *g, void *dest, const void *source, size_t co
     reduce_range(g, (char *)dest + lo * elem, source, lo, hi - lo, elem, op, g->me, 1,
                  routine);
     symm_group_barrier(g, 0);
-    if (use_push(g, dest)) {
-        /* Every source has been read: send my slice to every member. */
-        push_to_all(g, (char *)dest + lo * elem, (char *)dest + lo * elem, 0, (hi - lo) * elem,
-                    routine);
-        return;
-    }
     for (int k = 1; k < n; k++) {
         int j = (g->me + k) % n;
         size_t jlo = count * (size_t)j / (size_t)n, jhi = count * (size_t)(j + 1) / (size_t)n;

@@ -127,6 +127,12 @@ static int discover_node(symm_instance_t *inst)
             inst->local_idx = inst->n_local;
         inst->local_pes[inst->n_local++] = pe;
     }
+    for (int pe = 0; pe < n; pe++) {
+        int q = 0;
+        while (!force_net && q < pe && memcmp(ids[q], ids[pe], SYMM_NODE_ID_LEN) != 0)
+            q++;
+        inst->peers[pe].map_node = force_net ? pe : q;
+    }
     inst->n_remote = n - inst->n_local;
     for (int pe = 0; pe < n && inst->n_remote > 0; pe++) {
         if (memcmp(ids[pe], mine, SYMM_NODE_ID_LEN) == 0 && !force_net)

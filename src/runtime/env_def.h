@@ -53,6 +53,13 @@
     X(SYMM_REDUCE_SLICE_MIN, SIZE, reduce_slice_min, "16K",                                  \
       "reductions of at least this many bytes split the work: each PE reduces 1/n, then "   \
       "all gather; smaller ones are reduced whole by every PE")                            \
+    X(SYMM_COLL_EAGER_MAX, SIZE, coll_eager_max, "64K",                                      \
+      "collectives over the network send blocks up to this size eagerly (buffered at the "  \
+      "receiver); larger ones by rendezvous straight into place")                          \
+    X(SYMM_COLL_NODE_AWARE, BOOL, coll_node_aware, "1",                                       \
+      "teams spanning nodes with several PEs on one: broadcast and reduce share data on "   \
+      "each node through memory and send between nodes from one PE per node; 0: every PE " \
+      "exchanges messages with every other")                                                \
     X(SYMM_FAULT, STR, fault, "",                                                            \
       "testing aid: SITE[@PE][#N],... makes step SITE (ftruncate, mmap, calloc, team, "     \
       "ucx_reg) fail on PE (default all) at its Nth call (default every call)")

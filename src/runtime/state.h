@@ -56,6 +56,8 @@ typedef struct symm_peer {
     int local_idx;           /* index among node-local PEs, -1 if not mapped */
     int mapped;
     int same_node;           /* on this node, mapped or not (SYMM_TRANSPORT=ucx) */
+    int map_node;            /* the lowest PE mapped together with it (its node's lowest PE;
+                              * itself under SYMM_TRANSPORT=ucx): node-aware collectives */
     int pid;                 /* its process, if on this node and in my pid namespace; else 0 */
 } symm_peer_t;
 

@@ -117,6 +117,7 @@ static void team_free(struct symm_team *t)
         return;
     slot_mark(t->inst, t->slot, 0);
     pthread_mutex_destroy(&t->barrier_lock);
+    free(t->coll_nodes);
     free(t->members);
     free(t);
 }

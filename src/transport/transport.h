@@ -36,6 +36,19 @@ typedef enum symm_amo_op {
     SYMM_AMO_XOR,
 } symm_amo_op_t;
 
+/* A collective message's tag: the group (team or active set) and the
+ * collective's number on it, with the round in the low bits. */
+typedef struct symm_msg_tag {
+    uint64_t group;
+    uint64_t seq;
+} symm_msg_tag_t;
+
+/* How a message travels. AUTO: the transport's choice by size. EAGER: sent
+ * at once and buffered at the receiver (one more copy there, no round trip
+ * first). SYNC: completes only once the receiver has taken it (flow control
+ * for senders that would run ahead of their receivers). */
+typedef enum symm_msg_how { SYMM_MSG_AUTO, SYMM_MSG_EAGER, SYMM_MSG_SYNC } symm_msg_how_t;
+
 typedef struct symm_transport_ops {
     const char *name;
     /* Collective, after the node-local mappings exist. */
@@ -56,13 +69,23 @@ typedef struct symm_transport_ops {
      * later quiet does not wait for it; it follows the caller's earlier
      * quiet. For flags that collectives wait on. NULL: use amo. */
     int (*notify)(struct symm_ctx *ctx, int seg, size_t off, uint64_t value, int pe);
-    /* Copy n bytes from src to (seg, off) on pe, then, once they are in
-     * place there, add 1 to the 64-bit word (flag_seg, flag_off) on pe.
-     * Non-blocking: src is reusable after the next quiet of ctx; only pe
-     * learns of the arrival, through the word. For collectives. NULL: none
-     * (collectives pull instead). */
-    int (*push)(struct symm_ctx *ctx, int seg, size_t off, const void *src, size_t n,
-                int flag_seg, size_t flag_off, int pe);
+    /* Tagged messages for collectives, like MPI's unexpected-message
+     * queue: a message to pe is kept there under (tag, sender) until pe
+     * takes it into a buffer of its choice, so a sender never writes into
+     * memory its owner may still be reading, and no barrier orders them.
+     * msg_send is non-blocking: *handle (NULL: complete already) goes to
+     * msg_wait, after which src is reusable; how is a symm_msg_how_t.
+     * msg_probe: 1 and the length if (tag, from) is here, else
+     * 0 (non-blocking; wait loops run progress). msg_take: receive a probed
+     * message into dst (len bytes, as probed), blocking until it is in
+     * place, and forget it. NULL msg_send: none (collectives pull). */
+    int (*msg_send)(struct symm_instance *inst, int pe, const symm_msg_tag_t *tag,
+                    const void *src, size_t n, int how, void **handle);
+    int (*msg_wait)(struct symm_instance *inst, void *handle);
+    int (*msg_probe)(struct symm_instance *inst, const symm_msg_tag_t *tag, int from,
+                     size_t *len);
+    int (*msg_take)(struct symm_instance *inst, const symm_msg_tag_t *tag, int from, void *dst,
+                    size_t len);
     int (*fence)(struct symm_ctx *ctx);
     int (*quiet)(struct symm_ctx *ctx);
     /* Make progress on everything outstanding (called from wait loops). */

@@ -416,6 +416,7 @@ static void ucx_fini(symm_instance_t *s)
             free(wk);
         }
     }
+    symm_ucx_msg_fini(u);
     symm_ucx_wk_fini(u, &u->dflt, 1);
     if (u->heap_mh)
         ucp_mem_unmap(u->ctx, u->heap_mh);
@@ -567,7 +568,10 @@ static const symm_transport_ops_t ucx_ops = {
     .get_nbi = symm_ucx_get_nbi,
     .amo = symm_ucx_amo,
     .notify = symm_ucx_notify,
-    .push = symm_ucx_push,
+    .msg_send = symm_ucx_msg_send,
+    .msg_wait = symm_ucx_msg_wait,
+    .msg_probe = symm_ucx_msg_probe,
+    .msg_take = symm_ucx_msg_take,
     .fence = symm_ucx_fence,
     .quiet = symm_ucx_quiet,
     .progress = symm_ucx_progress,

@@ -9,7 +9,8 @@
  *   ucx.c       init/fini (the exchange, eager endpoints), connections,
  *               heap growth (new keys), the ops table
  *   rma.c       put/get and atomics, their requests; fence and quiet
- *   am.c        the active messages of collectives: notify and push
+ *   am.c        the active messages of collectives: notify and tagged
+ *               messages
  *   progress.c  the progress thread and the workers, one per context
  *   load.c      libucp.so.0 opened at run time: the function table
  *
@@ -55,7 +56,8 @@
     X(ucp_rkey_destroy) X(ucp_put_nbx) X(ucp_get_nbx) X(ucp_atomic_op_nbx)                  \
     X(ucp_request_check_status) X(ucp_request_free) X(ucp_get_version_string)               \
     X(ucs_status_string) X(ucp_am_send_nbx) X(ucp_worker_set_am_recv_handler)             \
-    X(ucp_am_recv_data_nbx) X(ucp_config_print) X(ucp_worker_print_info)
+    X(ucp_am_recv_data_nbx) X(ucp_config_print) X(ucp_worker_print_info)                  \
+    X(ucp_am_data_release)
 
 struct symm_ucx_fns {
 #define UCX_FIELD(f) __typeof__(f) *f;
@@ -101,6 +103,7 @@ const char *symm_ucx_load_error(void);
 #define ucp_am_recv_data_nbx symm_ucx_fn.ucp_am_recv_data_nbx
 #define ucp_config_print symm_ucx_fn.ucp_config_print
 #define ucp_worker_print_info symm_ucx_fn.ucp_worker_print_info
+#define ucp_am_data_release symm_ucx_fn.ucp_am_data_release
 
 /* ---- state ------------------------------------------------------------- */
 
@@ -176,6 +179,12 @@ typedef struct ucx_state {
     pthread_t thread;
     unsigned long activity;  /* bumped whenever the PE itself runs progress */
     int stop_pipe[2];
+    /* Tagged messages that arrived and were not taken yet (am.c): the
+     * handler adds, the collective's take removes. */
+    pthread_mutex_t msg_lock;
+    struct ucx_msg *msgs;     /* arrived, newest first */
+    struct ucx_msg *msg_free; /* entries for the next ones */
+    int msg_ready;
 } ucx_state_t;
 
 static inline ucx_state_t *state_of(symm_instance_t *s) { return (ucx_state_t *)s->net_state; }
@@ -255,11 +264,17 @@ int symm_ucx_fence(struct symm_ctx *ctx);
 int symm_ucx_quiet(struct symm_ctx *ctx);
 
 /* am.c */
-/* Register the notify and push handlers on the default worker (init). */
+/* Register the notify and message handlers on the default worker (init);
+ * forget messages not taken (finalize). */
 int symm_ucx_am_init(ucx_state_t *u);
+void symm_ucx_msg_fini(ucx_state_t *u);
 int symm_ucx_notify(struct symm_ctx *ctx, int seg, size_t off, uint64_t value, int pe);
-int symm_ucx_push(struct symm_ctx *ctx, int seg, size_t off, const void *src, size_t n,
-                  int flag_seg, size_t flag_off, int pe);
+int symm_ucx_msg_send(symm_instance_t *s, int pe, const symm_msg_tag_t *tag, const void *src,
+                      size_t n, int how, void **handle);
+int symm_ucx_msg_wait(symm_instance_t *s, void *handle);
+int symm_ucx_msg_probe(symm_instance_t *s, const symm_msg_tag_t *tag, int from, size_t *len);
+int symm_ucx_msg_take(symm_instance_t *s, const symm_msg_tag_t *tag, int from, void *dst,
+                      size_t len);
 
 /* progress.c */
 /* Run the default worker and every context worker; how many events. */
