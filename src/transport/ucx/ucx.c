@@ -5,9 +5,9 @@
  * At init: one UCP context, a default worker per instance (plus one per
  * context, made on shmem_ctx_create); the worker's address, my heap base,
  * the starts of my global-data ranges and the packed rkeys of both segments
- * go to every PE in one bootstrap allgather; endpoints to every unmapped
- * peer are created and wired up eagerly (a job that reaches a peer through
- * UCX nearly always talks to it). A symmetric address is (segment, offset)
+ * go to every PE in one bootstrap allgather; endpoints are created and
+ * wired up on first use (peer_target; eagerly at init only without a
+ * progress thread, see ucx_init). A symmetric address is (segment, offset)
  * in the core; here it becomes the peer's virtual address plus its rkey
  * (peer_target in ucx.h).
  *
@@ -15,7 +15,7 @@
  *
  * Owns the UCP context, the exchange of addresses and keys, the endpoints
  * and their rkeys. Never on the put/get/AMO paths but for the cold lazy
- * connect of a context's worker (symm_ucx_conn_open_lazy). The operations
+ * connect on a worker's first use of a peer (symm_ucx_conn_open_lazy). The operations
  * are in rma.c and am.c, the workers in progress.c, the libucp table in
  * load.c; ucx.h maps them.
  */
@@ -58,12 +58,12 @@ int symm_ucx_fail(const char *what, ucs_status_t st)
 
 /* ---- connections ------------------------------------------------------ */
 
-/* force: at finalize, when every peer is closing too. Otherwise (a context
- * destroyed while the job runs) the close is flushed, so the peer drops the
- * endpoint UCX made back to this worker instead of finding it refused. */
-void symm_ucx_conn_close(ucx_state_t *u, ucx_wk_t *wk, int pe, int force)
+/* Drop a connection's rkeys and close its endpoint. force: at finalize,
+ * when every peer is closing too. Otherwise (a context destroyed while the
+ * job runs) the close is flushed, so the peer drops the endpoint UCX made
+ * back to this worker instead of finding it refused. */
+static void conn_release(ucx_state_t *u, ucx_wk_t *wk, ucx_conn_t *c, int pe, int force)
 {
-    ucx_conn_t *c = &wk->conn[pe];
     if (c->heap_rkey)
         ucp_rkey_destroy(c->heap_rkey);
     for (int i = 0; i < SYMM_UCX_RETIRED_KEYS; i++)
@@ -82,7 +82,17 @@ void symm_ucx_conn_close(ucx_state_t *u, ucx_wk_t *wk, int pe, int force)
     memset(c, 0, sizeof(*c));
 }
 
-/* Endpoint from wk to pe's default worker and the rkeys for it. */
+void symm_ucx_conn_close(ucx_state_t *u, ucx_wk_t *wk, int pe, int force)
+{
+    conn_release(u, wk, &wk->conn[pe], pe, force);
+}
+
+/* Endpoint from wk to pe's default worker and the rkeys for it, made on
+ * first use (peer_target), for the default worker as for a context's: a
+ * job of N PEs that talks to few peers then pays for few endpoints, and
+ * init does no work per peer. Called under wk->connect_lock. The connection
+ * is published (ep stored last, with release) only once wired up, so
+ * another thread that finds ep set may use it at once. */
 static int conn_open(ucx_state_t *u, ucx_wk_t *wk, int pe)
 {
     ucx_peer_t *p = &u->peers[pe];
@@ -106,25 +116,32 @@ static int conn_open(ucx_state_t *u, ucx_wk_t *wk, int pe)
     st = ucp_ep_rkey_unpack(c.ep, p->heap_rkey, &c.heap_rkey);
     for (int i = 0; st == UCS_OK && i < u->inst->n_data_ranges; i++)
         st = ucp_ep_rkey_unpack(c.ep, p->data_rkey[i], &c.data_rkey[i]);
-    wk->conn[pe] = c;
     if (st != UCS_OK) {
         symm_error("ucx", "memory keys of PE %d: %s", pe, ucs_status_string(st));
-        symm_ucx_conn_close(u, wk, pe, 1);
+        conn_release(u, wk, &c, pe, 1);
         return SYMM_ERR_SYS;
     }
     /* Finish the wire-up now with a blocking read of one word: UCX 1.13
      * queues operations on an endpoint still wiring up, and a worker flush
      * issued then can return before they reach the peer (lost atomics were
-     * seen here). The word is the start of the peer's internal scratch. */
+     * seen here). The word is the start of the peer's internal scratch.
+     * The peer answers the wire-up from its progress thread or its own wait
+     * loops (see ucx_init): this wait runs every worker of this PE, so two
+     * PEs connecting to each other at once each serve the other's wire-up
+     * (no lock of ours is taken by progress, nor by the message handlers). */
     uint64_t word;
     ucp_request_param_t prm = {.op_attr_mask = 0};
     st = symm_ucx_wait_req(u, wk, ucp_get_nbx(c.ep, &word, sizeof(word), p->heap_base,
                                               c.heap_rkey, &prm));
     if (st != UCS_OK) {
         symm_error("ucx", "first contact with PE %d: %s", pe, ucs_status_string(st));
-        symm_ucx_conn_close(u, wk, pe, 1);
+        conn_release(u, wk, &c, pe, 1);
         return SYMM_ERR_SYS;
     }
+    ucx_conn_t *dst = &wk->conn[pe];
+    dst->heap_rkey = c.heap_rkey;
+    memcpy(dst->data_rkey, c.data_rkey, sizeof(c.data_rkey));
+    __atomic_store_n(&dst->ep, c.ep, __ATOMIC_RELEASE);
     return SYMM_OK;
 }
 
@@ -133,7 +150,7 @@ void __attribute__((noinline)) symm_ucx_conn_open_lazy(ucx_state_t *u, ucx_wk_t 
     pthread_mutex_lock(&wk->connect_lock);
     if (__atomic_load_n(&wk->conn[pe].ep, __ATOMIC_ACQUIRE) == NULL &&
         conn_open(u, wk, pe) != SYMM_OK)
-        symm_fatal("ucx", "cannot reach PE %d from this context", pe);
+        symm_fatal("ucx", "cannot reach PE %d", pe);
     pthread_mutex_unlock(&wk->connect_lock);
 }
 
@@ -300,9 +317,7 @@ static int ucx_init(symm_instance_t *s)
     if ((rc = allgather_var(s, mine, len, &u->blob, &stride, "shmem_init")) != SYMM_OK)
         goto out;
 
-    /* Every peer's segments; endpoints of the default worker to every peer
-     * that is not mapped, eagerly (a job that reaches a peer through UCX
-     * nearly always talks to it, and failures show at init). */
+    /* Every peer's segments, addresses and keys, for its endpoints. */
     for (int pe = 0; pe < s->n_pes; pe++) {
         ucx_peer_t *p = &u->peers[pe];
         const char *b = u->blob + (size_t)pe * stride;
@@ -323,21 +338,29 @@ static int ucx_init(symm_instance_t *s)
             r += h.data_rkey_len[i];
         }
     }
-    /* Wiring up needs both ends to run UCX, but a PE done with its own
-     * endpoints waits in the bootstrap's barrier, which does not: the
-     * progress thread runs during the connection phase on every PE, and
-     * stays only where wanted. */
+    /* Wiring up needs both ends to run UCX. Endpoints are made on first use
+     * (peer_target), when the peer may be computing or waiting in the
+     * bootstrap, which runs no UCX: its progress thread answers then. So
+     * with the thread (SYMM_PROGRESS_THREAD auto or 1) init makes no
+     * endpoint. Without it, nothing would answer a peer's first contact
+     * while this PE computes (UCX's shared-memory RMA needs no target
+     * progress once wired up, its wire-up does): every unmapped peer is
+     * connected here, eagerly, as before, with the thread running for the
+     * connection phase only. A lazy connect's failure ends the job naming
+     * the peer (symm_ucx_conn_open_lazy); a peer never talked to is watched
+     * by the launcher. */
     int wanted;
     if ((rc = symm_ucx_progress_thread_wanted(u, &wanted)) != SYMM_OK ||
         (rc = symm_ucx_start_progress_thread(u)) != SYMM_OK)
         goto out;
-    for (int pe = 0; pe < s->n_pes; pe++)
-        if (is_remote(s, pe) && (rc = conn_open(u, &u->dflt, pe)) != SYMM_OK)
+    if (!wanted) {
+        for (int pe = 0; pe < s->n_pes; pe++)
+            if (is_remote(s, pe) && (rc = conn_open(u, &u->dflt, pe)) != SYMM_OK)
+                goto out;
+        if ((rc = symm_boot_barrier(s->boot)) != SYMM_OK)
             goto out;
-    if ((rc = symm_boot_barrier(s->boot)) != SYMM_OK)
-        goto out;
-    if (!wanted)
         symm_ucx_stop_progress_thread(u);
+    }
 out:
     for (int i = 0; i <= SYMM_MAX_DATA_RANGES; i++)
         if (rkbuf[i])

@@ -6,7 +6,7 @@
  *
  * The network transport: every peer that is not mapped is reached through
  * UCX (UCP: RMA, AMO32, AMO64, active messages). Its files, by job:
- *   ucx.c       init/fini (the exchange, eager endpoints), connections,
+ *   ucx.c       init/fini (the exchange), connections made on first use,
  *               heap growth (new keys), the ops table
  *   rma.c       put/get and atomics, their requests; fence and quiet
  *   am.c        the active messages of collectives: notify and push
@@ -117,7 +117,7 @@ typedef struct ucx_peer {
 } ucx_peer_t;
 
 /* A worker's way to one peer: endpoint and unpacked rkeys (per endpoint in
- * UCX). ep NULL: not connected yet (context workers connect lazily). */
+ * UCX). ep NULL: not connected yet (workers connect on first use). */
 /* Heap keys a connection had before growths: another thread may still be
  * issuing an operation with one (THREAD_MULTIPLE, stream threads), so a
  * replaced key lives on until the connection closes; past this many
