@@ -87,6 +87,8 @@ void symm_ucx_conn_close(ucx_state_t *u, ucx_wk_t *wk, int pe, int force)
     conn_release(u, wk, &wk->conn[pe], pe, force);
 }
 
+static int conn_rekey(ucx_state_t *u, ucx_wk_t *wk, int pe);
+
 /* Endpoint from wk to pe's default worker and the rkeys for it, made on
  * first use (peer_target), for the default worker as for a context's: a
  * job of N PEs that talks to few peers then pays for few endpoints, and
@@ -113,7 +115,8 @@ static int conn_open(ucx_state_t *u, ucx_wk_t *wk, int pe)
         symm_error("ucx", "endpoint to PE %d: %s", pe, ucs_status_string(st));
         return SYMM_ERR_SYS;
     }
-    st = ucp_ep_rkey_unpack(c.ep, p->heap_rkey, &c.heap_rkey);
+    const void *packed = __atomic_load_n(&p->heap_rkey, __ATOMIC_ACQUIRE);
+    st = ucp_ep_rkey_unpack(c.ep, packed, &c.heap_rkey);
     for (int i = 0; st == UCS_OK && i < u->inst->n_data_ranges; i++)
         st = ucp_ep_rkey_unpack(c.ep, p->data_rkey[i], &c.data_rkey[i]);
     if (st != UCS_OK) {
@@ -142,6 +145,17 @@ static int conn_open(ucx_state_t *u, ucx_wk_t *wk, int pe)
     dst->heap_rkey = c.heap_rkey;
     memcpy(dst->data_rkey, c.data_rkey, sizeof(c.data_rkey));
     __atomic_store_n(&dst->ep, c.ep, __ATOMIC_RELEASE);
+    /* Another thread's heap growth (shmem_malloc under THREAD_MULTIPLE) may
+     * have swapped the keys meanwhile and skipped this connection, not yet
+     * published: then it takes the new key now, after that growth. */
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    if (__atomic_load_n(&p->heap_rkey, __ATOMIC_ACQUIRE) != packed) {
+        pthread_mutex_lock(&u->ctx_lock);
+        int rc = __atomic_load_n(&p->heap_rkey, __ATOMIC_ACQUIRE) != packed
+                     ? conn_rekey(u, wk, pe) : SYMM_OK;
+        pthread_mutex_unlock(&u->ctx_lock);
+        return rc;
+    }
     return SYMM_OK;
 }
 
@@ -417,25 +431,38 @@ static void ucx_fini(symm_instance_t *s)
     s->net_state = NULL;
 }
 
+/* A new heap rkey for wk's connection to pe, from the latest exchange;
+ * under ctx_lock. */
+static int conn_rekey(ucx_state_t *u, ucx_wk_t *wk, int pe)
+{
+    ucx_conn_t *c = &wk->conn[pe];
+    ucp_rkey_h nk;
+    ucs_status_t st;
+    const void *packed = __atomic_load_n(&u->peers[pe].heap_rkey, __ATOMIC_ACQUIRE);
+    if ((st = ucp_ep_rkey_unpack(c->ep, packed, &nk)) != UCS_OK) {
+        symm_error("shmem_malloc", "UCX heap key of PE %d: %s", pe, ucs_status_string(st));
+        return SYMM_ERR_SYS;
+    }
+    /* Retired, not destroyed: see SYMM_UCX_RETIRED_KEYS. */
+    if (c->retired[SYMM_UCX_RETIRED_KEYS - 1] != NULL)
+        ucp_rkey_destroy(c->retired[SYMM_UCX_RETIRED_KEYS - 1]);
+    memmove(&c->retired[1], &c->retired[0], sizeof(c->retired[0]) * (SYMM_UCX_RETIRED_KEYS - 1));
+    c->retired[0] = c->heap_rkey;
+    __atomic_store_n(&c->heap_rkey, nk, __ATOMIC_RELEASE);
+    return SYMM_OK;
+}
+
 /* New heap rkeys for every connection of wk. */
 static int wk_rekey(ucx_state_t *u, ucx_wk_t *wk)
 {
+    /* Pairs with conn_open's fence: a connection published too late to be
+     * seen here saw the new keys there. */
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
     for (int pe = 0; pe < u->inst->n_pes; pe++) {
-        ucx_conn_t *c = &wk->conn[pe];
-        ucp_rkey_h nk;
-        ucs_status_t st;
-        if (c->ep == NULL)
-            continue;
-        if ((st = ucp_ep_rkey_unpack(c->ep, u->peers[pe].heap_rkey, &nk)) != UCS_OK) {
-            symm_error("shmem_malloc", "UCX heap key of PE %d: %s", pe, ucs_status_string(st));
-            return SYMM_ERR_SYS;
-        }
-        /* Retired, not destroyed: see SYMM_UCX_RETIRED_KEYS. */
-        if (c->retired[SYMM_UCX_RETIRED_KEYS - 1] != NULL)
-            ucp_rkey_destroy(c->retired[SYMM_UCX_RETIRED_KEYS - 1]);
-        memmove(&c->retired[1], &c->retired[0], sizeof(c->retired[0]) * (SYMM_UCX_RETIRED_KEYS - 1));
-        c->retired[0] = c->heap_rkey;
-        __atomic_store_n(&c->heap_rkey, nk, __ATOMIC_RELEASE);
+        int rc;
+        if (__atomic_load_n(&wk->conn[pe].ep, __ATOMIC_ACQUIRE) != NULL &&
+            (rc = conn_rekey(u, wk, pe)) != SYMM_OK)
+            return rc;
     }
     return SYMM_OK;
 }
@@ -484,7 +511,8 @@ static int ucx_heap_grown(symm_instance_t *s, size_t new_size)
     u->old_heap_blobs[0] = u->heap_blob;
     u->heap_blob = all;
     for (int pe = 0; pe < s->n_pes; pe++)
-        u->peers[pe].heap_rkey = all + (size_t)pe * stride;
+        __atomic_store_n(&u->peers[pe].heap_rkey, (const void *)(all + (size_t)pe * stride),
+                         __ATOMIC_RELEASE);
     rc = wk_rekey(u, &u->dflt);
     for (ucx_wk_t *wk = u->ctx_wks; rc == SYMM_OK && wk != NULL; wk = wk->next)
         rc = wk_rekey(u, wk);
