@@ -285,8 +285,21 @@ static int ucx_init(symm_instance_t *s)
         return rc;
     if ((rc = symm_ucx_am_init(u)) != SYMM_OK)
         return rc;
-    if ((st = ucp_worker_get_address(u->dflt.worker, &addr, &addr_len)) != UCS_OK)
+    /* Every PE holds every other's address (N of them, and a star bootstrap
+     * sends N^2 at its root): where UCX reaches only PEs of other nodes, the
+     * address leaves out the shared-memory transports they cannot use. */
+    int net_only = 1;
+    for (int pe = 0; pe < s->n_pes; pe++)
+        if (is_remote(s, pe) && s->peers[pe].same_node)
+            net_only = 0;
+    ucp_worker_attr_t wa = {
+        .field_mask = UCP_WORKER_ATTR_FIELD_ADDRESS | UCP_WORKER_ATTR_FIELD_ADDRESS_FLAGS,
+        .address_flags = net_only ? UCP_WORKER_ADDRESS_FLAG_NET_ONLY : 0,
+    };
+    if ((st = ucp_worker_query(u->dflt.worker, &wa)) != UCS_OK)
         return symm_ucx_fail("worker address", st);
+    addr = wa.address;
+    addr_len = wa.address_length;
 
     /* Register both segments and pack their rkeys. */
     ucx_blob_hdr_t hdr = {.heap_base = (uint64_t)(uintptr_t)s->heap_base,

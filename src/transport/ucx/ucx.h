@@ -48,14 +48,14 @@
  * containers). Every UCP/UCS function used is called through this table. */
 #define UCX_FUNCS(X)                                                                         \
     X(ucp_config_read) X(ucp_config_release) X(ucp_init_version) X(ucp_cleanup)             \
-    X(ucp_worker_create) X(ucp_worker_destroy) X(ucp_worker_get_address)                    \
+    X(ucp_worker_create) X(ucp_worker_destroy)                                              \
     X(ucp_worker_release_address) X(ucp_worker_progress) X(ucp_worker_fence)                \
     X(ucp_worker_flush_nbx) X(ucp_mem_map) X(ucp_mem_unmap) X(ucp_rkey_pack)                \
     X(ucp_rkey_buffer_release) X(ucp_ep_create) X(ucp_ep_close_nbx) X(ucp_ep_rkey_unpack)   \
     X(ucp_rkey_destroy) X(ucp_put_nbx) X(ucp_get_nbx) X(ucp_atomic_op_nbx)                  \
     X(ucp_request_check_status) X(ucp_request_free) X(ucp_get_version_string)               \
     X(ucs_status_string) X(ucp_am_send_nbx) X(ucp_worker_set_am_recv_handler)             \
-    X(ucp_am_recv_data_nbx)
+    X(ucp_am_recv_data_nbx) X(ucp_worker_query)
 
 struct symm_ucx_fns {
 #define UCX_FIELD(f) __typeof__(f) *f;
@@ -76,7 +76,6 @@ const char *symm_ucx_load_error(void);
 #define ucp_cleanup symm_ucx_fn.ucp_cleanup
 #define ucp_worker_create symm_ucx_fn.ucp_worker_create
 #define ucp_worker_destroy symm_ucx_fn.ucp_worker_destroy
-#define ucp_worker_get_address symm_ucx_fn.ucp_worker_get_address
 #define ucp_worker_release_address symm_ucx_fn.ucp_worker_release_address
 #define ucp_worker_progress symm_ucx_fn.ucp_worker_progress
 #define ucp_worker_fence symm_ucx_fn.ucp_worker_fence
@@ -99,6 +98,7 @@ const char *symm_ucx_load_error(void);
 #define ucp_am_send_nbx symm_ucx_fn.ucp_am_send_nbx
 #define ucp_worker_set_am_recv_handler symm_ucx_fn.ucp_worker_set_am_recv_handler
 #define ucp_am_recv_data_nbx symm_ucx_fn.ucp_am_recv_data_nbx
+#define ucp_worker_query symm_ucx_fn.ucp_worker_query
 
 /* ---- state ------------------------------------------------------------- */
 
