@@ -15,9 +15,9 @@
  *
  * Owns the UCP context, the exchange of addresses and keys, the endpoints
  * and their rkeys. Never on the put/get/AMO paths but for the cold lazy
- * connect on a worker's first use of a peer (symm_ucx_conn_open_lazy). The operations
- * are in rma.c and am.c, the workers in progress.c, the libucp table in
- * load.c; ucx.h maps them.
+ * connect on a worker's first use of a peer (symm_ucx_conn_open_lazy). The
+ * operations are in rma.c and am.c, the workers in progress.c, the libucp
+ * table in load.c; ucx.h maps them.
  */
 #define _GNU_SOURCE
 #include "transport/transport.h"
