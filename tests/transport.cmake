@@ -12,6 +12,10 @@ if(SYMM_HAVE_UCX)
   # emulated in software) they finish only through the progress thread.
   symm_pe_test(remote_progress SOURCES pe/remote.c NPS 2 4 ARGS progress NOUCX TIMEOUT 60
     ENV SYMM_TRANSPORT=ucx UCX_TLS=tcp SYMM_PROGRESS_THREAD=1)
+  # First contacts of every PE with every other at once, straight after
+  # init (endpoints are made on first use).
+  symm_pe_test(remote_connect SOURCES pe/remote.c NPS 2 4 ARGS connect NOUCX TIMEOUT 120
+    ENV SYMM_TRANSPORT=ucx)
   add_test(NAME netns
     COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/scripts/netns_test.sh
       "$<TARGET_FILE:remote> remote" $<TARGET_FILE:rma_sizes> $<TARGET_FILE:amo>

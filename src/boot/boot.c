@@ -263,20 +263,18 @@ int symm_boot_create_from_env(double timeout_s, symm_boot_t **boot_p)
 
 /* ---- agreement ---------------------------------------------------------- */
 
-/* One PE's word in an agreement round: its status and, if it failed, why. */
-typedef struct boot_vote {
-    int32_t rc;
-    char why[124];
-} boot_vote_t;
+/* An agreement is one allgather of 4-byte statuses; only when some PE
+ * failed does a second round carry each PE's reason (BOOT_WHY_LEN bytes).
+ * The reasons used to travel in every round: 128 bytes per PE, which in a
+ * star bootstrap makes rank 0 send 128 * N^2 bytes per agreement (128 MiB
+ * at 1024 PEs, 32 GiB at 16k) for text that is read only on failure. Every
+ * PE sees the same statuses, so all take the second round or none. */
+#define BOOT_WHY_LEN 124
 
 int symm_boot_agree(symm_boot_t *boot, int rc, const char *routine, int *failed_pe_p)
 {
-    boot_vote_t mine = {.rc = rc}, here[32], *all = here;
-    if (rc != SYMM_OK) {
-        const char *why = symm_log_last_error();
-        snprintf(mine.why, sizeof(mine.why), "%s",
-                 why[0] != '\0' ? why : symm_status_str((symm_status_t)rc));
-    }
+    int32_t mine = rc, here[256], *all = here;
+    char *whys = NULL;
     /* The stack serves small jobs; a larger one that cannot get memory here
      * cannot take part, and its peers see the bootstrap's timeout instead. */
     if ((size_t)boot->size > sizeof(here) / sizeof(here[0]) &&
@@ -287,21 +285,36 @@ int symm_boot_agree(symm_boot_t *boot, int rc, const char *routine, int *failed_
     int arc = symm_boot_allgather(boot, &mine, all, sizeof(mine));
     int first = -1, n_failed = 0;
     for (int pe = 0; arc == SYMM_OK && pe < boot->size; pe++)
-        if (all[pe].rc != SYMM_OK && n_failed++ == 0)
+        if (all[pe] != SYMM_OK && n_failed++ == 0)
             first = pe;
+    if (arc == SYMM_OK && n_failed > 0) {
+        char why[BOOT_WHY_LEN] = {0};
+        if (rc != SYMM_OK) {
+            const char *last = symm_log_last_error();
+            snprintf(why, sizeof(why), "%s",
+                     last[0] != '\0' ? last : symm_status_str((symm_status_t)rc));
+        }
+        if ((whys = malloc((size_t)boot->size * BOOT_WHY_LEN)) == NULL) {
+            symm_error(routine, "no memory for the reasons of %d failed PEs", n_failed);
+            arc = SYMM_ERR_NOMEM;
+        } else {
+            arc = symm_boot_allgather(boot, why, whys, BOOT_WHY_LEN);
+        }
+    }
     if (arc != SYMM_OK) {
         rc = arc;
     } else if (first >= 0 && rc == SYMM_OK) {
-        all[first].why[sizeof(all[first].why) - 1] = '\0';
+        char *w = whys + (size_t)first * BOOT_WHY_LEN;
+        w[BOOT_WHY_LEN - 1] = '\0';
         if (n_failed > 1)
-            symm_error(routine, "PE %d failed: %s (and %d other PEs)", first, all[first].why,
-                       n_failed - 1);
+            symm_error(routine, "PE %d failed: %s (and %d other PEs)", first, w, n_failed - 1);
         else
-            symm_error(routine, "PE %d failed: %s", first, all[first].why);
+            symm_error(routine, "PE %d failed: %s", first, w);
         rc = SYMM_ERR_PEER;
     }
     if (failed_pe_p != NULL)
         *failed_pe_p = first;
+    free(whys);
     if (all != here)
         free(all);
     return rc;

@@ -44,8 +44,8 @@
       "auto|1: with UCX, a thread runs UCX progress while the PE computes; 0: progress "    \
       "only inside symm calls (experimental: some polling patterns stall over tcp)")       \
     X(SYMM_PROGRESS_INTERVAL, INT, progress_interval, "200",                                 \
-      "microseconds between the progress thread's looks at UCX; it stays out of the way "  \
-      "while the PE is inside a symm call")                                                \
+      "microseconds between the progress thread's looks at UCX (up to 2 ms while it "      \
+      "finds nothing); it stays out of the way while the PE is inside a symm call")        \
     X(SYMM_MAP_GLOBALS, BOOL, map_globals, "1",                                              \
       "make the program's global and static data symmetric (remapped at init)")            \
     X(SYMM_MAX_TEAMS, INT, max_teams, "64",                                                  \

@@ -6,6 +6,10 @@
  * the rest cannot pass by memcpy. With "die", PE 1 exits after init and PE 0
  * keeps reading from it: the job must end naming PE 1. With "progress", PE 0
  * does atomics on PEs that compute without calling symm (progress thread).
+ * With "connect", every PE reads from every other one straight after init,
+ * all at once (first contacts cross: endpoints are made on first use, while
+ * the target may still be finishing init or connecting to us), then each
+ * puts into every other and a barrier checks that all landed.
  *
  * Checks, every value computed here from PE numbers: put/get of several
  * sizes (heap and global data), _nbi + quiet, strided iput/iget, fetching and
@@ -26,6 +30,7 @@
 #define N 4096
 static long gdata[N];          /* global data segment */
 static long lockvar;
+static long magic = 0x5eed;   /* initialised data: the same on every PE */
 static int me, npes;
 
 static long val(int pe, int i, int tag) { return (long)test_hash4((uint64_t)pe, (uint64_t)i, (uint64_t)tag, 7) >> 1; }
@@ -56,6 +61,27 @@ int main(int argc, char **argv)
         }
         shmem_free(heap);
         free(src);
+        shmem_finalize();
+        return 0;
+    }
+    if (argc > 1 && strcmp(argv[1], "connect") == 0) {
+        for (int k = 1; k < npes; k++) {
+            int p = (me + k) % npes;
+            CHECK_EQ("first read from a peer", 0x5eedL, shmem_long_g(&magic, p));
+        }
+        for (int k = 1; k < npes; k++) {
+            int p = (me + npes - k) % npes;
+            shmem_long_p(&gdata[me], val(me, p, 11), p);
+        }
+        shmem_barrier_all();
+        for (int p = 0; p < npes; p++)
+            if (p != me)
+                CHECK_EQ("put from every peer", val(p, me, 11), gdata[p]);
+        shmem_barrier_all();
+        shmem_free(heap);
+        free(src);
+        if (me == 0)
+            printf("remote connect: ok on %d PEs\n", npes);
         shmem_finalize();
         return 0;
     }

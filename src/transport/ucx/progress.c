@@ -52,8 +52,17 @@ void symm_ucx_progress(symm_instance_t *s)
  * PE itself runs progress (it is inside symm calls), the thread only backs
  * off, doubling its sleep up to PROGRESS_MAX_US: its wake-ups cost the
  * communicating PE its core (8 B put+quiet over tcp went from 18 to 30 us
- * with a look every 200 us on this 2-core machine), and then they are rare. */
+ * with a look every 200 us on this 2-core machine), and then they are rare.
+ * A look that finds nothing to do doubles the sleep too, up to
+ * PROGRESS_IDLE_MAX_US (never below SYMM_PROGRESS_INTERVAL), and any event
+ * brings it back to the interval: a PE waiting in the bootstrap (init,
+ * finalize, heap growth) runs no UCX itself, and 64 oversubscribed PEs
+ * looking every 200 us at nothing cost a 64-PE UCX init about a third of
+ * its CPU time here. The price is the first message to a PE that computed
+ * for a while unobserved: answered within PROGRESS_IDLE_MAX_US, not the
+ * interval. */
 #define PROGRESS_MAX_US 50000
+#define PROGRESS_IDLE_MAX_US 2000
 
 static void *progress_main(void *arg)
 {
@@ -80,10 +89,14 @@ static void *progress_main(void *arg)
             continue;
         }
         /* Until idle, but yield to the PE as soon as it progresses itself. */
-        while (symm_ucx_progress_all(u) != 0 &&
+        unsigned events = 0, n;
+        while ((n = symm_ucx_progress_all(u)) != 0 &&
                __atomic_load_n(&u->activity, __ATOMIC_RELAXED) == seen)
-            ;
-        us = base;
+            events += n;
+        if (events != 0 || n != 0)
+            us = base;
+        else if (us < PROGRESS_IDLE_MAX_US)
+            us = us * 2 > PROGRESS_IDLE_MAX_US ? PROGRESS_IDLE_MAX_US : us * 2;
     }
 }
 

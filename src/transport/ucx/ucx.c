@@ -5,9 +5,9 @@
  * At init: one UCP context, a default worker per instance (plus one per
  * context, made on shmem_ctx_create); the worker's address, my heap base,
  * the starts of my global-data ranges and the packed rkeys of both segments
- * go to every PE in one bootstrap allgather; endpoints to every unmapped
- * peer are created and wired up eagerly (a job that reaches a peer through
- * UCX nearly always talks to it). A symmetric address is (segment, offset)
+ * go to every PE in one bootstrap allgather; endpoints are created and
+ * wired up on first use (peer_target; eagerly at init only without a
+ * progress thread, see ucx_init). A symmetric address is (segment, offset)
  * in the core; here it becomes the peer's virtual address plus its rkey
  * (peer_target in ucx.h).
  *
@@ -21,9 +21,9 @@
  *
  * Owns the UCP context, the exchange of addresses and keys, the endpoints
  * and their rkeys. Never on the put/get/AMO paths but for the cold lazy
- * connect of a context's worker (symm_ucx_conn_open_lazy). The operations
- * are in rma.c and am.c, the workers in progress.c, the libucp table in
- * load.c; ucx.h maps them.
+ * connect on a worker's first use of a peer (symm_ucx_conn_open_lazy). The
+ * operations are in rma.c and am.c, the workers in progress.c, the libucp
+ * table in load.c; ucx.h maps them.
  */
 #define _GNU_SOURCE
 #include "transport/transport.h"
@@ -65,12 +65,12 @@ int symm_ucx_fail(const char *what, ucs_status_t st)
 
 /* ---- connections ------------------------------------------------------ */
 
-/* force: at finalize, when every peer is closing too. Otherwise (a context
- * destroyed while the job runs) the close is flushed, so the peer drops the
- * endpoint UCX made back to this worker instead of finding it refused. */
-void symm_ucx_conn_close(ucx_state_t *u, ucx_wk_t *wk, int pe, int force)
+/* Drop a connection's rkeys and close its endpoint. force: at finalize,
+ * when every peer is closing too. Otherwise (a context destroyed while the
+ * job runs) the close is flushed, so the peer drops the endpoint UCX made
+ * back to this worker instead of finding it refused. */
+static void conn_release(ucx_state_t *u, ucx_wk_t *wk, ucx_conn_t *c, int pe, int force)
 {
-    ucx_conn_t *c = &wk->conn[pe];
     if (c->heap_rkey)
         ucp_rkey_destroy(c->heap_rkey);
     for (int i = 0; i < SYMM_UCX_RETIRED_KEYS; i++)
@@ -89,7 +89,19 @@ void symm_ucx_conn_close(ucx_state_t *u, ucx_wk_t *wk, int pe, int force)
     memset(c, 0, sizeof(*c));
 }
 
-/* Endpoint from wk to pe's default worker and the rkeys for it. */
+void symm_ucx_conn_close(ucx_state_t *u, ucx_wk_t *wk, int pe, int force)
+{
+    conn_release(u, wk, &wk->conn[pe], pe, force);
+}
+
+static int conn_rekey(ucx_state_t *u, ucx_wk_t *wk, int pe);
+
+/* Endpoint from wk to pe's default worker and the rkeys for it, made on
+ * first use (peer_target), for the default worker as for a context's: a
+ * job of N PEs that talks to few peers then pays for few endpoints, and
+ * init does no work per peer. Called under wk->connect_lock. The connection
+ * is published (ep stored last, with release) only once wired up, so
+ * another thread that finds ep set may use it at once. */
 static int conn_open(ucx_state_t *u, ucx_wk_t *wk, int pe)
 {
     ucx_peer_t *p = &u->peers[pe];
@@ -110,27 +122,46 @@ static int conn_open(ucx_state_t *u, ucx_wk_t *wk, int pe)
         symm_error("ucx", "endpoint to PE %d: %s", pe, ucs_status_string(st));
         return SYMM_ERR_SYS;
     }
-    st = ucp_ep_rkey_unpack(c.ep, p->heap_rkey, &c.heap_rkey);
+    const void *packed = __atomic_load_n(&p->heap_rkey, __ATOMIC_ACQUIRE);
+    st = ucp_ep_rkey_unpack(c.ep, packed, &c.heap_rkey);
     for (int i = 0; st == UCS_OK && i < u->inst->n_data_ranges; i++)
         st = ucp_ep_rkey_unpack(c.ep, p->data_rkey[i], &c.data_rkey[i]);
-    wk->conn[pe] = c;
     if (st != UCS_OK) {
         symm_error("ucx", "memory keys of PE %d: %s", pe, ucs_status_string(st));
-        symm_ucx_conn_close(u, wk, pe, 1);
+        conn_release(u, wk, &c, pe, 1);
         return SYMM_ERR_SYS;
     }
     /* Finish the wire-up now with a blocking read of one word: UCX 1.13
      * queues operations on an endpoint still wiring up, and a worker flush
      * issued then can return before they reach the peer (lost atomics were
-     * seen here). The word is the start of the peer's internal scratch. */
+     * seen here). The word is the start of the peer's internal scratch.
+     * The peer answers the wire-up from its progress thread or its own wait
+     * loops (see ucx_init): this wait runs every worker of this PE, so two
+     * PEs connecting to each other at once each serve the other's wire-up
+     * (no lock of ours is taken by progress, nor by the message handlers). */
     uint64_t word;
     ucp_request_param_t prm = {.op_attr_mask = 0};
     st = symm_ucx_wait_req(u, wk, ucp_get_nbx(c.ep, &word, sizeof(word), p->heap_base,
                                               c.heap_rkey, &prm));
     if (st != UCS_OK) {
         symm_error("ucx", "first contact with PE %d: %s", pe, ucs_status_string(st));
-        symm_ucx_conn_close(u, wk, pe, 1);
+        conn_release(u, wk, &c, pe, 1);
         return SYMM_ERR_SYS;
+    }
+    ucx_conn_t *dst = &wk->conn[pe];
+    dst->heap_rkey = c.heap_rkey;
+    memcpy(dst->data_rkey, c.data_rkey, sizeof(c.data_rkey));
+    __atomic_store_n(&dst->ep, c.ep, __ATOMIC_RELEASE);
+    /* Another thread's heap growth (shmem_malloc under THREAD_MULTIPLE) may
+     * have swapped the keys meanwhile and skipped this connection, not yet
+     * published: then it takes the new key now, after that growth. */
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    if (__atomic_load_n(&p->heap_rkey, __ATOMIC_ACQUIRE) != packed) {
+        pthread_mutex_lock(&u->ctx_lock);
+        int rc = __atomic_load_n(&p->heap_rkey, __ATOMIC_ACQUIRE) != packed
+                     ? conn_rekey(u, wk, pe) : SYMM_OK;
+        pthread_mutex_unlock(&u->ctx_lock);
+        return rc;
     }
     return SYMM_OK;
 }
@@ -140,7 +171,7 @@ void __attribute__((noinline)) symm_ucx_conn_open_lazy(ucx_state_t *u, ucx_wk_t 
     pthread_mutex_lock(&wk->connect_lock);
     if (__atomic_load_n(&wk->conn[pe].ep, __ATOMIC_ACQUIRE) == NULL &&
         conn_open(u, wk, pe) != SYMM_OK)
-        symm_fatal("ucx", "cannot reach PE %d from this context", pe);
+        symm_fatal("ucx", "cannot reach PE %d", pe);
     pthread_mutex_unlock(&wk->connect_lock);
 }
 
@@ -287,8 +318,21 @@ static int ucx_init(symm_instance_t *s)
         return rc;
     if ((rc = symm_ucx_am_init(u)) != SYMM_OK)
         return rc;
-    if ((st = ucp_worker_get_address(u->dflt.worker, &addr, &addr_len)) != UCS_OK)
+    /* Every PE holds every other's address (N of them, and a star bootstrap
+     * sends N^2 at its root): where UCX reaches only PEs of other nodes, the
+     * address leaves out the shared-memory transports they cannot use. */
+    int net_only = 1;
+    for (int pe = 0; pe < s->n_pes; pe++)
+        if (is_remote(s, pe) && s->peers[pe].same_node)
+            net_only = 0;
+    ucp_worker_attr_t wa = {
+        .field_mask = UCP_WORKER_ATTR_FIELD_ADDRESS | UCP_WORKER_ATTR_FIELD_ADDRESS_FLAGS,
+        .address_flags = net_only ? UCP_WORKER_ADDRESS_FLAG_NET_ONLY : 0,
+    };
+    if ((st = ucp_worker_query(u->dflt.worker, &wa)) != UCS_OK)
         return symm_ucx_fail("worker address", st);
+    addr = wa.address;
+    addr_len = wa.address_length;
 
     /* Register both segments and pack their rkeys. */
     ucx_blob_hdr_t hdr = {.heap_base = (uint64_t)(uintptr_t)s->heap_base,
@@ -334,10 +378,8 @@ static int ucx_init(symm_instance_t *s)
     if ((rc = allgather_var(s, mine, len, &u->blob, &stride, "shmem_init")) != SYMM_OK)
         goto out;
 
-    /* Every peer's segments; endpoints of the default worker to every peer
-     * that is not mapped, eagerly (a job that reaches a peer through UCX
-     * nearly always talks to it, and failures show at init); to every PE
-     * when UCX is the one atomic agent. */
+    /* Every peer's segments, addresses and keys, for its endpoints; the
+     * atomic findings of every PE, for one decision (runtime/atomics.h). */
     amo_bits = 0;
     amo_tl[0] = '\0';
     for (int pe = 0; pe < s->n_pes; pe++) {
@@ -364,23 +406,32 @@ static int ucx_init(symm_instance_t *s)
             r += h.data_rkey_len[i];
         }
     }
-    /* Wiring up needs both ends to run UCX, but a PE done with its own
-     * endpoints waits in the bootstrap's barrier, which does not: the
-     * progress thread runs during the connection phase on every PE, and
-     * stays only where wanted. */
     symm_atomics_choose(s, 1, amo_bits, amo_tl);
+    /* Wiring up needs both ends to run UCX. Endpoints are made on first use
+     * (peer_target), when the peer may be computing or waiting in the
+     * bootstrap, which runs no UCX: its progress thread answers then. So
+     * with the thread (SYMM_PROGRESS_THREAD auto or 1) init makes no
+     * endpoint. Without it, nothing would answer a peer's first contact
+     * while this PE computes (UCX's shared-memory RMA needs no target
+     * progress once wired up, its wire-up does): every unmapped peer is
+     * connected here, eagerly, as before, with the thread running for the
+     * connection phase only. A lazy connect's failure ends the job naming
+     * the peer (symm_ucx_conn_open_lazy); a peer never talked to is watched
+     * by the launcher. */
     int wanted;
     if ((rc = symm_ucx_progress_thread_wanted(u, &wanted)) != SYMM_OK ||
         (rc = symm_ucx_start_progress_thread(u)) != SYMM_OK)
         goto out;
-    int to_all = (s->amo_flags & SYMM_AMO_NET) != 0;
-    for (int pe = 0; pe < s->n_pes; pe++)
-        if ((to_all || is_remote(s, pe)) && (rc = conn_open(u, &u->dflt, pe)) != SYMM_OK)
+    if (!wanted) {
+        /* To every PE when UCX is the one atomic agent. */
+        int to_all = (s->amo_flags & SYMM_AMO_NET) != 0;
+        for (int pe = 0; pe < s->n_pes; pe++)
+            if ((to_all || is_remote(s, pe)) && (rc = conn_open(u, &u->dflt, pe)) != SYMM_OK)
+                goto out;
+        if ((rc = symm_boot_barrier(s->boot)) != SYMM_OK)
             goto out;
-    if ((rc = symm_boot_barrier(s->boot)) != SYMM_OK)
-        goto out;
-    if (!wanted)
         symm_ucx_stop_progress_thread(u);
+    }
 out:
     for (int i = 0; i <= SYMM_MAX_DATA_RANGES; i++)
         if (rkbuf[i])
@@ -438,25 +489,38 @@ static void ucx_fini(symm_instance_t *s)
     s->net_state = NULL;
 }
 
+/* A new heap rkey for wk's connection to pe, from the latest exchange;
+ * under ctx_lock. */
+static int conn_rekey(ucx_state_t *u, ucx_wk_t *wk, int pe)
+{
+    ucx_conn_t *c = &wk->conn[pe];
+    ucp_rkey_h nk;
+    ucs_status_t st;
+    const void *packed = __atomic_load_n(&u->peers[pe].heap_rkey, __ATOMIC_ACQUIRE);
+    if ((st = ucp_ep_rkey_unpack(c->ep, packed, &nk)) != UCS_OK) {
+        symm_error("shmem_malloc", "UCX heap key of PE %d: %s", pe, ucs_status_string(st));
+        return SYMM_ERR_SYS;
+    }
+    /* Retired, not destroyed: see SYMM_UCX_RETIRED_KEYS. */
+    if (c->retired[SYMM_UCX_RETIRED_KEYS - 1] != NULL)
+        ucp_rkey_destroy(c->retired[SYMM_UCX_RETIRED_KEYS - 1]);
+    memmove(&c->retired[1], &c->retired[0], sizeof(c->retired[0]) * (SYMM_UCX_RETIRED_KEYS - 1));
+    c->retired[0] = c->heap_rkey;
+    __atomic_store_n(&c->heap_rkey, nk, __ATOMIC_RELEASE);
+    return SYMM_OK;
+}
+
 /* New heap rkeys for every connection of wk. */
 static int wk_rekey(ucx_state_t *u, ucx_wk_t *wk)
 {
+    /* Pairs with conn_open's fence: a connection published too late to be
+     * seen here saw the new keys there. */
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
     for (int pe = 0; pe < u->inst->n_pes; pe++) {
-        ucx_conn_t *c = &wk->conn[pe];
-        ucp_rkey_h nk;
-        ucs_status_t st;
-        if (c->ep == NULL)
-            continue;
-        if ((st = ucp_ep_rkey_unpack(c->ep, u->peers[pe].heap_rkey, &nk)) != UCS_OK) {
-            symm_error("shmem_malloc", "UCX heap key of PE %d: %s", pe, ucs_status_string(st));
-            return SYMM_ERR_SYS;
-        }
-        /* Retired, not destroyed: see SYMM_UCX_RETIRED_KEYS. */
-        if (c->retired[SYMM_UCX_RETIRED_KEYS - 1] != NULL)
-            ucp_rkey_destroy(c->retired[SYMM_UCX_RETIRED_KEYS - 1]);
-        memmove(&c->retired[1], &c->retired[0], sizeof(c->retired[0]) * (SYMM_UCX_RETIRED_KEYS - 1));
-        c->retired[0] = c->heap_rkey;
-        __atomic_store_n(&c->heap_rkey, nk, __ATOMIC_RELEASE);
+        int rc;
+        if (__atomic_load_n(&wk->conn[pe].ep, __ATOMIC_ACQUIRE) != NULL &&
+            (rc = conn_rekey(u, wk, pe)) != SYMM_OK)
+            return rc;
     }
     return SYMM_OK;
 }
@@ -505,7 +569,8 @@ static int ucx_heap_grown(symm_instance_t *s, size_t new_size)
     u->old_heap_blobs[0] = u->heap_blob;
     u->heap_blob = all;
     for (int pe = 0; pe < s->n_pes; pe++)
-        u->peers[pe].heap_rkey = all + (size_t)pe * stride;
+        __atomic_store_n(&u->peers[pe].heap_rkey, (const void *)(all + (size_t)pe * stride),
+                         __ATOMIC_RELEASE);
     rc = wk_rekey(u, &u->dflt);
     for (ucx_wk_t *wk = u->ctx_wks; rc == SYMM_OK && wk != NULL; wk = wk->next)
         rc = wk_rekey(u, wk);

@@ -6,7 +6,7 @@
  *
  * The network transport: every peer that is not mapped is reached through
  * UCX (UCP: RMA, AMO32, AMO64, active messages). Its files, by job:
- *   ucx.c       init/fini (the exchange, eager endpoints), connections,
+ *   ucx.c       init/fini (the exchange), connections made on first use,
  *               heap growth (new keys), the ops table
  *   rma.c       put/get and atomics, their requests; fence and quiet
  *   am.c        the active messages of collectives: notify and tagged
@@ -49,7 +49,7 @@
  * containers). Every UCP/UCS function used is called through this table. */
 #define UCX_FUNCS(X)                                                                         \
     X(ucp_config_read) X(ucp_config_release) X(ucp_init_version) X(ucp_cleanup)             \
-    X(ucp_worker_create) X(ucp_worker_destroy) X(ucp_worker_get_address)                    \
+    X(ucp_worker_create) X(ucp_worker_destroy)                                              \
     X(ucp_worker_release_address) X(ucp_worker_progress) X(ucp_worker_fence)                \
     X(ucp_worker_flush_nbx) X(ucp_mem_map) X(ucp_mem_unmap) X(ucp_rkey_pack)                \
     X(ucp_rkey_buffer_release) X(ucp_ep_create) X(ucp_ep_close_nbx) X(ucp_ep_rkey_unpack)   \
@@ -57,7 +57,7 @@
     X(ucp_request_check_status) X(ucp_request_free) X(ucp_get_version_string)               \
     X(ucs_status_string) X(ucp_am_send_nbx) X(ucp_worker_set_am_recv_handler)             \
     X(ucp_am_recv_data_nbx) X(ucp_config_print) X(ucp_worker_print_info)                  \
-    X(ucp_am_data_release)
+    X(ucp_am_data_release) X(ucp_worker_query)
 
 struct symm_ucx_fns {
 #define UCX_FIELD(f) __typeof__(f) *f;
@@ -78,7 +78,6 @@ const char *symm_ucx_load_error(void);
 #define ucp_cleanup symm_ucx_fn.ucp_cleanup
 #define ucp_worker_create symm_ucx_fn.ucp_worker_create
 #define ucp_worker_destroy symm_ucx_fn.ucp_worker_destroy
-#define ucp_worker_get_address symm_ucx_fn.ucp_worker_get_address
 #define ucp_worker_release_address symm_ucx_fn.ucp_worker_release_address
 #define ucp_worker_progress symm_ucx_fn.ucp_worker_progress
 #define ucp_worker_fence symm_ucx_fn.ucp_worker_fence
@@ -104,6 +103,7 @@ const char *symm_ucx_load_error(void);
 #define ucp_config_print symm_ucx_fn.ucp_config_print
 #define ucp_worker_print_info symm_ucx_fn.ucp_worker_print_info
 #define ucp_am_data_release symm_ucx_fn.ucp_am_data_release
+#define ucp_worker_query symm_ucx_fn.ucp_worker_query
 
 /* ---- state ------------------------------------------------------------- */
 
@@ -122,7 +122,7 @@ typedef struct ucx_peer {
 } ucx_peer_t;
 
 /* A worker's way to one peer: endpoint and unpacked rkeys (per endpoint in
- * UCX). ep NULL: not connected yet (context workers connect lazily). */
+ * UCX). ep NULL: not connected yet (workers connect on first use). */
 /* Heap keys a connection had before growths: another thread may still be
  * issuing an operation with one (THREAD_MULTIPLE, stream threads), so a
  * replaced key lives on until the connection closes; past this many
