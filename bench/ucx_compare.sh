@@ -55,7 +55,9 @@ cc -O2 "$here/ucx_raw.c" -o "$work/ucx_raw" -lucp -lucs
 launch() { # ppn binary extra-args...
   local ppn=$1 bin=$2
   shift 2
-  ip netns exec "$nsa" mpirun --allow-run-as-root -np $((2 * ppn)) \
+  # Not bound: mpirun would bind each "node"'s first PE to core 0, on
+  # this one machine the same core for both namespaces.
+  ip netns exec "$nsa" mpirun --allow-run-as-root --bind-to none -np $((2 * ppn)) \
     --host "$net.1:$ppn,$net.2:$ppn" --mca plm_rsh_agent "$work/nsexec.sh" \
     -x UCX_TLS="$tls" -x OMPI_MCA_opal_common_ucx_opal_mem_hooks=0 "$@" "$bin" "$iters"
 }
@@ -63,7 +65,7 @@ launch() { # ppn binary extra-args...
 out="$work/rows"
 : >"$out"
 for ((r = 1; r <= runs; r++)); do
-  mkdir -p "$work/raw$r"
+  rm -rf "$work/raw$r" && mkdir -p "$work/raw$r"   # addresses of this run only
   ip netns exec "$nsb" env UCX_TLS="$tls" "$work/ucx_raw" 1 "$work/raw$r" 10000 >/dev/null &
   ip netns exec "$nsa" env UCX_TLS="$tls" "$work/ucx_raw" 0 "$work/raw$r" 10000 |
     awk '$1 == "put_lat+flush" { print "2 raw put 8", $3 }
