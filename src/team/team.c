@@ -27,15 +27,20 @@ struct symm_team_slots {
     pthread_mutex_t lock;
     uint64_t used[SYMM_TEAM_SLOTS_MAX / 64];
     uint64_t reserved[SYMM_TEAM_SLOTS_MAX / 64];
+    /* The team in each used slot: finalize frees those the program did
+     * not destroy (the spec lets it leave them to finalize). */
+    struct symm_team *live[SYMM_TEAM_SLOTS_MAX];
 };
 
 static int slot_words(const symm_instance_t *s) { return (s->max_teams + 63) / 64; }
 
-static void slot_mark(symm_instance_t *s, int slot, int used)
+/* Slot `slot` now holds team t, or nothing (t NULL). */
+static void slot_mark(symm_instance_t *s, int slot, struct symm_team *t)
 {
     uint64_t bit = 1ull << (slot % 64);
     pthread_mutex_lock(&s->team_slots->lock);
-    if (used)
+    s->team_slots->live[slot] = t;
+    if (t != NULL)
         s->team_slots->used[slot / 64] |= bit;
     else
         s->team_slots->used[slot / 64] &= ~bit;
@@ -78,7 +83,7 @@ static struct symm_team *team_new(symm_instance_t *s, int *members, int size, in
         t->config.num_contexts = config->num_contexts;
     /* A reused slot may hold a destroyed team's flags. */
     memset(t->scratch, 0, SYMM_TEAM_SLOT_SIZE);
-    slot_mark(s, slot, 1);
+    slot_mark(s, slot, t);
     return t;
 }
 
@@ -115,7 +120,7 @@ static void team_free(struct symm_team *t)
 {
     if (t == NULL)
         return;
-    slot_mark(t->inst, t->slot, 0);
+    slot_mark(t->inst, t->slot, NULL);
     pthread_mutex_destroy(&t->barrier_lock);
     free(t->coll_nodes);
     free(t->members);
@@ -124,6 +129,12 @@ static void team_free(struct symm_team *t)
 
 void symm_team_fini_predefined(symm_instance_t *inst)
 {
+    /* Teams the program split and never destroyed go with the instance. */
+    for (int i = 0; inst->team_slots != NULL && i < SYMM_TEAM_SLOTS_MAX; i++) {
+        struct symm_team *t = inst->team_slots->live[i];
+        if (t != NULL && t != inst->team_world && t != inst->team_shared)
+            team_free(t);
+    }
     team_free(inst->team_shared);
     team_free(inst->team_world);
     inst->team_shared = inst->team_world = NULL;
