@@ -345,20 +345,22 @@ static void collect_msg(symm_group_t *g, void *dest, const void *source, size_t 
         free(len);
 }
 
-/* out = the reduction, in member order, of every member's count elements:
- * mine from `mine`, the others' taken from their messages under tag+round
- * into a private buffer. Member order on every PE: identical bits. */
+/* out = the reduction, in the order of who[0..m) (group indices; NULL:
+ * every member, in member order), of their count elements: mine (at
+ * position self) from `mine`, the others' taken from their messages under
+ * tag+round. The same order on every PE: identical bits. */
 static void reduce_taken(symm_group_t *g, char *out, const void *mine, size_t count, size_t elem,
-                         symm_reduce_fn op, symm_msg_tag_t tag, int round, const char *routine)
+                         symm_reduce_fn op, symm_msg_tag_t tag, int round, const int *who, int m,
+                         int self, const char *routine)
 {
     size_t bytes = count * elem;
-    int n = g->size;
-    char *buf = bytes != 0 && n > 1 ? buf_get(g, bytes, routine) : NULL;
-    for (int j = 0; j < n; j++) {
+    char *buf = bytes != 0 && m > 1 ? buf_get(g, bytes, routine) : NULL;
+    for (int j = 0; j < m; j++) {
         const void *x = mine;
-        if (j != g->me) {
-            recv_from(g, tag, round, j, j == 0 ? out : buf, bytes, routine);
-            x = j == 0 ? out : buf;
+        if (j != self) {
+            char *into = j == 0 ? out : buf;
+            recv_from(g, tag, round, who != NULL ? who[j] : j, into, bytes, routine);
+            x = into;
         }
         if (j == 0) {
             if (x != out && bytes != 0)
@@ -389,7 +391,7 @@ static void reduce_msg(symm_group_t *g, void *dest, const void *source, size_t c
         const char *d = dest, *s = source;
         int overlap = bytes != 0 && d < s + bytes && s < d + bytes;
         char *acc = overlap ? buf_get(g, bytes, routine) : dest;
-        reduce_taken(g, acc, source, count, elem, op, tag, 0, routine);
+        reduce_taken(g, acc, source, count, elem, op, tag, 0, NULL, n, g->me, routine);
         sends_fini(g, &q, routine);
         if (overlap) {
             memcpy(dest, acc, bytes);
@@ -405,7 +407,8 @@ static void reduce_msg(symm_group_t *g, void *dest, const void *source, size_t c
                 routine);
     }
     char *acc = buf_get(g, (hi - lo) * elem + 1, routine);
-    reduce_taken(g, acc, (const char *)source + lo * elem, hi - lo, elem, op, tag, 0, routine);
+    reduce_taken(g, acc, (const char *)source + lo * elem, hi - lo, elem, op, tag, 0, NULL,
+                 n, g->me, routine);
     sends_wait(g, &q, routine); /* every slice of source sent: dest may overwrite it */
     char *mine = (char *)dest + lo * elem;
     memcpy(mine, acc, (hi - lo) * elem);
@@ -597,21 +600,7 @@ static void reduce_nodes(symm_group_t *g, const nodes_t *nd, void *dest, const v
     sends_init(&q, N, routine);
     for (int k = 1; k < N; k++)
         send_to(g, &q, tag, 0, nd->leader[(nd->my_node + k) % N], part, bytes, 0, routine);
-    char *tmp = buf_get(g, bytes, routine);
-    for (int j = 0; j < N; j++) {
-        const char *x = part;
-        if (j != nd->my_node) {
-            recv_from(g, tag, 0, nd->leader[j], j == 0 ? dest : tmp, bytes, routine);
-            x = j == 0 ? dest : tmp;
-        }
-        if (j == 0) {
-            if (x != dest)
-                memcpy(dest, x, bytes);
-        } else {
-            op(dest, dest, x, count);
-        }
-    }
-    buf_put(tmp);
+    reduce_taken(g, dest, part, count, elem, op, tag, 0, nd->leader, N, nd->my_node, routine);
     node_give(g, nd, tag.seq);
     node_given(g, nd);
     sends_fini(g, &q, routine);

@@ -200,8 +200,7 @@ int symm_ucx_msg_send(symm_instance_t *s, int pe, const symm_msg_tag_t *tag, con
     ucx_state_t *u = state_of(s);
     ucx_wk_t *wk = &u->dflt;
     *handle = NULL;
-    if (__builtin_expect(__atomic_load_n(&wk->conn[pe].ep, __ATOMIC_ACQUIRE) == NULL, 0))
-        symm_ucx_conn_open_lazy(u, wk, pe);
+    ucp_ep_h ep = conn_of(u, wk, pe)->ep;
     ucx_send_t *r = malloc(sizeof(*r));
     if (r == NULL)
         return SYMM_ERR_NOMEM;
@@ -211,8 +210,7 @@ int symm_ucx_msg_send(symm_instance_t *s, int pe, const symm_msg_tag_t *tag, con
                                .flags = how == SYMM_MSG_SYNC && n != 0 ? UCP_AM_SEND_FLAG_RNDV
                                         : how == SYMM_MSG_EAGER ? UCP_AM_SEND_FLAG_EAGER
                                                                 : 0};
-    ucs_status_ptr_t req = ucp_am_send_nbx(wk->conn[pe].ep, UCX_AM_MSG, &r->h, sizeof(r->h), src,
-                                           n, &prm);
+    ucs_status_ptr_t req = ucp_am_send_nbx(ep, UCX_AM_MSG, &r->h, sizeof(r->h), src, n, &prm);
     if (req == NULL || UCS_PTR_IS_ERR(req)) {
         free(r);
         return to_symm(u, UCS_PTR_STATUS(req), pe, "collective message");

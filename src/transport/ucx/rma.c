@@ -121,7 +121,8 @@ ucs_status_t symm_ucx_keep_req(ucx_state_t *u, ucx_wk_t *wk, ucs_status_ptr_t re
  * is complete at the target when its request is (gets and atomics, which
  * all fetch) or reports completion otherwise (notifications; collective
  * messages, whose senders wait for them), so a flush, a round trip per
- * peer over software-emulated transports, is for puts only. force: flush anyway (finalize, heap growth). */
+ * peer over software-emulated transports, is for puts only. force: flush
+ * anyway (finalize, heap growth). */
 static ucs_status_t wk_quiet_if(ucx_state_t *u, ucx_wk_t *wk, int force)
 {
     ucp_request_param_t prm = {.op_attr_mask = 0};

@@ -228,13 +228,20 @@ static inline ucx_wk_t *wk_of(ucx_state_t *u, struct symm_ctx *ctx)
     return ctx->net != NULL ? (ucx_wk_t *)ctx->net : &u->dflt;
 }
 
+/* wk's connection to pe, made on first use. */
+static inline ucx_conn_t *conn_of(ucx_state_t *u, ucx_wk_t *wk, int pe)
+{
+    ucx_conn_t *c = &wk->conn[pe];
+    if (__builtin_expect(__atomic_load_n(&c->ep, __ATOMIC_ACQUIRE) == NULL, 0))
+        symm_ucx_conn_open_lazy(u, wk, pe);
+    return c;
+}
+
 static inline ucp_ep_h peer_target(ucx_state_t *u, ucx_wk_t *wk, int seg, size_t off, int pe,
                                    uint64_t *raddr, ucp_rkey_h *rkey)
 {
     ucx_peer_t *p = &u->peers[pe];
-    ucx_conn_t *c = &wk->conn[pe];
-    if (__builtin_expect(__atomic_load_n(&c->ep, __ATOMIC_ACQUIRE) == NULL, 0))
-        symm_ucx_conn_open_lazy(u, wk, pe);
+    ucx_conn_t *c = conn_of(u, wk, pe);
     if (seg == SYMM_SEG_HEAP) {
         *raddr = p->heap_base + off;
         *rkey = c->heap_rkey;
