@@ -3,7 +3,7 @@
 # (init + finalize only, tests/pe/empty.c) under oshrun at each N, with the
 # shared-memory transport and with SYMM_TRANSPORT=ucx (every peer through
 # UCX), and prints wall time (best of RUNS), the largest per-PE max RSS and
-# the CPU time all PEs used together (one run).
+# the CPU time of the whole job (one run).
 #
 #   bench/init_scale.sh [N...]            (default: 2 8 32 64)
 #
@@ -36,15 +36,17 @@ best_time() {
     printf '%.3f' "$best"
 }
 
-# Largest max RSS of any PE (KiB) and the CPU time of all PEs together
-# (user + system, s): the CPU column is steadier than wall time on a busy
-# machine.
+# Largest max RSS of any PE (KiB) and the CPU time of the whole job, oshrun
+# and every PE (user + system, s; one /usr/bin/time around oshrun, which
+# waits for its PEs: per-PE times round to 10 ms each). The CPU column is
+# steadier than wall time on a busy machine.
 rss_cpu() {
     [ -x /usr/bin/time ] || { echo "- -"; return; }
     : >"$work/rss"
-    env "$@" "$OSHRUN" --timeout 300 -np "$np" /usr/bin/time -a -o "$work/rss" -f "%M %U %S" \
-        "$EMPTY" >/dev/null
-    awk '{ if ($1 > m) m = $1; c += $2 + $3 } END { printf "%d %.2f\n", m, c }' "$work/rss"
+    env "$@" /usr/bin/time -o "$work/cpu" -f "%U %S" "$OSHRUN" --timeout 300 -np "$np" \
+        /usr/bin/time -a -o "$work/rss" -f "%M" "$EMPTY" >/dev/null
+    awk '{ if ($1 > m) m = $1 } END { printf "%d ", m }' "$work/rss"
+    awk '{ printf "%.2f\n", $1 + $2 }' "$work/cpu"
 }
 
 printf '%6s %8s %8s %12s %12s %10s %10s\n' N shm_s ucx_s shm_rss_KiB ucx_rss_KiB shm_cpu_s \

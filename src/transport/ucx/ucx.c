@@ -297,8 +297,37 @@ static int ucx_init(symm_instance_t *s)
     if (u->peers == NULL)
         return SYMM_ERR_NOMEM;
 
+    /* UCX loads its InfiniBand modules (libuct_ib, librdmacm and what they
+     * pull in: ~1 ms of every PE's start here) even where the kernel has no
+     * verbs device to offer; without /sys/class/infiniband there is none. */
+    if (getenv("UCX_MODULES") == NULL && access("/sys/class/infiniband", F_OK) != 0)
+        (void)ucs_global_opts_set_value("MODULES", "^ib,rdmacm");
     if ((st = ucp_config_read(NULL, NULL, &cfg)) != UCS_OK)
         return symm_ucx_fail("reading UCX_* configuration", st);
+    /* Every PE holds every other's address (N of them, and a star bootstrap
+     * sends N^2 at its root): where UCX reaches only PEs of other nodes, the
+     * address leaves out the shared-memory transports they cannot use. */
+    int net_only = 1;
+    for (int pe = 0; pe < s->n_pes; pe++)
+        if (is_remote(s, pe) && s->peers[pe].same_node)
+            net_only = 0;
+    /* Transports UCX opens for nothing, unless the user chose (UCX_TLS):
+     * each costs every PE its interface at init (a worker with posix and
+     * sysv: ~22 ms, with posix alone ~14 ms, here). sysv duplicates posix;
+     * and where UCX reaches only other nodes (node-local peers mapped) the
+     * shared-memory ones serve no endpoint at all. Atomics on this PE's own
+     * word, when they go through UCX, use self. */
+    if (getenv("UCX_TLS") == NULL) {
+        const char *tls = net_only ? "^sysv,posix,cma,knem,xpmem" : "^sysv";
+        if ((st = ucp_config_modify(cfg, "TLS", tls)) != UCS_OK)
+            symm_debug("ucx", "cannot set the transport list to %s: %s", tls,
+                       ucs_status_string(st));
+    }
+    /* A shared-memory interface fills its first receive pool at open: 512
+     * buffers of 8 KiB each, 4 MiB written per PE (a third of UCX's start
+     * here). It grows on demand, so start it at 64. */
+    if (getenv("UCX_MM_RX_BUFS_GROW") == NULL && getenv("UCX_POSIX_RX_BUFS_GROW") == NULL)
+        (void)ucp_config_modify(cfg, "MM_RX_BUFS_GROW", "64");
     ucp_params_t params = {
         .field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_MT_WORKERS_SHARED |
                       UCP_PARAM_FIELD_ESTIMATED_NUM_EPS,
@@ -318,13 +347,6 @@ static int ucx_init(symm_instance_t *s)
         return rc;
     if ((rc = symm_ucx_am_init(u)) != SYMM_OK)
         return rc;
-    /* Every PE holds every other's address (N of them, and a star bootstrap
-     * sends N^2 at its root): where UCX reaches only PEs of other nodes, the
-     * address leaves out the shared-memory transports they cannot use. */
-    int net_only = 1;
-    for (int pe = 0; pe < s->n_pes; pe++)
-        if (is_remote(s, pe) && s->peers[pe].same_node)
-            net_only = 0;
     ucp_worker_attr_t wa = {
         .field_mask = UCP_WORKER_ATTR_FIELD_ADDRESS | UCP_WORKER_ATTR_FIELD_ADDRESS_FLAGS,
         .address_flags = net_only ? UCP_WORKER_ADDRESS_FLAG_NET_ONLY : 0,

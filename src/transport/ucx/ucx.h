@@ -28,6 +28,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <ucp/api/ucp.h>
+#include <ucs/config/global_opts.h>
 
 #include "mem/seg.h"
 #include "runtime/log.h"
@@ -57,7 +58,8 @@
     X(ucp_request_check_status) X(ucp_request_free) X(ucp_get_version_string)               \
     X(ucs_status_string) X(ucp_am_send_nbx) X(ucp_worker_set_am_recv_handler)             \
     X(ucp_am_recv_data_nbx) X(ucp_config_print) X(ucp_worker_print_info)                  \
-    X(ucp_am_data_release) X(ucp_worker_query)
+    X(ucp_config_modify) X(ucs_global_opts_set_value) X(ucp_am_data_release)                \
+    X(ucp_worker_query)
 
 struct symm_ucx_fns {
 #define UCX_FIELD(f) __typeof__(f) *f;
@@ -101,6 +103,8 @@ const char *symm_ucx_load_error(void);
 #define ucp_worker_set_am_recv_handler symm_ucx_fn.ucp_worker_set_am_recv_handler
 #define ucp_am_recv_data_nbx symm_ucx_fn.ucp_am_recv_data_nbx
 #define ucp_config_print symm_ucx_fn.ucp_config_print
+#define ucp_config_modify symm_ucx_fn.ucp_config_modify
+#define ucs_global_opts_set_value symm_ucx_fn.ucs_global_opts_set_value
 #define ucp_worker_print_info symm_ucx_fn.ucp_worker_print_info
 #define ucp_am_data_release symm_ucx_fn.ucp_am_data_release
 #define ucp_worker_query symm_ucx_fn.ucp_worker_query
