@@ -238,6 +238,25 @@ SHMEM_RMA_TYPES(SYMM_DECL_RMA)
                                        ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe);
 SHMEM_SIZES(SYMM_DECL_RMA_SIZED)
 
+/* ---- OpenSHMEM 1.6: blocked strided RMA (ibput, ibget) -----------------
+ * nblocks blocks of bsize elements; block i starts at element i*sst of
+ * source and i*dst of dest (strides in elements, >= 1). No mem form. */
+#define SYMM_DECL_IBRMA_FORMS(PFX, SFX, T)                                                    \
+    SYMM_API void shmem_##PFX##ibput##SFX(T *dest, const T *source, ptrdiff_t dst,            \
+                                          ptrdiff_t sst, size_t bsize, size_t nblocks, int pe); \
+    SYMM_API void shmem_##PFX##ibget##SFX(T *dest, const T *source, ptrdiff_t dst,            \
+                                          ptrdiff_t sst, size_t bsize, size_t nblocks, int pe); \
+    SYMM_API void shmem_ctx_##PFX##ibput##SFX(shmem_ctx_t ctx, T *dest, const T *source,      \
+                                              ptrdiff_t dst, ptrdiff_t sst, size_t bsize,     \
+                                              size_t nblocks, int pe);                        \
+    SYMM_API void shmem_ctx_##PFX##ibget##SFX(shmem_ctx_t ctx, T *dest, const T *source,      \
+                                              ptrdiff_t dst, ptrdiff_t sst, size_t bsize,     \
+                                              size_t nblocks, int pe);
+#define SYMM_DECL_IBRMA(T, N) SYMM_DECL_IBRMA_FORMS(N##_, , T)
+#define SYMM_DECL_IBRMA_SIZED(BITS) SYMM_DECL_IBRMA_FORMS(, BITS, void)
+SHMEM_RMA_TYPES(SYMM_DECL_IBRMA)
+SHMEM_SIZES(SYMM_DECL_IBRMA_SIZED)
+
 SYMM_API void shmem_putmem(void *dest, const void *source, size_t nelems, int pe);
 SYMM_API void shmem_getmem(void *dest, const void *source, size_t nelems, int pe);
 SYMM_API void shmem_putmem_nbi(void *dest, const void *source, size_t nelems, int pe);
@@ -285,6 +304,19 @@ SYMM_API int shmem_ctx_create(long options, shmem_ctx_t *ctx);
 SYMM_API void shmem_ctx_destroy(shmem_ctx_t ctx);
 SYMM_API int shmem_ctx_get_team(shmem_ctx_t ctx, shmem_team_t *team);
 SYMM_API int shmem_team_create_ctx(shmem_team_t team, long options, shmem_ctx_t *ctx);
+
+/* ---- OpenSHMEM 1.6: communication sessions -----------------------------
+ * Hints only (the spec lets an implementation ignore them): symm accepts
+ * and checks them; see ctx_session.c for what each path does. */
+#define SYMM_HAVE_CTX_SESSION 1
+#define SHMEM_CTX_SESSION_BATCH (1L << 0)
+#define SHMEM_CTX_SESSION_TOTAL_OPS (1L << 0)
+typedef struct {
+    size_t total_ops;
+} shmem_ctx_session_config_t;
+SYMM_API void shmem_ctx_session_start(shmem_ctx_t ctx, long options,
+                                      const shmem_ctx_session_config_t *config, long config_mask);
+SYMM_API void shmem_ctx_session_stop(shmem_ctx_t ctx);
 
 /* ---- atomic memory operations ------------------------------------------ */
 #define SYMM_HAVE_AMO 1
@@ -483,6 +515,17 @@ SHMEM_REDUCE_BIT_TYPES(SYMM_DECL_REDUCE_BIT)
 SHMEM_REDUCE_MINMAX_TYPES(SYMM_DECL_REDUCE_MINMAX)
 SHMEM_REDUCE_ARITH_TYPES(SYMM_DECL_REDUCE_ARITH)
 
+/* ---- OpenSHMEM 1.6: scans (prefix sums) over a team --------------------
+ * The types of the SUM reduction. dest on the team's member i gets the sum
+ * of source over members 0..i (inscan) or 0..i-1 (exscan; 0 on member 0).
+ * dest and source are the same array or disjoint. 0 on success. */
+#define SYMM_DECL_SCAN(T, N)                                                                  \
+    SYMM_API int shmem_##N##_sum_inscan(shmem_team_t team, T *dest, const T *source,          \
+                                        size_t nelems);                                       \
+    SYMM_API int shmem_##N##_sum_exscan(shmem_team_t team, T *dest, const T *source,          \
+                                        size_t nelems);
+SHMEM_REDUCE_ARITH_TYPES(SYMM_DECL_SCAN)
+
 /* Deprecated active-set collectives (PE_start, logPE_stride, PE_size, pSync). */
 SYMM_API void shmem_barrier(int PE_start, int logPE_stride, int PE_size, long *pSync);
 SYMM_API void shmem_sync(int PE_start, int logPE_stride, int PE_size, long *pSync);
@@ -534,6 +577,10 @@ SYMM_API void shmem_fence(void);
 SYMM_API void shmem_quiet(void);
 SYMM_API void shmem_ctx_fence(shmem_ctx_t ctx);
 SYMM_API void shmem_ctx_quiet(shmem_ctx_t ctx);
+/* OpenSHMEM 1.6: quiet towards npes target PEs only (numbered in the
+ * context's team). */
+SYMM_API void shmem_pe_quiet(const int *target_pes, size_t npes);
+SYMM_API void shmem_ctx_pe_quiet(shmem_ctx_t ctx, const int *target_pes, size_t npes);
 SYMM_API void shmem_barrier_all(void);
 SYMM_API void shmem_sync_all(void);
 
@@ -679,6 +726,9 @@ SYMM_API void symm_generic_unsupported_type(void);
 #define shmem_iget(...) SYMM_GEN(SYMM_GL_RMA, iget, 6, __VA_ARGS__)
 #define shmem_put_signal(...) SYMM_GEN(SYMM_GL_RMA, put_signal, 7, __VA_ARGS__)
 #define shmem_put_signal_nbi(...) SYMM_GEN(SYMM_GL_RMA, put_signal_nbi, 7, __VA_ARGS__)
+/* OpenSHMEM 1.6 blocked strided RMA. */
+#define shmem_ibput(...) SYMM_GEN(SYMM_GL_RMA, ibput, 7, __VA_ARGS__)
+#define shmem_ibget(...) SYMM_GEN(SYMM_GL_RMA, ibget, 7, __VA_ARGS__)
 
 #define shmem_wait_until(ivar, ...) SYMM_GSEL(SYMM_GL_P2P, wait_until, ivar)(ivar, __VA_ARGS__)
 #define shmem_test(ivar, ...) SYMM_GSEL(SYMM_GL_P2P, test, ivar)(ivar, __VA_ARGS__)
@@ -727,6 +777,9 @@ SYMM_API void symm_generic_unsupported_type(void);
 #define shmem_min_reduce(team, dest, ...) SYMM_GEN_RED(SYMM_GL_RED_MINMAX, min_reduce, team, dest, __VA_ARGS__)
 #define shmem_sum_reduce(team, dest, ...) SYMM_GEN_RED(SYMM_GL_RED_ARITH, sum_reduce, team, dest, __VA_ARGS__)
 #define shmem_prod_reduce(team, dest, ...) SYMM_GEN_RED(SYMM_GL_RED_ARITH, prod_reduce, team, dest, __VA_ARGS__)
+/* OpenSHMEM 1.6 scans: the SUM reduction's types. */
+#define shmem_sum_inscan(team, dest, ...) SYMM_GEN_RED(SYMM_GL_RED_ARITH, sum_inscan, team, dest, __VA_ARGS__)
+#define shmem_sum_exscan(team, dest, ...) SYMM_GEN_RED(SYMM_GL_RED_ARITH, sum_exscan, team, dest, __VA_ARGS__)
 #endif /* C11 */
 
 #endif /* SHMEM_H */

@@ -164,6 +164,33 @@ SHMEM_REDUCE_BIT_TYPES(DEF_REDUCE_BIT)
 SHMEM_REDUCE_MINMAX_TYPES(DEF_REDUCE_MINMAX)
 SHMEM_REDUCE_ARITH_TYPES(DEF_REDUCE_ARITH)
 
+/* ---- OpenSHMEM 1.6 scans: the SUM reduction's types -------------------- */
+static int coll_scan(shmem_team_t team, void *dest, const void *source, size_t count,
+                     size_t elem, symm_reduce_fn op, int exclusive, const char *routine)
+{
+    symm_group_t g;
+    if (team_group(team, &g, routine) != 0)
+        return -1;
+    int taken = symm_group_doing(&g, routine, -1, count * elem);
+    symm_coll_scan(&g, dest, source, count, elem, op, exclusive, routine);
+    symm_doing_end(taken);
+    return 0;
+}
+
+#define DEF_SCAN(T, N)                                                                       \
+    int shmem_##N##_sum_inscan(shmem_team_t team, T *dest, const T *source, size_t nelems)  \
+    {                                                                                        \
+        return coll_scan(team, dest, source, nelems, sizeof(T), symm_reduce_##N##_sum, 0,   \
+                         __func__);                                                          \
+    }                                                                                        \
+    int shmem_##N##_sum_exscan(shmem_team_t team, T *dest, const T *source, size_t nelems)  \
+    {                                                                                        \
+        return coll_scan(team, dest, source, nelems, sizeof(T), symm_reduce_##N##_sum, 1,   \
+                         __func__);                                                          \
+    }                                                                                        \
+    SYMM_PALIAS(shmem_##N##_sum_inscan) SYMM_PALIAS(shmem_##N##_sum_exscan)
+SHMEM_REDUCE_ARITH_TYPES(DEF_SCAN)
+
 /* ---- deprecated active-set forms ---------------------------------------- */
 /* pSync's collect word goes back to SHMEM_SYNC_VALUE after the closing
  * barrier; the barrier words already are. */

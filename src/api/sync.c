@@ -34,6 +34,20 @@ void shmem_ctx_quiet(shmem_ctx_t ctx)
         symm_quiet(s, (struct symm_ctx *)ctx);
 }
 
+/* OpenSHMEM 1.6. */
+void shmem_pe_quiet(const int *target_pes, size_t npes)
+{
+    symm_instance_t *s = symm_inst(__func__);
+    symm_pe_quiet(s, &s->ctx_default, target_pes, npes, __func__);
+}
+
+void shmem_ctx_pe_quiet(shmem_ctx_t ctx, const int *target_pes, size_t npes)
+{
+    symm_instance_t *s = symm_inst(__func__);
+    if (ctx != SHMEM_CTX_INVALID)
+        symm_pe_quiet(s, (struct symm_ctx *)ctx, target_pes, npes, __func__);
+}
+
 void shmem_barrier_all(void)
 {
     symm_instance_t *s = symm_inst(__func__);
@@ -52,5 +66,7 @@ SYMM_PALIAS(shmem_fence)
 SYMM_PALIAS(shmem_quiet)
 SYMM_PALIAS(shmem_ctx_fence)
 SYMM_PALIAS(shmem_ctx_quiet)
+SYMM_PALIAS(shmem_pe_quiet)
+SYMM_PALIAS(shmem_ctx_pe_quiet)
 SYMM_PALIAS(shmem_barrier_all)
 SYMM_PALIAS(shmem_sync_all)

@@ -89,5 +89,11 @@ void symm_coll_alltoalls(symm_group_t *g, void *dest, const void *source, ptrdif
                          ptrdiff_t sst, size_t nelems, size_t elem, const char *routine);
 void symm_coll_reduce(symm_group_t *g, void *dest, const void *source, size_t count, size_t elem,
                       symm_reduce_fn op, const char *routine);
+/* Prefix reduction (1.6 sum_inscan/exscan): member i's dest = op over the
+ * sources of members 0..i (inclusive) or 0..i-1 (exclusive; all-zero bytes
+ * on member 0, which is 0 for every arithmetic type), in member order.
+ * dest may be source. */
+void symm_coll_scan(symm_group_t *g, void *dest, const void *source, size_t count, size_t elem,
+                    symm_reduce_fn op, int exclusive, const char *routine);
 
 #endif

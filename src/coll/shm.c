@@ -31,6 +31,11 @@
  *             msg: small or 2 PEs: every PE sends its vector to all and
  *             reduces all n; large: reduce-scatter then allgather by
  *             messages. Always in member order: identical bits everywhere.
+ *  scan       pull: barrier; member i reduces members 0..i (0..i-1) a
+ *             chunk at a time in member order; barrier (in place: into a
+ *             private buffer, copied out after a barrier).
+ *             msg:  member i sends its source to every later member and
+ *             reduces what it takes from the earlier ones, in member order.
  * Node-aware (a team with several members on some node): broadcast and
  * reduce send between one head per node only; the node's other members
  * share through their mappings (see broadcast_nodes, reduce_nodes).
@@ -842,4 +847,95 @@ void symm_coll_reduce(symm_group_t *g, void *dest, const void *source, size_t co
              routine);
     }
     symm_group_barrier(g, 0);
+}
+
+/* ---- scans -------------------------------------------------------------- */
+
+/* Pull: out = op over members 0..last-1 of their count elements of source,
+ * in member order (last 0: zeros). Mapped members are read in place, the
+ * others fetched a chunk at a time. */
+static void scan_range(symm_group_t *g, char *out, const void *source, size_t count, size_t elem,
+                       symm_reduce_fn op, int last, const char *routine)
+{
+    _Alignas(64) char fetched[REDUCE_CHUNK];
+    size_t per = REDUCE_CHUNK / elem;
+    if (last == 0) {
+        memset(out, 0, count * elem);
+        return;
+    }
+    for (size_t d = 0; d < count; d += per) {
+        size_t c = count - d < per ? count - d : per;
+        const char *at = (const char *)source + d * elem;
+        char *o = out + d * elem;
+        for (int k = 0; k < last; k++) {
+            const char *x = at;
+            if (k != g->me) {
+                x = symm_seg_peer_addr(g->s, at, symm_group_pe(g, k));
+                if (x == NULL) {
+                    symm_rma_get(NULL, fetched, at, c * elem, symm_group_pe(g, k), 0, routine);
+                    x = fetched;
+                }
+            }
+            if (k == 0)
+                memcpy(o, x, c * elem);
+            else
+                op(o, o, x, c);
+        }
+    }
+}
+
+/* Messages: my source to every later member; the earlier members' taken in
+ * member order. A member that only sends would run ahead of its receivers
+ * scan after scan: every SYNC_EVERY-th scan sends synchronously. */
+static void scan_msg(symm_group_t *g, void *dest, const void *source, size_t count, size_t elem,
+                     symm_reduce_fn op, int exclusive, const char *routine)
+{
+    size_t bytes = count * elem;
+    int n = g->size, m = exclusive ? g->me : g->me + 1;
+    symm_msg_tag_t tag = symm_group_next_tag(g);
+    int sync = (tag.seq >> 8) % SYNC_EVERY == 0;
+    sends_t q;
+    sends_init(&q, n, routine);
+    for (int j = g->me + 1; j < n; j++)
+        send_to(g, &q, tag, 0, j, source, bytes, sync, routine);
+    /* dest is source (in place): accumulate aside until my sends are done. */
+    int same = dest == source;
+    char *acc = same ? buf_get(g, bytes, routine) : dest;
+    if (m == 0)
+        memset(acc, 0, bytes);
+    else
+        reduce_taken(g, acc, source, count, elem, op, tag, 0, NULL, m, exclusive ? -1 : g->me,
+                     routine);
+    sends_fini(g, &q, routine);
+    if (same) {
+        memcpy(dest, acc, bytes);
+        buf_put(acc);
+    }
+}
+
+void symm_coll_scan(symm_group_t *g, void *dest, const void *source, size_t count, size_t elem,
+                    symm_reduce_fn op, int exclusive, const char *routine)
+{
+    size_t bytes = count * elem;
+    if (bytes == 0)
+        return;
+    if (use_msg(g) && g->size > 1) {
+        scan_msg(g, dest, source, count, elem, op, exclusive, routine);
+        return;
+    }
+    int last = exclusive ? g->me : g->me + 1;
+    if (dest != source) {
+        /* Peers read only my source: I may fill dest as I go. */
+        symm_group_barrier(g, 0);
+        scan_range(g, dest, source, count, elem, op, last, routine);
+        symm_group_barrier(g, 0);
+        return;
+    }
+    char *tmp = buf_get(g, bytes, routine);
+    symm_group_barrier(g, 0);
+    scan_range(g, tmp, source, count, elem, op, last, routine);
+    /* Every later member has read my source before I overwrite it. */
+    symm_group_barrier(g, 0);
+    memcpy(dest, tmp, bytes);
+    buf_put(tmp);
 }

@@ -46,6 +46,15 @@ void symm_rma_iput(struct symm_ctx *ctx, void *dst, const void *src, ptrdiff_t d
                    ptrdiff_t src_stride, size_t nelems, size_t elem, int pe, const char *routine);
 void symm_rma_iget(struct symm_ctx *ctx, void *dst, const void *src, ptrdiff_t dst_stride,
                    ptrdiff_t src_stride, size_t nelems, size_t elem, int pe, const char *routine);
+/* Blocked strided (1.6 ibput/ibget, rma_block.c): nblocks blocks of bsize
+ * elements of elem bytes, block i at element i*dst_stride of dst and
+ * i*src_stride of src; strides >= 1 when nblocks > 1. */
+void symm_rma_ibput(struct symm_ctx *ctx, void *dst, const void *src, ptrdiff_t dst_stride,
+                    ptrdiff_t src_stride, size_t bsize, size_t nblocks, size_t elem, int pe,
+                    const char *routine);
+void symm_rma_ibget(struct symm_ctx *ctx, void *dst, const void *src, ptrdiff_t dst_stride,
+                    ptrdiff_t src_stride, size_t bsize, size_t nblocks, size_t elem, int pe,
+                    const char *routine);
 
 static inline symm_instance_t *symm_ctx_inst(struct symm_ctx *ctx, const char *routine)
 {

@@ -80,6 +80,11 @@ static inline void symm_quiet(symm_instance_t *s, struct symm_ctx *ctx)
         s->net->quiet(ctx);
 }
 
+/* Complete what ctx issued to the n PEs of pes (numbered in ctx's team);
+ * fatal on a bad PE, naming it (ops/pe_quiet.c). */
+void symm_pe_quiet(symm_instance_t *s, struct symm_ctx *ctx, const int *pes, size_t n,
+                   const char *routine);
+
 /* Comparison of wait_until/test; cmp validated by the caller. */
 #define SYMM_CMP_EVAL(a, cmp, b)                                                           \
     ((cmp) == 0 ? (a) == (b)                                                               \

@@ -88,6 +88,10 @@ typedef struct symm_transport_ops {
                     size_t len);
     int (*fence)(struct symm_ctx *ctx);
     int (*quiet)(struct symm_ctx *ctx);
+    /* Quiet towards the n (world) PEs of pes only: what ctx issued to them
+     * is complete on return; other peers' operations may stay outstanding.
+     * NULL: use quiet. */
+    int (*pe_quiet)(struct symm_ctx *ctx, const int *pes, size_t n);
     /* Make progress on everything outstanding (called from wait loops). */
     void (*progress)(struct symm_instance *inst);
     /* The heap grew to new_size bytes on every PE (collective). */

@@ -280,4 +280,25 @@ int symm_ucx_quiet(struct symm_ctx *ctx)
     return to_symm(u, wk_quiet_if(u, wk_of(u, ctx), 0), ctx->inst->my_pe, "quiet");
 }
 
+/* shmem_pe_quiet: kept requests are the worker's, not a peer's, so all are
+ * waited for (gets and atomics complete with them); puts then need a flush
+ * of the targets' endpoints only, not the worker's round trip to every
+ * peer. A worker never connected to a target issued nothing to it. The
+ * worker stays marked unflushed: other peers may still owe puts. */
+int symm_ucx_pe_quiet(struct symm_ctx *ctx, const int *pes, size_t n)
+{
+    ucx_state_t *u = state_of(ctx->inst);
+    ucx_wk_t *wk = wk_of(u, ctx);
+    ucs_status_t st = wait_pending(u, wk);
+    if (!__atomic_load_n(&wk->unflushed, __ATOMIC_ACQUIRE))
+        return to_symm(u, st, ctx->inst->my_pe, "quiet");
+    ucp_request_param_t prm = {.op_attr_mask = 0};
+    for (size_t i = 0; i < n && st == UCS_OK; i++) {
+        ucp_ep_h ep = __atomic_load_n(&wk->conn[pes[i]].ep, __ATOMIC_ACQUIRE);
+        if (ep != NULL)
+            st = symm_ucx_wait_req(u, wk, ucp_ep_flush_nbx(ep, &prm));
+    }
+    return to_symm(u, st, ctx->inst->my_pe, "quiet");
+}
+
 #endif

@@ -661,6 +661,7 @@ static const symm_transport_ops_t ucx_ops = {
     .msg_take = symm_ucx_msg_take,
     .fence = symm_ucx_fence,
     .quiet = symm_ucx_quiet,
+    .pe_quiet = symm_ucx_pe_quiet,
     .progress = symm_ucx_progress,
     .heap_grown = ucx_heap_grown,
     .ctx_create = symm_ucx_ctx_create,

@@ -59,7 +59,7 @@
     X(ucs_status_string) X(ucp_am_send_nbx) X(ucp_worker_set_am_recv_handler)             \
     X(ucp_am_recv_data_nbx) X(ucp_config_print) X(ucp_worker_print_info)                  \
     X(ucp_config_modify) X(ucs_global_opts_set_value) X(ucp_am_data_release)                \
-    X(ucp_worker_query)
+    X(ucp_worker_query) X(ucp_ep_flush_nbx)
 
 struct symm_ucx_fns {
 #define UCX_FIELD(f) __typeof__(f) *f;
@@ -84,6 +84,7 @@ const char *symm_ucx_load_error(void);
 #define ucp_worker_progress symm_ucx_fn.ucp_worker_progress
 #define ucp_worker_fence symm_ucx_fn.ucp_worker_fence
 #define ucp_worker_flush_nbx symm_ucx_fn.ucp_worker_flush_nbx
+#define ucp_ep_flush_nbx symm_ucx_fn.ucp_ep_flush_nbx
 #define ucp_mem_map symm_ucx_fn.ucp_mem_map
 #define ucp_mem_unmap symm_ucx_fn.ucp_mem_unmap
 #define ucp_rkey_pack symm_ucx_fn.ucp_rkey_pack
@@ -273,6 +274,7 @@ int symm_ucx_amo(struct symm_ctx *ctx, symm_amo_op_t op, size_t size, int seg, s
                  const void *operand, const void *compare, void *result, int nbi, int pe);
 int symm_ucx_fence(struct symm_ctx *ctx);
 int symm_ucx_quiet(struct symm_ctx *ctx);
+int symm_ucx_pe_quiet(struct symm_ctx *ctx, const int *pes, size_t n);
 
 /* am.c */
 /* Register the notify and message handlers on the default worker (init);
