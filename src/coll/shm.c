@@ -612,6 +612,77 @@ static void reduce_nodes(symm_group_t *g, const nodes_t *nd, void *dest, const v
     buf_put(part);
 }
 
+/* fcollect: each head copies its node's blocks straight from the members'
+ * sources (mapped) into place in its dest, sends them to every other head
+ * in one message (from dest where the node's members are consecutive in
+ * the team, else packed in member order) and takes theirs the same way;
+ * every member then copies the whole result from its head's dest. Between
+ * nodes that is N(N-1) messages where the flat exchange sends n(n-1). */
+static void fcollect_nodes(symm_group_t *g, const nodes_t *nd, void *dest, const void *source,
+                           size_t nbytes, const char *routine)
+{
+    symm_msg_tag_t tag = symm_group_next_tag(g);
+    int n = g->size, N = nd->n_nodes, h = nd->local[0];
+    size_t total = nbytes * (size_t)n;
+    if (g->me != h) {
+        __atomic_store_n(node_word(g, NODE_IN, g->me), tag.seq, __ATOMIC_RELEASE);
+        node_take(g, h, tag.seq, dest, total, routine);
+        return;
+    }
+    void *tmp;
+    const void *mine = unaliased(g, source, nbytes, dest, total, &tmp, routine);
+    for (int k = 0; k < nd->n_local; k++) {
+        int i = nd->local[k];
+        const void *x = mine;
+        if (i != g->me) {
+            node_wait(g, node_word(g, NODE_IN, i), tag.seq);
+            x = node_peer(g, source, i, "source", routine);
+        }
+        memmove((char *)dest + (size_t)i * nbytes, x, nbytes);
+    }
+    /* My node's sources are read: its members may go on. */
+    size_t blk = nbytes * (size_t)nd->n_local;
+    const char *out = (char *)dest + (size_t)h * nbytes;
+    char *pack = NULL;
+    if (nd->local[nd->n_local - 1] - h + 1 != nd->n_local) {
+        pack = buf_get(g, blk, routine);
+        for (int k = 0; k < nd->n_local; k++)
+            memcpy(pack + (size_t)k * nbytes, (char *)dest + (size_t)nd->local[k] * nbytes,
+                   nbytes);
+        out = pack;
+    }
+    sends_t q;
+    sends_init(&q, N, routine);
+    for (int k = 1; k < N; k++)
+        send_to(g, &q, tag, 0, nd->leader[(nd->my_node + k) % N], out, blk, 0, routine);
+    char *in = NULL;
+    for (int k = 1; k < N; k++) {
+        int node = (nd->my_node - k + N) % N, first = nd->leader[node], cnt = 0, last = first;
+        for (int i = first; i < n; i++)
+            if (nd->node_of[i] == node) {
+                cnt++;
+                last = i;
+            }
+        if (last - first + 1 == cnt) {
+            recv_from(g, tag, 0, first, (char *)dest + (size_t)first * nbytes,
+                      nbytes * (size_t)cnt, routine);
+            continue;
+        }
+        if (in == NULL)
+            in = buf_get(g, total, routine);
+        recv_from(g, tag, 0, first, in, nbytes * (size_t)cnt, routine);
+        for (int i = first, j = 0; i <= last; i++)
+            if (nd->node_of[i] == node)
+                memcpy((char *)dest + (size_t)i * nbytes, in + (size_t)j++ * nbytes, nbytes);
+    }
+    node_give(g, nd, tag.seq);
+    node_given(g, nd);
+    sends_fini(g, &q, routine);
+    buf_put(in);
+    buf_put(pack);
+    buf_put(tmp);
+}
+
 /* ---- the collectives -------------------------------------------------- */
 
 void symm_coll_broadcast(symm_group_t *g, void *dest, const void *source, size_t nbytes, int root,
@@ -639,7 +710,11 @@ void symm_coll_fcollect(symm_group_t *g, void *dest, const void *source, size_t 
                         const char *routine)
 {
     if (nbytes != 0 && use_msg(g)) {
-        exchange_msg(g, dest, source, nbytes, 0, routine);
+        const nodes_t *nd = team_nodes(g);
+        if (nd != NULL)
+            fcollect_nodes(g, nd, dest, source, nbytes, routine);
+        else
+            exchange_msg(g, dest, source, nbytes, 0, routine);
         return;
     }
     symm_group_barrier(g, 0);

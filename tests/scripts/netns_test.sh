@@ -18,7 +18,9 @@ port=$(( 20000 + $$ % 20000 ))
 fail=0
 # NETNS_PPN PEs per namespace (default 1): with 2, PEs 0-1 share one "node"
 # (mapped to each other) and 2-3 the other, so every group mixes mapped and
-# network peers.
+# network peers. NETNS_CYCLIC=1 deals the ranks out in turn instead (0, 2
+# on one "node", 1, 3 on the other): a node's members are not consecutive
+# in the team.
 ppn=${NETNS_PPN:-1}
 np=$((2 * ppn))
 for prog in "$@"; do
@@ -27,7 +29,8 @@ for prog in "$@"; do
           UCX_TLS=tcp SYMM_BOOT_TIMEOUT=30 TEST_PES_PER_NODE="$ppn")
   pids=()
   for ((r = 0; r < np; r++)); do
-    if [ $r -lt "$ppn" ]; then ns=$nsa; dev=$deva; else ns=$nsb; dev=$devb; fi
+    if [ "${NETNS_CYCLIC:-0}" = 1 ]; then node=$((r % 2)); else node=$((r / ppn)); fi
+    if [ $node -eq 0 ]; then ns=$nsa; dev=$deva; else ns=$nsb; dev=$devb; fi
     ip netns exec "$ns" env "${common[@]}" SYMM_RANK=$r UCX_NET_DEVICES="$dev" \
        timeout "${NETNS_TIMEOUT:-120}" $prog > "/tmp/$tag.$r" 2>&1 &
     pids+=($!)
