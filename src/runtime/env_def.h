@@ -59,8 +59,7 @@
     X(SYMM_COLL_NODE_AWARE, BOOL, coll_node_aware, "1",                                       \
       "teams spanning nodes with several PEs on one: broadcast, reduce and fcollect share " \
       "data on each node through memory and send between nodes from one PE per node; 0: "   \
-      "every PE "                                                                           \
-      "exchanges messages with every other")                                                \
+      "every PE exchanges messages with every other")                                      \
     X(SYMM_FAULT, STR, fault, "",                                                            \
       "testing aid: SITE[@PE][#N],... makes step SITE (ftruncate, mmap, calloc, team, "     \
       "ucx_reg) fail on PE (default all) at its Nth call (default every call)")
