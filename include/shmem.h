@@ -14,6 +14,9 @@
 #include <stdint.h>
 
 #ifdef __cplusplus
+/* Outside the extern "C" block: the complex reductions take
+ * std::complex<double>/<float>, layout-compatible with C's _Complex. */
+#include <complex>
 extern "C" {
 #endif
 
@@ -500,7 +503,9 @@ SYMM_API int shmem_alltoallsmem(shmem_team_t team, void *dest, const void *sourc
 #ifndef __cplusplus
 #define SHMEM_REDUCE_COMPLEX_TYPES(X) X(double _Complex, complexd) X(float _Complex, complexf)
 #else
-#define SHMEM_REDUCE_COMPLEX_TYPES(X)
+/* The same routines: std::complex<T> has the layout of T _Complex (C++11
+ * [complex.numbers]: an array of two T, real part first). */
+#define SHMEM_REDUCE_COMPLEX_TYPES(X) X(std::complex<double>, complexd) X(std::complex<float>, complexf)
 #endif
 #define SHMEM_REDUCE_ARITH_TYPES(X) SHMEM_REDUCE_MINMAX_TYPES(X) SHMEM_REDUCE_COMPLEX_TYPES(X)
 
@@ -632,6 +637,20 @@ SYMM_API void shmem_udcflush_line(void *dest) SYMM_DEPRECATED;
 }
 #endif
 
+/* shmem_sync: 1.5's shmem_sync(team) beside the deprecated active-set
+ * shmem_sync(PE_start, logPE_stride, PE_size, pSync), one name in both
+ * languages (as SOS and OSHMPI do). The routines stay real symbols:
+ * shmem_team_sync (the team form) and shmem_sync (the active-set form), each
+ * with its pshmem_ name. C selects on the argument count; C++ overloads. */
+#ifdef __cplusplus
+inline int shmem_sync(shmem_team_t team) { return shmem_team_sync(team); }
+#else
+#define SYMM_SYNC_SEL(_1, _2, _3, _4, NAME, ...) NAME
+#define shmem_sync(...)                                                        \
+    SYMM_SYNC_SEL(__VA_ARGS__, shmem_sync, shmem_sync_takes_1_or_4_arguments,   \
+                  shmem_sync_takes_1_or_4_arguments, shmem_team_sync, 0)(__VA_ARGS__)
+#endif
+
 /* ---- C11 type-generic interfaces --------------------------------------
  * A call with an unsupported type selects symm_generic_unsupported_type,
  * which takes no arguments, so the compiler rejects it with an error that
@@ -652,9 +671,13 @@ SYMM_API void symm_generic_unsupported_type(void);
     X(unsigned int, uint, OP) X(unsigned long, ulong, OP)                      \
     X(unsigned long long, ulonglong, OP)
 #define SYMM_GL_AMO_EXT(X, OP) X(float, float, OP) X(double, double, OP) SYMM_GL_AMO_STD(X, OP)
+/* Bitwise AMOs (Table 8): the signed types are int32_t and int64_t only,
+ * named by their typedefs (they can never repeat an unsigned entry), the
+ * unsigned fixed-width ones are the unsigned base types (asserted below). */
 #define SYMM_GL_AMO_BIT(X, OP)                                                \
     X(unsigned int, uint, OP) X(unsigned long, ulong, OP)                      \
-    X(unsigned long long, ulonglong, OP)
+    X(unsigned long long, ulonglong, OP) X(int32_t, int32, OP)                 \
+    X(int64_t, int64, OP)
 #define SYMM_GL_P2P(X, OP)                                                    \
     X(short, short, OP) X(int, int, OP) X(long, long, OP) X(long long, longlong, OP) \
     X(unsigned short, ushort, OP) X(unsigned int, uint, OP)                    \
@@ -666,6 +689,20 @@ SYMM_API void symm_generic_unsupported_type(void);
     X(unsigned char, uchar, OP) X(unsigned short, ushort, OP)                  \
     X(unsigned int, uint, OP) X(unsigned long, ulong, OP)                      \
     X(unsigned long long, ulonglong, OP)
+/* The lists above name base types and count on the fixed-width and size
+ * typedefs of the spec's tables being among them (LP64 and ILP32 Linux):
+ * checked here, so a platform where they are not fails at compile time. */
+#define SYMM_IS_BASE_INT(T)                                                    \
+    _Generic((T)0, signed char : 1, short : 1, int : 1, long : 1, long long : 1, \
+             unsigned char : 1, unsigned short : 1, unsigned int : 1,          \
+             unsigned long : 1, unsigned long long : 1, default : 0)
+_Static_assert(SYMM_IS_BASE_INT(int8_t) && SYMM_IS_BASE_INT(int16_t) &&
+                   SYMM_IS_BASE_INT(int32_t) && SYMM_IS_BASE_INT(int64_t) &&
+                   SYMM_IS_BASE_INT(uint8_t) && SYMM_IS_BASE_INT(uint16_t) &&
+                   SYMM_IS_BASE_INT(uint32_t) && SYMM_IS_BASE_INT(uint64_t) &&
+                   SYMM_IS_BASE_INT(size_t) && SYMM_IS_BASE_INT(ptrdiff_t),
+               "symm: a fixed-width or size typedef is not a standard integer type; "
+               "shmem.h's _Generic lists need an entry for it");
 #define SYMM_GSEL(L, OP, x) _Generic(*(x), L(SYMM_GEN_ASSOC, OP) default : symm_generic_unsupported_type)
 #define SYMM_GSELC(L, OP, x)                                                   \
     _Generic(*(x), L(SYMM_GEN_ASSOC_CTX, OP) default : symm_generic_unsupported_type)
@@ -757,14 +794,19 @@ SYMM_API void symm_generic_unsupported_type(void);
 #define shmem_fcollect(team, dest, ...) SYMM_GEN_COLL(fcollect, team, dest, __VA_ARGS__)
 #define shmem_alltoall(team, dest, ...) SYMM_GEN_COLL(alltoall, team, dest, __VA_ARGS__)
 #define shmem_alltoalls(team, dest, ...) SYMM_GEN_COLL(alltoalls, team, dest, __VA_ARGS__)
-#define SYMM_GL_RED_BIT(X, OP)                                                 \
+#define SYMM_GL_RED_UNSIGNED(X, OP)                                            \
     X(unsigned char, uchar, OP) X(unsigned short, ushort, OP)                  \
     X(unsigned int, uint, OP) X(unsigned long, ulong, OP)                      \
     X(unsigned long long, ulonglong, OP)
+/* Bitwise reductions (Table 10): unsigned types and int8_t..int64_t, the
+ * signed ones by their typedefs (never a repeat of an unsigned entry). */
+#define SYMM_GL_RED_BIT(X, OP)                                                 \
+    SYMM_GL_RED_UNSIGNED(X, OP) X(int8_t, int8, OP) X(int16_t, int16, OP)      \
+    X(int32_t, int32, OP) X(int64_t, int64, OP)
 #define SYMM_GL_RED_MINMAX(X, OP)                                              \
     X(char, char, OP) X(signed char, schar, OP) X(short, short, OP)            \
     X(int, int, OP) X(long, long, OP) X(long long, longlong, OP)               \
-    SYMM_GL_RED_BIT(X, OP) X(float, float, OP) X(double, double, OP)          \
+    SYMM_GL_RED_UNSIGNED(X, OP) X(float, float, OP) X(double, double, OP)     \
     X(long double, longdouble, OP)
 #define SYMM_GL_RED_ARITH(X, OP)                                               \
     SYMM_GL_RED_MINMAX(X, OP) X(double _Complex, complexd, OP)                 \

@@ -62,3 +62,14 @@ add_test(NAME agree_init.np1
           "symm: shmem_init: symmetric heap of [0-9]+ bytes: ftruncate: No space left on device \\(PE 0\\)"
           ${SYMM_OSHRUN} --timeout 30 -np 1 $<TARGET_FILE:empty>)
 set_tests_properties(agree_init.np1 PROPERTIES TIMEOUT 10 ENVIRONMENT "SYMM_FAULT=ftruncate@1#1")
+
+# shmem_align for every power of two from 1 B to 1 GiB (pe/heap_align.c):
+# aligned addresses on every PE at one offset, both ends written and put to
+# a neighbour, the padding reused, the heap's use back after each free; a
+# non-power-of-two and a too-large alignment fail with their messages.
+symm_pe_test(heap_align)
+symm_expect_fail(heap_align_not_pow2 1
+  "symm: shmem_align: alignment 3 is not a power of two" $<TARGET_FILE:heap_align> not-pow2)
+symm_expect_fail(heap_align_too_large 1
+  "symm: shmem_align: alignment 1099511627776 is larger than the symmetric heap's base alignment 1073741824"
+  $<TARGET_FILE:heap_align> too-large)

@@ -85,3 +85,8 @@ symm_error3_test(team_ctx_amo_pe 4
 symm_error3_test(team_ctx_signal_pe 4
   "symm: shmem_ctx_putmem_signal: target PE 2 outside \\[0,2\\) of the context's team \\(PE 3\\)"
   team_ctx_signal_pe)
+
+# Any-scans rotate their start (pe/p2p_fair.c): consecutive test_any /
+# wait_until_any calls (and _vector) over several satisfied variables return
+# each of them, so a loop until every index has been seen ends.
+symm_pe_test(p2p_fair)

@@ -41,6 +41,15 @@ void *shmem_align(size_t alignment, size_t size)
         symm_error("shmem_align", "alignment %zu is not a power of two", alignment);
         return NULL;
     }
+    /* Offsets are aligned, so an address is as aligned as the heap base
+     * (transport/shm.c: heap_align, 1 GiB unless the slot is smaller). */
+    if (alignment > s->heap_align) {
+        symm_error("shmem_align",
+                   "alignment %zu is larger than the symmetric heap's base alignment %zu "
+                   "(SYMM_MAX_SYMMETRIC_SIZE sets the slot it divides)",
+                   alignment, s->heap_align);
+        return NULL;
+    }
     return symm_heap_malloc(s, size, alignment, false, "shmem_align");
 }
 

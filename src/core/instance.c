@@ -210,16 +210,21 @@ static int choose_sizes(symm_instance_t *inst)
     size_t max = page_round(inst->cfg.heap_max);
     if (max < heap)
         max = heap;
-    /* Slots are 2 MiB aligned so huge pages can back them. */
+    /* Slots are 2 MiB aligned so huge pages can back them, and from 1 GiB
+     * on a multiple of SYMM_HEAP_ALIGN_MAX, so every slot base is that
+     * aligned (shmem_align; transport/shm.c). */
     max = (max + (2u << 20) - 1) & ~(size_t)((2u << 20) - 1);
+    if (max >= SYMM_HEAP_ALIGN_MAX)
+        max = (max + SYMM_HEAP_ALIGN_MAX - 1) & ~(SYMM_HEAP_ALIGN_MAX - 1);
     /* Reserving address space costs nothing, but a limit (ulimit -v,
      * valgrind) may refuse a large range: settle for what can be had. Every
      * PE then uses the smallest slot any PE got (check_layout). */
     while (max > heap) {
-        void *p = mmap(NULL, max * (size_t)inst->n_local, PROT_NONE,
-                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+        /* With the slack map_node aligns the range with. */
+        size_t len = max * (size_t)inst->n_local + SYMM_HEAP_ALIGN_MAX;
+        void *p = mmap(NULL, len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
         if (p != MAP_FAILED) {
-            munmap(p, max * (size_t)inst->n_local);
+            munmap(p, len);
             break;
         }
         max = max / 2 < heap ? heap : (max / 2 + (2u << 20) - 1) & ~(size_t)((2u << 20) - 1);

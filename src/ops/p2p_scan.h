@@ -20,9 +20,18 @@
 
 enum { SCAN_ALL, SCAN_ANY, SCAN_SOME };
 
+/* Where this thread's next any-scan starts: one past the index the last one
+ * returned, so repeated test_any/wait_until_any calls over several satisfied
+ * variables return each in turn instead of always the first (a program that
+ * loops until it has seen every index must end). Per thread: no lock, no
+ * sharing; an index past a shorter array starts that scan at 0. some-scans
+ * return every satisfied index at once and keep ascending order. */
+extern _Thread_local size_t symm_p2p_any_next;
+
 
 /* SCAN_ALL: the number of included variables that fail (0: all qualify);
- * SCAN_ANY: 1 with *first set at the first that qualifies, else 0;
+ * SCAN_ANY: 1 with *first set at the first that qualifies, from
+ * symm_p2p_any_next on (wrapping), else 0;
  * SCAN_SOME: the number that qualify, their indices in indices[]. *included
  * counts the variables status leaves in. */
 #define SYMM_DEF_P2P_SCAN(N, T)                                                                   \
@@ -31,7 +40,8 @@ enum { SCAN_ALL, SCAN_ANY, SCAN_SOME };
                            size_t *included)                                                 \
     {                                                                                        \
         size_t hits = 0, inc = 0, fails = 0;                                                 \
-        for (size_t i = 0; i < n; i++) {                                                     \
+        size_t i = mode == SCAN_ANY && symm_p2p_any_next < n ? symm_p2p_any_next : 0;        \
+        for (size_t k = 0; k < n; k++, i = i + 1 == n ? 0 : i + 1) {                         \
             T v;                                                                             \
             if (status != NULL && status[i] != 0)                                            \
                 continue;                                                                    \
@@ -42,6 +52,7 @@ enum { SCAN_ALL, SCAN_ANY, SCAN_SOME };
                 continue;                                                                    \
             }                                                                                \
             if (mode == SCAN_ANY) {                                                          \
+                symm_p2p_any_next = i + 1;                                                   \
                 *first = i;                                                                  \
                 *included = inc;                                                             \
                 return 1;                                                                    \

@@ -3,6 +3,9 @@
  */
 #include "ops/sync.h"
 #include "runtime/log.h"
+#include "ops/p2p_scan.h"
+
+_Thread_local size_t symm_p2p_any_next;
 
 void symm_bad_cmp(const char *routine, int cmp)
 {

@@ -93,6 +93,23 @@ int symm_config_load(symm_config_t *cfg)
     } while (0);
     SYMM_ENV_TABLE(SYMM_CFG_LOAD)
 #undef SYMM_CFG_LOAD
+#define SYMM_CFG_ALIAS(alias, name, kind, field)                                       \
+    do {                                                                               \
+        const char *v = getenv(#alias);                                                \
+        __typeof__(cfg->field) tmp;                                                    \
+        if (v == NULL)                                                                 \
+            break;                                                                     \
+        if (parse_one(#alias, #kind, v, &tmp) != SYMM_OK) {                            \
+            rc = SYMM_ERR_INVALID;                                                     \
+        } else if (getenv(#name) == NULL) {                                            \
+            cfg->field = tmp;                                                          \
+        } else if (tmp != cfg->field) {                                                \
+            symm_warn("shmem_init", "%s=%s and %s=%s disagree: using %s", #alias, v,   \
+                      #name, getenv(#name), #name);                                    \
+        }                                                                              \
+    } while (0);
+    SYMM_ENV_ALIASES(SYMM_CFG_ALIAS)
+#undef SYMM_CFG_ALIAS
     return rc;
 }
 
@@ -124,4 +141,10 @@ void symm_config_print(const symm_config_t *cfg, int fd)
     } while (0);
     SYMM_ENV_TABLE(SYMM_CFG_PRINT)
 #undef SYMM_CFG_PRINT
+    dprintf(fd, "symm: legacy names (read when the standard name is unset):\n");
+#define SYMM_CFG_PRINT_ALIAS(alias, name, kind, field)                                 \
+    dprintf(fd, "  %-24s %-12s (alias of %s%s)\n", #alias, getenv(#alias) ? getenv(#alias) : "", \
+            #name, getenv(#alias) ? ", set" : "");
+    SYMM_ENV_ALIASES(SYMM_CFG_PRINT_ALIAS)
+#undef SYMM_CFG_PRINT_ALIAS
 }

@@ -63,3 +63,12 @@
     X(SYMM_FAULT, STR, fault, "",                                                            \
       "testing aid: SITE[@PE][#N],... makes step SITE (ftruncate, mmap, calloc, team, "     \
       "ucx_reg) fail on PE (default all) at its Nth call (default every call)")
+
+/* Legacy names (SGI SHMEM's SMA_ prefix, still read by SOS and Open MPI's
+ * oshmem): X(ALIAS, NAME, KIND, FIELD). An alias alone sets NAME's field;
+ * with NAME also set, NAME wins, and a warning says so when they disagree. */
+#define SYMM_ENV_ALIASES(X)                                                                  \
+    X(SMA_SYMMETRIC_SIZE, SHMEM_SYMMETRIC_SIZE, SIZE, heap_size)                             \
+    X(SMA_DEBUG, SHMEM_DEBUG, BOOL, debug)                                                   \
+    X(SMA_INFO, SHMEM_INFO, BOOL, info)                                                      \
+    X(SMA_VERSION, SHMEM_VERSION, BOOL, version)

@@ -80,6 +80,10 @@ struct symm_ctx {
 #define SYMM_AMO_DEBUG 1u
 #define SYMM_AMO_NET 2u
 
+/* The most a heap base is aligned to (transport/shm.c), so the most
+ * shmem_align honours; reserving that much more address space is free. */
+#define SYMM_HEAP_ALIGN_MAX ((size_t)1 << 30)
+
 typedef struct symm_instance {
     /* --- hot: read by every put/get/atomic --- */
     char *heap_base;         /* my heap */
@@ -99,6 +103,7 @@ typedef struct symm_instance {
     int local_idx;
     int *local_pes;          /* [n_local] job ranks of the node-local PEs */
     char *heap_reserve;      /* n_local slots of slot_size */
+    size_t heap_align;       /* every heap base is a multiple of it (shm.c) */
     size_t slot_size;
     int heap_fd;
     char *data_reserve;      /* n_local mappings of the data memfds */

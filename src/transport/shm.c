@@ -15,6 +15,7 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -54,15 +55,30 @@ static int map_node(symm_instance_t *inst, const int *fds, int nfds, const symm_
     size_t reserve = inst->slot_size * n_local;
     int rc;
 
-    /* Reserve address space only: no memory, no swap accounting. */
-    inst->heap_reserve = mmap(NULL, reserve, PROT_NONE,
-                              MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (inst->heap_reserve == MAP_FAILED) {
+    /* Reserve address space only: no memory, no swap accounting. The range
+     * starts at a multiple of heap_align (the largest power of two, at most
+     * SYMM_HEAP_ALIGN_MAX, that divides slot_size, the same on every PE),
+     * so every slot does: an offset aligned to A <= heap_align is then an
+     * address aligned to A on every PE, node-local or not (shmem_align).
+     * Over-reserve by heap_align and give back the ends. */
+    size_t align = inst->slot_size & -inst->slot_size;
+    if (align > SYMM_HEAP_ALIGN_MAX)
+        align = SYMM_HEAP_ALIGN_MAX;
+    char *raw = mmap(NULL, reserve + align, PROT_NONE,
+                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (raw == MAP_FAILED) {
         symm_error("shmem_init", "reserving %zu bytes of address space for %d heaps: %s", reserve,
                    inst->n_local, strerror(errno));
         inst->heap_reserve = NULL;
         return SYMM_ERR_NOMEM;
     }
+    size_t head = (size_t)(-(uintptr_t)raw & (align - 1));
+    if (head > 0)
+        munmap(raw, head);
+    if (align - head > 0)
+        munmap(raw + head + reserve, align - head);
+    inst->heap_reserve = raw + head;
+    inst->heap_align = align;
     for (size_t i = 0; i < n_local; i++) {
         char *slot = inst->heap_reserve + i * inst->slot_size;
         rc = map_fixed(slot, inst->slot_size, fds[i * (size_t)nfds], "a node-local heap");

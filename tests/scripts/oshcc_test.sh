@@ -19,7 +19,9 @@ int main(int argc, char **argv) {
     (void)argv;
     shmem_init();
     volatile double d = 2.0 + argc - 1;
-    printf("pe %d sqrt %.3f\n", shmem_my_pe(), sqrt(d));
+    volatile long double ld = d;
+    /* Both need libm (a volatile argument keeps them calls): oshcc links -lm. */
+    printf("pe %d sqrt %.3f powl %.3Lf\n", shmem_my_pe(), sqrt(d), powl(ld, 0.5L));
     shmem_finalize();
     return 0;
 }
@@ -27,7 +29,7 @@ C
 cd "$tmp" || fail "cd"
 timeout 60 env CC=oshcc oshcc x.c -o x1 || fail "CC=oshcc oshcc x.c (loop or error)"
 out=$(oshrun -np 2 ./x1) || fail "run x1"
-[ "$(grep -c 'sqrt 1.414' <<<"$out")" = 2 ] || fail "x1 output: $out"
+[ "$(grep -c 'sqrt 1.414 powl 1.414' <<<"$out")" = 2 ] || fail "x1 output: $out"
 printf 'x2: x.c\n\t$(CC) x.c -o x2\n' > Makefile
 timeout 60 make -s CC=oshcc x2 || fail "make CC=oshcc"
 mkdir c && printf 'cmake_minimum_required(VERSION 3.16)\nproject(x C)\nadd_executable(x3 ../x.c)\n' > c/CMakeLists.txt
