@@ -40,7 +40,7 @@ extern "C" {
     X(pe_accessible) X(pe_quiet) X(ptr) X(putmem) X(putmem_nbi) X(putmem_signal)      \
     X(putmem_signal_nbi) X(query_finalized) X(query_initialized) X(query_thread)      \
     X(quiet) X(realloc) X(set_cache_inv) X(set_cache_line_inv) X(set_lock)            \
-    X(signal_add) X(signal_fetch) X(signal_set) X(signal_wait_until) X(swap) X(sync)  \
+    X(signal_add) X(signal_fetch) X(signal_set) X(signal_wait_until) X(swap)          \
     X(sync_all) X(team_create_ctx) X(team_destroy) X(team_get_config) X(team_my_pe)   \
     X(team_n_pes) X(team_ptr) X(team_split_2d) X(team_split_strided) X(team_sync)     \
     X(team_translate_pe) X(test_lock) X(udcflush) X(udcflush_line) X(wait)            \
@@ -128,8 +128,18 @@ SHMEM_TO_ALL_ARITH_TYPES(SYMM_PDECL_TO_ALL_ARITH)
 
 #pragma GCC diagnostic pop
 
+/* shmem_sync is one name for two routines (shmem.h): the active-set one is
+ * declared as such, the team form is pshmem_team_sync, and pshmem_sync
+ * selects between them the way shmem_sync does. */
+SYMM_API void pshmem_sync(int PE_start, int logPE_stride, int PE_size, long *pSync);
+
 #ifdef __cplusplus
 }
+inline int pshmem_sync(shmem_team_t team) { return pshmem_team_sync(team); }
+#else
+#define pshmem_sync(...)                                                       \
+    SYMM_SYNC_SEL(__VA_ARGS__, pshmem_sync, pshmem_sync_takes_1_or_4_arguments, \
+                  pshmem_sync_takes_1_or_4_arguments, pshmem_team_sync, 0)(__VA_ARGS__)
 #endif
 
 #endif /* PSHMEM_H */

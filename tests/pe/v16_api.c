@@ -69,6 +69,14 @@ int main(void)
         if (scan_dst[i] != want)
             fail("pshmem_long_sum_exscan", i, want, scan_dst[i]);
     }
+    /* pshmem_sync by argument count (C) or overload (C++), as shmem_sync. */
+    static long psync[SHMEM_BARRIER_SYNC_SIZE];
+    for (int i = 0; i < SHMEM_BARRIER_SYNC_SIZE; i++)
+        psync[i] = SHMEM_SYNC_VALUE;
+    pshmem_barrier_all();
+    if (pshmem_sync(SHMEM_TEAM_WORLD) != 0)
+        fail("pshmem_sync(team) rc", 0, 0, 1);
+    pshmem_sync(0, 0, n, psync);
     if (me == 0)
         printf("v16_api: ok at %d PEs\n", n);
     pshmem_finalize();
