@@ -38,6 +38,8 @@ set(symm_generics
   "g|SPEC_RMA|1|S(T), 0"
   "iput|SPEC_RMA|1|D(T), S(T), 1, 1, 1, 0"
   "iget|SPEC_RMA|1|D(T), S(T), 1, 1, 1, 0"
+  "ibput|SPEC_RMA|1|D(T), S(T), 1, 1, 1, 1, 0"
+  "ibget|SPEC_RMA|1|D(T), S(T), 1, 1, 1, 1, 0"
   "put_signal|SPEC_RMA|1|D(T), S(T), 1, &gen_sig, 1, SHMEM_SIGNAL_SET, 0"
   "put_signal_nbi|SPEC_RMA|1|D(T), S(T), 1, &gen_sig, 1, SHMEM_SIGNAL_ADD, 0"
   "wait_until|SPEC_P2P|0|D(T), SHMEM_CMP_EQ, V(T)"
@@ -65,7 +67,9 @@ set(symm_generics
   "max_reduce|SPEC_RED_MINMAX|0|SHMEM_TEAM_WORLD, D(T), S(T), 1"
   "min_reduce|SPEC_RED_MINMAX|0|SHMEM_TEAM_WORLD, D(T), S(T), 1"
   "sum_reduce|SPEC_RED_ARITH|0|SHMEM_TEAM_WORLD, D(T), S(T), 1"
-  "prod_reduce|SPEC_RED_ARITH|0|SHMEM_TEAM_WORLD, D(T), S(T), 1")
+  "prod_reduce|SPEC_RED_ARITH|0|SHMEM_TEAM_WORLD, D(T), S(T), 1"
+  "sum_inscan|SPEC_RED_ARITH|0|SHMEM_TEAM_WORLD, D(T), S(T), 1"
+  "sum_exscan|SPEC_RED_ARITH|0|SHMEM_TEAM_WORLD, D(T), S(T), 1")
 
 set(gen_dir ${CMAKE_CURRENT_BINARY_DIR}/generic)
 set(gen_srcs pe/generic/main.c pe/generic/icpt.c)

@@ -63,6 +63,9 @@ SHMEM_AMO_BIT_TYPES(I_AMO_BIT)
 #define RMA_A ARGS(d, s, n, pe)
 #define STR_P(T) ARGS(T *d, const T *s, ptrdiff_t dst, ptrdiff_t sst, size_t n, int pe)
 #define STR_A ARGS(d, s, dst, sst, n, pe)
+#define BLK_P(T)                                                               \
+    ARGS(T *d, const T *s, ptrdiff_t dst, ptrdiff_t sst, size_t bs, size_t nb, int pe)
+#define BLK_A ARGS(d, s, dst, sst, bs, nb, pe)
 #define SIG_P(T) ARGS(T *d, const T *s, size_t n, uint64_t *sa, uint64_t sv, int so, int pe)
 #define SIG_A ARGS(d, s, n, sa, sv, so, pe)
 #define I_RMA(T, N)                                                            \
@@ -71,6 +74,7 @@ SHMEM_AMO_BIT_TYPES(I_AMO_BIT)
     ICPT2_V(T, N, p, ARGS(T *d, T v, int pe), ARGS(d, v, pe))                  \
     ICPT2_R(T, T, N, g, ARGS(const T *s, int pe), ARGS(s, pe))                 \
     ICPT2_V(T, N, iput, STR_P(T), STR_A) ICPT2_V(T, N, iget, STR_P(T), STR_A)        \
+    ICPT2_V(T, N, ibput, BLK_P(T), BLK_A) ICPT2_V(T, N, ibget, BLK_P(T), BLK_A)      \
     ICPT2_V(T, N, put_signal, SIG_P(T), SIG_A) ICPT2_V(T, N, put_signal_nbi, SIG_P(T), SIG_A)
 SHMEM_RMA_TYPES(I_RMA)
 
@@ -122,7 +126,10 @@ SHMEM_RMA_TYPES(I_COLL)
 #define I_RED(T, N, OP) ICPT_R(int, T, shmem_##N##_##OP##_reduce, C_P(T), (tm, d, s, n))
 #define I_RED_BIT(T, N) I_RED(T, N, and) I_RED(T, N, or) I_RED(T, N, xor)
 #define I_RED_MINMAX(T, N) I_RED(T, N, max) I_RED(T, N, min)
-#define I_RED_ARITH(T, N) I_RED(T, N, sum) I_RED(T, N, prod)
+#define I_RED_ARITH(T, N)                                                      \
+    I_RED(T, N, sum) I_RED(T, N, prod)                                         \
+    ICPT_R(int, T, shmem_##N##_sum_inscan, C_P(T), (tm, d, s, n))              \
+    ICPT_R(int, T, shmem_##N##_sum_exscan, C_P(T), (tm, d, s, n))
 SHMEM_REDUCE_BIT_TYPES(I_RED_BIT)
 SHMEM_REDUCE_MINMAX_TYPES(I_RED_MINMAX)
 SHMEM_REDUCE_ARITH_TYPES(I_RED_ARITH)
