@@ -43,8 +43,7 @@ extern "C" {
     X(signal_add) X(signal_fetch) X(signal_set) X(signal_wait_until) X(swap)          \
     X(sync_all) X(team_create_ctx) X(team_destroy) X(team_get_config) X(team_my_pe)   \
     X(team_n_pes) X(team_ptr) X(team_split_2d) X(team_split_strided) X(team_sync)     \
-    X(team_translate_pe) X(test_lock) X(udcflush) X(udcflush_line) X(wait)            \
-    X(wait_until)
+    X(team_translate_pe) X(test_lock) X(udcflush) X(udcflush_line) X(wait)
 SYMM_PSHMEM_UNTYPED(SYMM_PDECL)
 
 /* Typed families, one list of operations per type table. */
@@ -132,6 +131,9 @@ SHMEM_TO_ALL_ARITH_TYPES(SYMM_PDECL_TO_ALL_ARITH)
  * declared as such, the team form is pshmem_team_sync, and pshmem_sync
  * selects between them the way shmem_sync does. */
 SYMM_API void pshmem_sync(int PE_start, int logPE_stride, int PE_size, long *pSync);
+/* So is shmem_wait_until in C++ (the generic's overloads): the untyped
+ * routine's profiling name, declared as such. */
+SYMM_API void pshmem_wait_until(long *ivar, int cmp, long cmp_value);
 
 #ifdef __cplusplus
 }

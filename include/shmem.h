@@ -622,7 +622,11 @@ SYMM_API void shmem_sync_all(void);
                                                  const T *cmp_values);                        \
     SYMM_API void shmem_##N##_wait(T *ivar, T cmp_value) SYMM_DEPRECATED;
 SHMEM_P2P_TYPES(SYMM_DECL_P2P)
+/* The deprecated untyped long form. In C++ the name is the generic's
+ * overloads (below), which take long * as well (shmem_long_wait_until). */
+#ifndef __cplusplus
 SYMM_API void shmem_wait_until(long *ivar, int cmp, long cmp_value) SYMM_DEPRECATED;
+#endif
 SYMM_API void shmem_wait(long *ivar, long cmp_value) SYMM_DEPRECATED;
 
 /* ---- cache management: no-ops, deprecated since 1.3 -------------------- */
@@ -651,21 +655,13 @@ inline int shmem_sync(shmem_team_t team) { return shmem_team_sync(team); }
                   shmem_sync_takes_1_or_4_arguments, shmem_team_sync, 0)(__VA_ARGS__)
 #endif
 
-/* ---- C11 type-generic interfaces --------------------------------------
- * A call with an unsupported type selects symm_generic_unsupported_type,
- * which takes no arguments, so the compiler rejects it with an error that
- * names it. */
-#if !defined(__cplusplus) && defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
-SYMM_API void symm_generic_unsupported_type(void);
-#define SYMM_NARG(...) SYMM_NARG_(__VA_ARGS__, 8, 7, 6, 5, 4, 3, 2, 1, 0)
-#define SYMM_NARG_(_1, _2, _3, _4, _5, _6, _7, _8, N, ...) N
-#define SYMM_CAT(a, b) SYMM_CAT_(a, b)
-#define SYMM_CAT_(a, b) a##b
-
-#define SYMM_GEN_ASSOC(T, N, OP) T: shmem_##N##_##OP,
-#define SYMM_GEN_ASSOC_CTX(T, N, OP) T: shmem_ctx_##N##_##OP,
-
-/* Generic type lists with an operation parameter, for _Generic. */
+/* ---- the generic names' type lists --------------------------------------
+ * X(TYPE, TYPENAME, OP) per type a generic name takes, for C11's _Generic
+ * and C++'s overloads below: base types only (a selection or an overload
+ * set can name each type once; the fixed-width and size typedefs of the
+ * spec's tables land on them, which the C11 block asserts). */
+#if (!defined(__cplusplus) && defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L) || \
+    (defined(__cplusplus) && __cplusplus >= 201103L)
 #define SYMM_GL_AMO_STD(X, OP)                                                \
     X(int, int, OP) X(long, long, OP) X(long long, longlong, OP)               \
     X(unsigned int, uint, OP) X(unsigned long, ulong, OP)                      \
@@ -689,6 +685,45 @@ SYMM_API void symm_generic_unsupported_type(void);
     X(unsigned char, uchar, OP) X(unsigned short, ushort, OP)                  \
     X(unsigned int, uint, OP) X(unsigned long, ulong, OP)                      \
     X(unsigned long long, ulonglong, OP)
+#define SYMM_GL_RED_UNSIGNED(X, OP)                                            \
+    X(unsigned char, uchar, OP) X(unsigned short, ushort, OP)                  \
+    X(unsigned int, uint, OP) X(unsigned long, ulong, OP)                      \
+    X(unsigned long long, ulonglong, OP)
+/* Bitwise reductions (Table 10): unsigned types and int8_t..int64_t, the
+ * signed ones by their typedefs (never a repeat of an unsigned entry). */
+#define SYMM_GL_RED_BIT(X, OP)                                                 \
+    SYMM_GL_RED_UNSIGNED(X, OP) X(int8_t, int8, OP) X(int16_t, int16, OP)      \
+    X(int32_t, int32, OP) X(int64_t, int64, OP)
+#define SYMM_GL_RED_MINMAX(X, OP)                                              \
+    X(char, char, OP) X(signed char, schar, OP) X(short, short, OP)            \
+    X(int, int, OP) X(long, long, OP) X(long long, longlong, OP)               \
+    SYMM_GL_RED_UNSIGNED(X, OP) X(float, float, OP) X(double, double, OP)     \
+    X(long double, longdouble, OP)
+#ifdef __cplusplus
+#define SYMM_GL_RED_ARITH(X, OP)                                               \
+    SYMM_GL_RED_MINMAX(X, OP) X(std::complex<double>, complexd, OP)            \
+    X(std::complex<float>, complexf, OP)
+#else
+#define SYMM_GL_RED_ARITH(X, OP)                                               \
+    SYMM_GL_RED_MINMAX(X, OP) X(double _Complex, complexd, OP)                 \
+    X(float _Complex, complexf, OP)
+#endif
+#endif
+
+/* ---- C11 type-generic interfaces --------------------------------------
+ * A call with an unsupported type selects symm_generic_unsupported_type,
+ * which takes no arguments, so the compiler rejects it with an error that
+ * names it. */
+#if !defined(__cplusplus) && defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
+SYMM_API void symm_generic_unsupported_type(void);
+#define SYMM_NARG(...) SYMM_NARG_(__VA_ARGS__, 8, 7, 6, 5, 4, 3, 2, 1, 0)
+#define SYMM_NARG_(_1, _2, _3, _4, _5, _6, _7, _8, N, ...) N
+#define SYMM_CAT(a, b) SYMM_CAT_(a, b)
+#define SYMM_CAT_(a, b) a##b
+
+#define SYMM_GEN_ASSOC(T, N, OP) T: shmem_##N##_##OP,
+#define SYMM_GEN_ASSOC_CTX(T, N, OP) T: shmem_ctx_##N##_##OP,
+
 /* The lists above name base types and count on the fixed-width and size
  * typedefs of the spec's tables being among them (LP64 and ILP32 Linux):
  * checked here, so a platform where they are not fails at compile time. */
@@ -794,23 +829,6 @@ _Static_assert(SYMM_IS_BASE_INT(int8_t) && SYMM_IS_BASE_INT(int16_t) &&
 #define shmem_fcollect(team, dest, ...) SYMM_GEN_COLL(fcollect, team, dest, __VA_ARGS__)
 #define shmem_alltoall(team, dest, ...) SYMM_GEN_COLL(alltoall, team, dest, __VA_ARGS__)
 #define shmem_alltoalls(team, dest, ...) SYMM_GEN_COLL(alltoalls, team, dest, __VA_ARGS__)
-#define SYMM_GL_RED_UNSIGNED(X, OP)                                            \
-    X(unsigned char, uchar, OP) X(unsigned short, ushort, OP)                  \
-    X(unsigned int, uint, OP) X(unsigned long, ulong, OP)                      \
-    X(unsigned long long, ulonglong, OP)
-/* Bitwise reductions (Table 10): unsigned types and int8_t..int64_t, the
- * signed ones by their typedefs (never a repeat of an unsigned entry). */
-#define SYMM_GL_RED_BIT(X, OP)                                                 \
-    SYMM_GL_RED_UNSIGNED(X, OP) X(int8_t, int8, OP) X(int16_t, int16, OP)      \
-    X(int32_t, int32, OP) X(int64_t, int64, OP)
-#define SYMM_GL_RED_MINMAX(X, OP)                                              \
-    X(char, char, OP) X(signed char, schar, OP) X(short, short, OP)            \
-    X(int, int, OP) X(long, long, OP) X(long long, longlong, OP)               \
-    SYMM_GL_RED_UNSIGNED(X, OP) X(float, float, OP) X(double, double, OP)     \
-    X(long double, longdouble, OP)
-#define SYMM_GL_RED_ARITH(X, OP)                                               \
-    SYMM_GL_RED_MINMAX(X, OP) X(double _Complex, complexd, OP)                 \
-    X(float _Complex, complexf, OP)
 #define SYMM_GEN_RED(L, OP, team, dest, ...) SYMM_GSEL(L, OP, dest)(team, dest, __VA_ARGS__)
 #define shmem_and_reduce(team, dest, ...) SYMM_GEN_RED(SYMM_GL_RED_BIT, and_reduce, team, dest, __VA_ARGS__)
 #define shmem_or_reduce(team, dest, ...) SYMM_GEN_RED(SYMM_GL_RED_BIT, or_reduce, team, dest, __VA_ARGS__)
@@ -823,5 +841,93 @@ _Static_assert(SYMM_IS_BASE_INT(int8_t) && SYMM_IS_BASE_INT(int16_t) &&
 #define shmem_sum_inscan(team, dest, ...) SYMM_GEN_RED(SYMM_GL_RED_ARITH, sum_inscan, team, dest, __VA_ARGS__)
 #define shmem_sum_exscan(team, dest, ...) SYMM_GEN_RED(SYMM_GL_RED_ARITH, sum_exscan, team, dest, __VA_ARGS__)
 #endif /* C11 */
+
+/* ---- C++: the generic names as overloads ------------------------------
+ * The names of the C11 selections above, for C++ programs: each is a
+ * constant function object whose call operators are the typed routines of
+ * its list (and their ctx forms), each with that routine's exact parameter
+ * types, so shmem_put(dest, src, n, pe) with int *dest calls
+ * shmem_int_put, NULL passes for a pointer, and a type outside the list is
+ * a compile error naming no matching call of shmem_put. */
+#if defined(__cplusplus) && __cplusplus >= 201103L
+template <typename F, F *fn> struct symm_cxx_call;
+template <typename R, typename... P, R (*fn)(P...)> struct symm_cxx_call<R(P...), fn> {
+    R operator()(P... p) const { return fn(p...); }
+};
+struct symm_cxx_none {
+    void operator()() const = delete;
+};
+#define SYMM_CXX_CALL(F) symm_cxx_call<decltype(F), &F>
+#define SYMM_CXX_B(T, N, OP) , SYMM_CXX_CALL(shmem_##N##_##OP)
+#define SYMM_CXX_U(T, N, OP) using SYMM_CXX_CALL(shmem_##N##_##OP)::operator();
+#define SYMM_CXX_BC(T, N, OP) SYMM_CXX_B(T, N, OP), SYMM_CXX_CALL(shmem_ctx_##N##_##OP)
+#define SYMM_CXX_UC(T, N, OP)                                                  \
+    SYMM_CXX_U(T, N, OP) using SYMM_CXX_CALL(shmem_ctx_##N##_##OP)::operator();
+/* One generic: L its type list, C 1 if it has ctx forms. */
+#define SYMM_CXX_GEN(L, C, OP)                                                 \
+    struct symm_cxx_##OP : symm_cxx_none L(SYMM_CXX_CTX_B##C, OP) {            \
+        L(SYMM_CXX_CTX_U##C, OP)                                               \
+    };                                                                         \
+    static constexpr symm_cxx_##OP shmem_##OP{};
+#define SYMM_CXX_CTX_B0 SYMM_CXX_B
+#define SYMM_CXX_CTX_U0 SYMM_CXX_U
+#define SYMM_CXX_CTX_B1 SYMM_CXX_BC
+#define SYMM_CXX_CTX_U1 SYMM_CXX_UC
+#define SYMM_CXX_GENERICS(X)                                                   \
+    X(SYMM_GL_AMO_EXT, 1, atomic_fetch)                              \
+    X(SYMM_GL_AMO_EXT, 1, atomic_set)                                \
+    X(SYMM_GL_AMO_EXT, 1, atomic_swap)                               \
+    X(SYMM_GL_AMO_EXT, 1, atomic_fetch_nbi)                          \
+    X(SYMM_GL_AMO_EXT, 1, atomic_swap_nbi)                           \
+    X(SYMM_GL_AMO_STD, 1, atomic_compare_swap)                       \
+    X(SYMM_GL_AMO_STD, 1, atomic_compare_swap_nbi)                   \
+    X(SYMM_GL_AMO_STD, 1, atomic_fetch_inc)                          \
+    X(SYMM_GL_AMO_STD, 1, atomic_inc)                                \
+    X(SYMM_GL_AMO_STD, 1, atomic_fetch_inc_nbi)                      \
+    X(SYMM_GL_AMO_STD, 1, atomic_fetch_add)                          \
+    X(SYMM_GL_AMO_STD, 1, atomic_add)                                \
+    X(SYMM_GL_AMO_STD, 1, atomic_fetch_add_nbi)                      \
+    X(SYMM_GL_AMO_BIT, 1, atomic_fetch_and)                          \
+    X(SYMM_GL_AMO_BIT, 1, atomic_and)                                \
+    X(SYMM_GL_AMO_BIT, 1, atomic_fetch_and_nbi)                      \
+    X(SYMM_GL_AMO_BIT, 1, atomic_fetch_or)                           \
+    X(SYMM_GL_AMO_BIT, 1, atomic_or)                                 \
+    X(SYMM_GL_AMO_BIT, 1, atomic_fetch_or_nbi)                       \
+    X(SYMM_GL_AMO_BIT, 1, atomic_fetch_xor)                          \
+    X(SYMM_GL_AMO_BIT, 1, atomic_xor)                                \
+    X(SYMM_GL_AMO_BIT, 1, atomic_fetch_xor_nbi)                      \
+    X(SYMM_GL_RMA, 1, put) X(SYMM_GL_RMA, 1, get)          \
+    X(SYMM_GL_RMA, 1, put_nbi) X(SYMM_GL_RMA, 1, get_nbi)  \
+    X(SYMM_GL_RMA, 1, p) X(SYMM_GL_RMA, 1, g)              \
+    X(SYMM_GL_RMA, 1, iput) X(SYMM_GL_RMA, 1, iget)        \
+    X(SYMM_GL_RMA, 1, ibput) X(SYMM_GL_RMA, 1, ibget)      \
+    X(SYMM_GL_RMA, 1, put_signal)                                    \
+    X(SYMM_GL_RMA, 1, put_signal_nbi)                                \
+    X(SYMM_GL_P2P, 0, wait_until) X(SYMM_GL_P2P, 0, test)    \
+    X(SYMM_GL_P2P, 0, wait_until_all)                                 \
+    X(SYMM_GL_P2P, 0, wait_until_any)                                 \
+    X(SYMM_GL_P2P, 0, wait_until_some)                                \
+    X(SYMM_GL_P2P, 0, wait_until_all_vector)                          \
+    X(SYMM_GL_P2P, 0, wait_until_any_vector)                          \
+    X(SYMM_GL_P2P, 0, wait_until_some_vector)                         \
+    X(SYMM_GL_P2P, 0, test_all) X(SYMM_GL_P2P, 0, test_any)  \
+    X(SYMM_GL_P2P, 0, test_some)                                      \
+    X(SYMM_GL_P2P, 0, test_all_vector)                                \
+    X(SYMM_GL_P2P, 0, test_any_vector)                                \
+    X(SYMM_GL_P2P, 0, test_some_vector)                               \
+    X(SYMM_GL_RMA, 0, broadcast) X(SYMM_GL_RMA, 0, collect)  \
+    X(SYMM_GL_RMA, 0, fcollect) X(SYMM_GL_RMA, 0, alltoall)  \
+    X(SYMM_GL_RMA, 0, alltoalls)                                      \
+    X(SYMM_GL_RED_BIT, 0, and_reduce)                                 \
+    X(SYMM_GL_RED_BIT, 0, or_reduce)                                  \
+    X(SYMM_GL_RED_BIT, 0, xor_reduce)                                 \
+    X(SYMM_GL_RED_MINMAX, 0, max_reduce)                              \
+    X(SYMM_GL_RED_MINMAX, 0, min_reduce)                              \
+    X(SYMM_GL_RED_ARITH, 0, sum_reduce)                               \
+    X(SYMM_GL_RED_ARITH, 0, prod_reduce)                              \
+    X(SYMM_GL_RED_ARITH, 0, sum_inscan)                               \
+    X(SYMM_GL_RED_ARITH, 0, sum_exscan)
+SYMM_CXX_GENERICS(SYMM_CXX_GEN)
+#endif /* C++11 */
 
 #endif /* SHMEM_H */

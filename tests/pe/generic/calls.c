@@ -6,6 +6,7 @@
  *   GEN_FN        the function this unit defines (gen_fn_atomic_and)
  *   GEN_LIST      the spec table (SPEC_AMO_BIT)
  *   GEN_CALL(T)   the call, plain; GEN_CALL_CTX(T) the ctx one, if any.
+ * Compiled as C (the C11 selections) and as C++ (the overloads).
  */
 #include "generic/gen.h"
 
@@ -23,5 +24,9 @@
 #endif
 #define GEN_BOTH(T, SP) GEN_PLAIN(T, SP) GEN_CTX(T, SP)
 
+#ifdef __cplusplus
+extern "C" void GEN_FN(void);
+#else
 void GEN_FN(void);
+#endif
 void GEN_FN(void) { GEN_LIST(GEN_BOTH) }

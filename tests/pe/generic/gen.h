@@ -67,24 +67,45 @@
     X(unsigned long, "unsigned long") X(unsigned long long, "unsigned long long") \
     SPEC_INT_FIXED(X) X(size_t, "size_t") X(float, "float")                  \
     X(double, "double") X(long double, "long double")
+#ifdef __cplusplus
+#define SPEC_RED_ARITH(X)                                                      \
+    SPEC_RED_MINMAX(X) X(std::complex<double>, "std::complex<double>")        \
+    X(std::complex<float>, "std::complex<float>")
+#else
 #define SPEC_RED_ARITH(X)                                                      \
     SPEC_RED_MINMAX(X) X(double _Complex, "double _Complex")                  \
     X(float _Complex, "float _Complex")
+#endif
 
 /* What a type is, independently of shmem.h: 'h' plain char, 's' signed
  * integer, 'u' unsigned integer, 'f' real floating, 'c' complex. A typedef
  * lands on its standard type, so int32_t is 's' wherever it is. */
+#ifdef __cplusplus
+/* The same by overloads on pointers (no conversion between them). */
+#define GEN_KIND_CXX(T, K)                                                     \
+    constexpr char gen_kind(T *) { return K; }
+GEN_KIND_CXX(char, 'h') GEN_KIND_CXX(signed char, 's') GEN_KIND_CXX(short, 's')
+GEN_KIND_CXX(int, 's') GEN_KIND_CXX(long, 's') GEN_KIND_CXX(long long, 's')
+GEN_KIND_CXX(unsigned char, 'u') GEN_KIND_CXX(unsigned short, 'u')
+GEN_KIND_CXX(unsigned int, 'u') GEN_KIND_CXX(unsigned long, 'u')
+GEN_KIND_CXX(unsigned long long, 'u') GEN_KIND_CXX(float, 'f') GEN_KIND_CXX(double, 'f')
+GEN_KIND_CXX(long double, 'f') GEN_KIND_CXX(std::complex<double>, 'c')
+GEN_KIND_CXX(std::complex<float>, 'c')
+#define GEN_KIND(T) gen_kind(static_cast<T *>(nullptr))
+extern "C" {
+#else
 #define GEN_KIND(T)                                                            \
     _Generic((T)0, char : 'h', signed char : 's', short : 's', int : 's',      \
              long : 's', long long : 's', unsigned char : 'u',                 \
              unsigned short : 'u', unsigned int : 'u', unsigned long : 'u',    \
              unsigned long long : 'u', float : 'f', double : 'f',              \
              long double : 'f', double _Complex : 'c', float _Complex : 'c')
+#endif
 
 /* Symmetric (global) buffers every call works on; zero before each call,
  * so every wait and test is satisfied at once. */
 typedef union {
-    long double _Complex c;
+    long double ld[2];
     unsigned char b[64];
 } gen_buf_t;
 extern gen_buf_t gen_dest[4], gen_src[4], gen_fetch[4];
@@ -101,5 +122,9 @@ void gen_hit(const char *routine, size_t size, char kind);
 void gen_reset(void);
 void gen_check(const char *generic, int ctx, const char *type, size_t size, char kind);
 extern int gen_pairs, gen_failures;
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif
