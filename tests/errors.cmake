@@ -67,6 +67,12 @@ symm_error_test(heap_overrun 2
 # Bad environment: the message quotes the variable and its value.
 symm_error_test(bad_symmetric_size 2 "SHMEM_SYMMETRIC_SIZE has invalid value '12Q'" init
   ENV SHMEM_SYMMETRIC_SIZE=12Q)
+symm_error_test(initial_above_max 2
+  "symm: shmem_init: SHMEM_SYMMETRIC_SIZE 1T exceeds SYMM_MAX_SYMMETRIC_SIZE 64G \\(PE [01]\\)" init
+  ENV SHMEM_SYMMETRIC_SIZE=1T SYMM_MAX_SYMMETRIC_SIZE=64G)
+symm_error_test(max_below_initial 1
+  "symm: shmem_init: SHMEM_SYMMETRIC_SIZE 1536M exceeds SYMM_MAX_SYMMETRIC_SIZE 1G \\(PE 0\\)" init
+  ENV SHMEM_SYMMETRIC_SIZE=1.5G SYMM_MAX_SYMMETRIC_SIZE=1G)
 symm_error_test(bad_max_symmetric_size 1 "SYMM_MAX_SYMMETRIC_SIZE has invalid value '-4G'" init
   ENV SYMM_MAX_SYMMETRIC_SIZE=-4G)
 symm_error_test(bad_debug_bool 2 "SHMEM_DEBUG has invalid value 'maybe'" init
