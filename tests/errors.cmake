@@ -176,3 +176,16 @@ foreach(np 2 4)
     "collective mismatch on an active set call #1: PE ${culprit} in shmem_broadcast64, PE 0 in shmem_barrier"
     active_mismatch ENV SHMEM_DEBUG=1)
 endforeach()
+
+# A PE that crashes prints its backtrace (SYMM_BACKTRACE, core/watch.c) and
+# still dies of the signal. Not under the sanitizers: they own the signals.
+if(NOT SYMM_SANITIZE AND NOT SYMM_TSAN)
+  add_executable(crash pe/crash.c)
+  target_link_libraries(crash PRIVATE symm)
+  set_target_properties(crash PROPERTIES ENABLE_EXPORTS ON)
+  add_test(NAME errors_backtrace_segv
+    COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/scripts/backtrace.sh 139 segv symm_test_crash_here ${SYMM_OSHRUN} $<TARGET_FILE:crash>)
+  add_test(NAME errors_backtrace_abort
+    COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/scripts/backtrace.sh 134 abort symm_test_abort_here ${SYMM_OSHRUN} $<TARGET_FILE:crash>)
+  set_tests_properties(errors_backtrace_segv errors_backtrace_abort PROPERTIES TIMEOUT 60)
+endif()

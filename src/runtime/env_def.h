@@ -72,6 +72,8 @@
     X(SYMM_FAULT, STR, USER, fault, "",                                                      \
       "testing aid: SITE[@PE][#N],... makes step SITE (ftruncate, mmap, calloc, team, "      \
       "ucx_reg) fail on PE (default all) at its Nth call (default every call)")              \
+    X(SYMM_BACKTRACE, BOOL, USER, backtrace, "1",                                            \
+      "a PE killed by SIGSEGV, SIGBUS, SIGFPE, SIGILL or SIGABRT prints its backtrace first") \
     X(SHMEM_UID_SESSION_ID, STR, USER, uid_session_id, "",                                   \
       "aclshmem unique-id mode: ip:port PE 0 listens on (read by the unique-id bootstrap)")  \
     X(SHMEM_UID_SOCK_IFNAME, STR, USER, uid_sock_ifname, "",                                 \
