@@ -82,16 +82,35 @@ static double job_time(double t)
     return slowest;
 }
 
-static void usage(const char *argv0)
+/* To stdout with status 0 when asked for (-h, --help), else to stderr, 2. */
+static void usage(const char *argv0, int asked)
 {
-    fprintf(stderr, "usage: %s [-s MiB] [-n reps] [-k daxpy|poly] [-d degree]\n", argv0);
-    exit(2);
+    fprintf(asked ? stdout : stderr,
+            "usage: %s [-s MiB] [-n reps] [-k daxpy|poly] [-d degree]\n"
+            "Times a daxpy or polynomial kernel alone, a put ring alone, and both overlapped\n"
+            "on a CPU stream (under oshrun, any number of PEs).\n"
+            "  -s MiB     bytes each PE puts per repetition (default 64)\n"
+            "  -n reps    repetitions (default 5)\n"
+            "  -k kernel  daxpy (memory bound, default) or poly (compute bound)\n"
+            "  -d degree  the polynomial's degree (default %d)\n"
+            "  -h, --help this text\n",
+            argv0, degree);
+    exit(asked ? 0 : 2);
 }
 
 int main(int argc, char **argv)
 {
     size_t mib = 64;
     int reps = 5, kernel = KERNEL_DAXPY, opt;
+    /* getopt knows no long options: --help here, and a named error for the rest. */
+    for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++) {
+        if (strcmp(argv[i], "--help") == 0)
+            usage(argv[0], 1);
+        if (strncmp(argv[i], "--", 2) == 0) {
+            fprintf(stderr, "symm-stream-bench: unknown option '%s'\n", argv[i]);
+            usage(argv[0], 0);
+        }
+    }
     while ((opt = getopt(argc, argv, "s:n:k:d:h")) != -1) {
         switch (opt) {
         case 's': mib = strtoul(optarg, NULL, 10); break;
@@ -102,14 +121,18 @@ int main(int argc, char **argv)
                 kernel = KERNEL_DAXPY;
             else if (strcmp(optarg, "poly") == 0)
                 kernel = KERNEL_POLY;
-            else
-                usage(argv[0]);
+            else {
+                fprintf(stderr, "symm-stream-bench: -k: unknown kernel '%s' (daxpy or poly)\n",
+                        optarg);
+                usage(argv[0], 0);
+            }
             break;
-        default: usage(argv[0]);
+        case 'h': usage(argv[0], 1); break;
+        default: usage(argv[0], 0);
         }
     }
     if (mib == 0 || reps < 1 || degree < 1)
-        usage(argv[0]);
+        usage(argv[0], 0);
 
     shmem_init();
     int me = shmem_my_pe(), npes = shmem_n_pes(), right = (me + 1) % npes;

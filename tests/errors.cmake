@@ -67,6 +67,12 @@ symm_error_test(heap_overrun 2
 # Bad environment: the message quotes the variable and its value.
 symm_error_test(bad_symmetric_size 2 "SHMEM_SYMMETRIC_SIZE has invalid value '12Q'" init
   ENV SHMEM_SYMMETRIC_SIZE=12Q)
+symm_error_test(initial_above_max 2
+  "symm: shmem_init: SHMEM_SYMMETRIC_SIZE 1T exceeds SYMM_MAX_SYMMETRIC_SIZE 64G \\(PE [01]\\)" init
+  ENV SHMEM_SYMMETRIC_SIZE=1T SYMM_MAX_SYMMETRIC_SIZE=64G)
+symm_error_test(max_below_initial 1
+  "symm: shmem_init: SHMEM_SYMMETRIC_SIZE 1536M exceeds SYMM_MAX_SYMMETRIC_SIZE 1G \\(PE 0\\)" init
+  ENV SHMEM_SYMMETRIC_SIZE=1.5G SYMM_MAX_SYMMETRIC_SIZE=1G)
 symm_error_test(bad_max_symmetric_size 1 "SYMM_MAX_SYMMETRIC_SIZE has invalid value '-4G'" init
   ENV SYMM_MAX_SYMMETRIC_SIZE=-4G)
 symm_error_test(bad_debug_bool 2 "SHMEM_DEBUG has invalid value 'maybe'" init
@@ -170,3 +176,16 @@ foreach(np 2 4)
     "collective mismatch on an active set call #1: PE ${culprit} in shmem_broadcast64, PE 0 in shmem_barrier"
     active_mismatch ENV SHMEM_DEBUG=1)
 endforeach()
+
+# A PE that crashes prints its backtrace (SYMM_BACKTRACE, core/watch.c) and
+# still dies of the signal. Not under the sanitizers: they own the signals.
+if(NOT SYMM_SANITIZE AND NOT SYMM_TSAN)
+  add_executable(crash pe/crash.c)
+  target_link_libraries(crash PRIVATE symm)
+  set_target_properties(crash PROPERTIES ENABLE_EXPORTS ON)
+  add_test(NAME errors_backtrace_segv
+    COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/scripts/backtrace.sh 139 segv symm_test_crash_here ${SYMM_OSHRUN} $<TARGET_FILE:crash>)
+  add_test(NAME errors_backtrace_abort
+    COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/scripts/backtrace.sh 134 abort symm_test_abort_here ${SYMM_OSHRUN} $<TARGET_FILE:crash>)
+  set_tests_properties(errors_backtrace_segv errors_backtrace_abort PROPERTIES TIMEOUT 60)
+endif()

@@ -36,6 +36,10 @@ symm_pe_test(heap_debug SOURCES pe/heap.c ENV SHMEM_DEBUG=1)
 symm_pe_test(heap_grow SOURCES pe/heap.c ENV SHMEM_SYMMETRIC_SIZE=1M ARGS grow)
 symm_pe_test(heap_exhaust SOURCES pe/heap.c
   ENV SHMEM_SYMMETRIC_SIZE=1M SYMM_MAX_SYMMETRIC_SIZE=4M ARGS exhaust)
+# An initial heap above the default maximum (64G) raises the maximum; an
+# explicit maximum below it fails init (errors.cmake). Not over UCX: that
+# would register 65 GiB per PE.
+symm_pe_test(heap_big SOURCES pe/heap.c NPS 1 2 NOUCX ENV SHMEM_SYMMETRIC_SIZE=65G ARGS big)
 
 # Agreed failures (pe/agree.c): a step injected to fail on PE 1 (SYMM_FAULT,
 # PE 0 at one PE) fails on every PE, which stay in step afterwards.

@@ -92,3 +92,10 @@ foreach(ex hello producer_consumer fused_matmul)
   endforeach()
 endforeach()
 symm_py_test(python_bench 2 120 ${SYMM_PYTHON} -m symm.bench --quick)
+
+# The README's route with another python3 first on PATH: oshrun runs
+# SYMM_PYTHON with the package (tools/oshrun.c, use_symm_python).
+add_test(NAME python_path
+  COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/scripts/python_path.sh ${SYMM_OSHRUN}
+          ${PROJECT_SOURCE_DIR}/examples/python)
+set_tests_properties(python_path PROPERTIES TIMEOUT 150 LABELS python)

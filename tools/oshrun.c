@@ -23,6 +23,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <math.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -412,6 +413,8 @@ static int is_executable(const char *path)
 
 /* Resolves the program once, as execvp would, so a typo is reported before
  * any PE starts instead of N times. */
+static char *search_path(const char *prog, int *denied_p);
+
 static char *find_program(const char *prog)
 {
     if (strchr(prog, '/') != NULL) {
@@ -419,6 +422,18 @@ static char *find_program(const char *prog)
             usage_error("oshrun: %s: %s", prog, strerror(errno));
         return strdup(prog);
     }
+    int denied = 0;
+    char *found = search_path(prog, &denied);
+    if (found != NULL)
+        return found;
+    if (denied)
+        usage_error("oshrun: %s: Permission denied", prog);
+    usage_error("oshrun: %s: command not found", prog);
+}
+
+/* PATH's first executable prog, or NULL (*denied_p set if one was refused). */
+static char *search_path(const char *prog, int *denied_p)
+{
     const char *path = getenv("PATH");
     if (path == NULL)
         path = "/bin:/usr/bin";
@@ -440,10 +455,66 @@ static char *find_program(const char *prog)
         if (*dir == '\0')
             break;
     }
-    if (denied)
-        usage_error("oshrun: %s: Permission denied", prog);
-    usage_error("oshrun: %s: command not found", prog);
+    *denied_p = denied;
+    return NULL;
 }
+
+#ifdef SYMM_OSHRUN_PYTHON
+/* A bare python3 (or python) is the interpreter symm's Python package was
+ * built for (cmake's SYMM_PYTHON, Debian's /usr/bin/python3 with its numpy
+ * and torch), not whichever python3 is first on PATH (a pyenv or conda one
+ * lacks them: ModuleNotFoundError on every PE). The package directory that
+ * goes with this oshrun (installed, else the build tree's) is appended to
+ * PYTHONPATH. A path (./venv/bin/python3, $(which python3)) runs as given. */
+static void use_symm_python(void)
+{
+    const char *prog = opt.argv[0], *want = SYMM_OSHRUN_PYTHON;
+    if (strcmp(prog, "python3") != 0 && strcmp(prog, "python") != 0)
+        return;
+    if (!is_executable(want))
+        return; /* the configured one is gone: plain PATH lookup */
+    int denied = 0;
+    char *first = search_path(prog, &denied);
+    char rw[PATH_MAX], rf[PATH_MAX];
+    if (first != NULL && (realpath(want, rw) == NULL || realpath(first, rf) == NULL ||
+                          strcmp(rw, rf) != 0))
+        msg("oshrun: running %s as %s, the Python symm was built for (%s is first on PATH; "
+            "give a path to run another)", prog, want, first);
+    free(first);
+    opt.argv[0] = (char *)want; /* Python finds its prefix from argv[0] */
+
+    char self[PATH_MAX], dir[PATH_MAX + 64];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+    if (n <= 0)
+        return;
+    self[n] = '\0';
+    char *slash = strrchr(self, '/');
+    *slash = '\0';
+    const char *cands[] = {SYMM_OSHRUN_PYDIR_INSTALL, SYMM_OSHRUN_PYDIR_BUILD};
+    for (size_t i = 0; i < sizeof(cands) / sizeof(cands[0]); i++) {
+        if (cands[i][0] == '/')
+            snprintf(dir, sizeof(dir), "%s", cands[i]);
+        else
+            snprintf(dir, sizeof(dir), "%s/%s", self, cands[i]);
+        char init[sizeof(dir) + 32];
+        snprintf(init, sizeof(init), "%s/symm/__init__.py", dir);
+        if (access(init, R_OK) != 0)
+            continue;
+        const char *old = getenv("PYTHONPATH");
+        size_t len = strlen(dir) + (old ? strlen(old) : 0) + 2;
+        char *val = malloc(len);
+        if (val == NULL)
+            return;
+        if (old != NULL && *old != '\0')
+            snprintf(val, len, "%s:%s", old, dir);
+        else
+            snprintf(val, len, "%s", dir);
+        setenv("PYTHONPATH", val, 1);
+        free(val);
+        return;
+    }
+}
+#endif
 
 /* ---------------------------------------------------------------- setup */
 
@@ -1024,6 +1095,9 @@ int main(int argc, char **argv)
         if (fcntl(fd, F_GETFD) < 0 && open("/dev/null", O_RDWR) != fd)
             return 1;
     parse_args(argc, argv, &xvars, &nx);
+#ifdef SYMM_OSHRUN_PYTHON
+    use_symm_python();
+#endif
     opt.path = find_program(opt.argv[0]);
     apply_xvars(xvars, nx);
     free(xvars);

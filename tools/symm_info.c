@@ -14,15 +14,30 @@
 int main(int argc, char **argv)
 {
     symm_config_t cfg;
-    if (argc > 1 && (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0)) {
-        printf("usage: symm-info\nPrints symm's version, transports and environment variables.\n");
-        return 0;
-    }
     char name[SHMEM_MAX_NAME_LEN];
-    int major, minor;
+    int major, minor, version_only = 0;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
+            printf("usage: symm-info [--version | --help]\n"
+                   "Prints symm's version, transports, atomics, bootstraps and every environment\n"
+                   "variable with its value and meaning (SYMM_LOG_LEVEL=3: also those oshrun\n"
+                   "sets for its PEs).\n"
+                   "  --version   one line: symm's version and the OpenSHMEM version\n"
+                   "  -h, --help  this text\n");
+            return 0;
+        }
+        if (strcmp(argv[i], "--version") == 0 || strcmp(argv[i], "-V") == 0) {
+            version_only = 1;
+            continue;
+        }
+        fprintf(stderr, "symm-info: unknown option '%s' (try symm-info --help)\n", argv[i]);
+        return 2;
+    }
     shmem_info_get_version(&major, &minor);
     shmem_info_get_name(name);
     printf("symm %s (%s), OpenSHMEM %d.%d\n", SYMM_VERSION_STRING, name, major, minor);
+    if (version_only)
+        return 0;
     symm_config_load(&cfg);
     const char *ucx = symm_ucx_version();
     printf("transports (SYMM_TRANSPORT=%s):\n", cfg.transport);

@@ -199,6 +199,27 @@ static size_t page_round(size_t v)
     return (v + pg - 1) / pg * pg;
 }
 
+/* The initial heap against its maximum. An explicit maximum below the
+ * initial size contradicts it: an error naming both. Left at its default,
+ * the maximum is the larger of the default and the initial size. */
+static int check_heap_limits(symm_config_t *cfg, int from_attr)
+{
+    const char *set = getenv("SYMM_MAX_SYMMETRIC_SIZE");
+    if (cfg->heap_size <= cfg->heap_max)
+        return SYMM_OK;
+    if (set == NULL || *set == '\0') {
+        cfg->heap_max = cfg->heap_size;
+        return SYMM_OK;
+    }
+    char init[32], max[32];
+    symm_format_size(cfg->heap_size, init, sizeof(init));
+    symm_format_size(cfg->heap_max, max, sizeof(max));
+    symm_error("shmem_init", "%s %s exceeds SYMM_MAX_SYMMETRIC_SIZE %s",
+               from_attr ? "the initial heap size (local_mem_size)" : "SHMEM_SYMMETRIC_SIZE",
+               init, max);
+    return SYMM_ERR_INVALID;
+}
+
 static int choose_sizes(symm_instance_t *inst)
 {
     inst->max_teams = inst->cfg.max_teams < 2 ? 2
@@ -346,6 +367,8 @@ int symm_instance_create(const symm_instance_args_t *args, symm_instance_t **ins
         symm_error("shmem_init", "no memory for %d peer records", inst->n_pes);
         rc = SYMM_ERR_NOMEM;
     }
+    if (rc == SYMM_OK)
+        rc = check_heap_limits(&inst->cfg, args->heap_size != 0);
     if ((rc = symm_boot_agree(inst->boot, rc, "shmem_init", NULL)) != SYMM_OK)
         goto err_peers;
     rc = discover_node(inst);
@@ -407,7 +430,8 @@ int symm_instance_create(const symm_instance_args_t *args, symm_instance_t **ins
     /* Every record is written now: the watcher may read them. */
     if ((rc = symm_watch_start(inst)) != SYMM_OK)
         goto err_parts;
-    if (inst->my_pe == 0 && cfg.version)
+    /* SHMEM_INFO's table starts with the same version line. */
+    if (inst->my_pe == 0 && cfg.version && !cfg.info)
         dprintf(2, "symm: version %s (OpenSHMEM %d.%d)\n", SYMM_VERSION_STRING,
                 SHMEM_MAJOR_VERSION, SHMEM_MINOR_VERSION);
     if (inst->my_pe == 0 && cfg.info) {

@@ -15,6 +15,11 @@
 
 #include "runtime/log.h"
 #include "runtime/status.h"
+#include "shmem.h"
+
+/* HIDDEN rows are printed only when asked for everything. */
+#define SYMM_ENV_USER 0
+#define SYMM_ENV_HIDDEN 1
 
 int symm_parse_size(const char *s, size_t *bytes_p)
 {
@@ -39,6 +44,20 @@ int symm_parse_size(const char *s, size_t *bytes_p)
         return SYMM_ERR_INVALID;
     *bytes_p = (size_t)(v * mult);
     return SYMM_OK;
+}
+
+void symm_format_size(size_t bytes, char *buf, size_t len)
+{
+    static const char units[] = "KMGT";
+    int u = -1;
+    while (u < 3 && bytes != 0 && bytes % 1024 == 0) {
+        bytes /= 1024;
+        u++;
+    }
+    if (u < 0)
+        snprintf(buf, len, "%zu", bytes);
+    else
+        snprintf(buf, len, "%zu%c", bytes, units[u]);
 }
 
 static int parse_one(const char *name, const char *kind, const char *val, void *out)
@@ -83,7 +102,7 @@ static int parse_one(const char *name, const char *kind, const char *val, void *
 int symm_config_load(symm_config_t *cfg)
 {
     int rc = SYMM_OK;
-#define SYMM_CFG_LOAD(name, kind, field, def, help)                                    \
+#define SYMM_CFG_LOAD(name, kind, vis, field, def, help)                                    \
     do {                                                                               \
         const char *v = getenv(#name);                                                 \
         if (parse_one(#name, #kind, def, &cfg->field) != SYMM_OK)                      \
@@ -131,13 +150,19 @@ static void print_value(char *buf, size_t len, const char *kind, const void *p)
 
 void symm_config_print(const symm_config_t *cfg, int fd)
 {
-    dprintf(fd, "symm: environment variables (value, default, meaning):\n");
-#define SYMM_CFG_PRINT(name, kind, field, def, help)                                   \
+    bool all = cfg->log_level >= 3;
+    dprintf(fd, "symm: version %s (OpenSHMEM %d.%d)\n", SYMM_VERSION_STRING, SHMEM_MAJOR_VERSION,
+            SHMEM_MINOR_VERSION);
+    dprintf(fd, "symm: environment variables (value, default, meaning)%s:\n",
+            all ? "" : "; those oshrun sets for its PEs at SYMM_LOG_LEVEL=3");
+#define SYMM_CFG_PRINT(name, kind, vis, field, def, help)                              \
     do {                                                                               \
         char val[64];                                                                  \
+        if (SYMM_ENV_##vis && !all)                                                    \
+            break;                                                                     \
         print_value(val, sizeof(val), #kind, &cfg->field);                             \
-        dprintf(fd, "  %-24s %-12s (default %s%s)\n      %s\n", #name, val, def,       \
-                getenv(#name) ? ", set" : "", help);                                   \
+        dprintf(fd, "  %-24s %-12s (default %s%s)\n      %s\n", #name, val,            \
+                def[0] ? def : "unset", getenv(#name) ? ", set" : "", help);                 \
     } while (0);
     SYMM_ENV_TABLE(SYMM_CFG_PRINT)
 #undef SYMM_CFG_PRINT

@@ -17,7 +17,7 @@
 #define SYMM_CFG_TYPE_SECRET const char *
 
 typedef struct symm_config {
-#define SYMM_CFG_FIELD(name, kind, field, def, help) SYMM_CFG_TYPE_##kind field;
+#define SYMM_CFG_FIELD(name, kind, vis, field, def, help) SYMM_CFG_TYPE_##kind field;
     SYMM_ENV_TABLE(SYMM_CFG_FIELD)
 #undef SYMM_CFG_FIELD
 } symm_config_t;
@@ -29,7 +29,12 @@ int symm_config_load(symm_config_t *cfg);
 /* Parse "<number>[K|M|G|T][B|iB]" (case-insensitive) into bytes. */
 int symm_parse_size(const char *s, size_t *bytes_p);
 
-/* Print every variable with its value and meaning (SHMEM_INFO, symm-info). */
+/* Write bytes with the largest unit that divides it exactly ("1T",
+ * "1536M", "100"): how a SIZE reads back in messages. */
+void symm_format_size(size_t bytes, char *buf, size_t len);
+
+/* Print the version line, then every variable with its value and meaning
+ * (SHMEM_INFO, symm-info); HIDDEN ones only at SYMM_LOG_LEVEL >= 3. */
 void symm_config_print(const symm_config_t *cfg, int fd);
 
 #endif

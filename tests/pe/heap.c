@@ -7,6 +7,10 @@
  *   heap exhaust   with SHMEM_SYMMETRIC_SIZE=1M, SYMM_MAX_SYMMETRIC_SIZE=4M:
  *                  shmem_malloc(64 MiB) is NULL on every PE and the heap is
  *                  still usable afterwards
+ *   heap big       with SHMEM_SYMMETRIC_SIZE=65G and no SYMM_MAX_SYMMETRIC_SIZE
+ *                  (default 64G): the heap holds 65 GiB from the start (the
+ *                  maximum follows the initial size) and a 64 GiB block
+ *                  works remotely at both ends
  *
  * Basic: malloc(0) is NULL, free(NULL) does nothing, blocks are distinct,
  * non-overlapping, 64-byte aligned; shmem_align honours 64, 4096, 1 MiB;
@@ -340,6 +344,23 @@ static void test_exhaust(void)
     shmem_free(q);
 }
 
+static void test_big(void)
+{
+    const size_t gib = (size_t)1 << 30, want = 64 * gib;
+    size_t size0 = shmemx_heap_size();
+    CHECK(size0 >= 65 * gib, "big: heap of SHMEM_SYMMETRIC_SIZE=65G expected >= %zu bytes got %zu",
+          65 * gib, size0);
+    unsigned char *p = shmem_malloc(want);
+    CHECK(p != NULL, "big: shmem_malloc(64 GiB) in a 65 GiB heap expected memory got NULL");
+    CHECK_EQ("big: heap size after the allocation (no growth needed)", size0, shmemx_heap_size());
+    shmem_uint8_p(&p[0], (uint8_t)(10 + me), right);
+    shmem_uint8_p(&p[want - 1], (uint8_t)(20 + me), right);
+    shmem_barrier_all();
+    CHECK_EQ("big: first byte from the left neighbour", 10 + left, p[0]);
+    CHECK_EQ("big: last byte from the left neighbour", 20 + left, p[want - 1]);
+    shmem_free(p);
+}
+
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "basic";
@@ -350,6 +371,8 @@ int main(int argc, char **argv)
     left = (me + npes - 1) % npes;
     if (strcmp(mode, "exhaust") == 0) {
         test_exhaust();
+    } else if (strcmp(mode, "big") == 0) {
+        test_big();
     } else {
         test_basic();
         test_calloc();
@@ -358,7 +381,7 @@ int main(int argc, char **argv)
         if (strcmp(mode, "grow") == 0)
             test_grow();
         else
-            CHECK(strcmp(mode, "basic") == 0, "mode expected basic, grow or exhaust got '%s'", mode);
+            CHECK(strcmp(mode, "basic") == 0, "mode expected basic, grow, exhaust or big got '%s'", mode);
     }
     if (me == 0)
         printf("heap %s: ok on %d PEs\n", mode, npes);

@@ -254,7 +254,7 @@ typedef struct run {
     uint64_t fid; /* hash of the family name: the same on every PE */
     int ctx;
     const char *mem;
-    int op;
+    int op; /* OP_*, or -1 in phase_zero (every op at zero length) */
 } run_t;
 
 typedef union {
@@ -281,7 +281,7 @@ static void expect(const run_t *r, const void *got, uint64_t h, const char *what
     r->f->show(ws, sizeof(ws), &want);
     r->f->show(gs, sizeof(gs), got);
     CHECK(0, "%s%s_%s on %s, %s %d element %zu: expected %s got %s", r->ctx ? "ctx_" : "",
-          r->f->name, op_name[r->op], r->mem, what, a, i, ws, gs);
+          r->f->name, r->op >= 0 ? op_name[r->op] : "zero_length", r->mem, what, a, i, ws, gs);
 }
 
 static void quiet(int ctx)

@@ -526,7 +526,7 @@ static void pe_conf(const job_t *job)
         line = captured(bad[i].needle);
         if (rc != -1 || line == NULL) {
             ok = 0;
-            snprintf(why, sizeof(why), "'%s': rc %d, %s", bad[i].info, rc, captured_any());
+            snprintf(why, sizeof(why), "'%s': rc %d, %.200s", bad[i].info, rc, captured_any());
         }
     }
     capture();
