@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "ops/rma.h"
 #include "ops/sync.h"
@@ -175,7 +176,7 @@ static int alloc_slots(struct symm_team *parent, int need, int *slots, const cha
     int nw = slot_words(s);
     uint64_t *mine = (uint64_t *)(void *)(parent->scratch + SYMM_TEAM_BITMAP_OFF);
     uint64_t acc[SYMM_TEAM_SLOTS_MAX / 64], theirs[SYMM_TEAM_SLOTS_MAX / 64];
-    for (int attempt = 0; attempt < 16; attempt++) {
+    for (int attempt = 0; attempt < 32; attempt++) {
         pthread_mutex_lock(&ts->lock);
         for (int w = 0; w < nw; w++) {
             uint64_t valid = s->max_teams - w * 64 >= 64 ? ~0ull
@@ -219,6 +220,13 @@ static int alloc_slots(struct symm_team *parent, int need, int *slots, const cha
             return SYMM_OK;
         if (ok)
             slots_reserve(s, slots, need, 0);
+        /* Two threads of one PE splitting two parents took each other's
+         * slots on different PEs; retried in step they can collide again
+         * and again (team_threads.np3, loaded machine: 2 runs in 10). Wait
+         * a time that differs per parent, so one split gets ahead. */
+        long us = 50L * (attempt + 1) * (parent->slot + 1);
+        struct timespec nap = {us / 1000000, us % 1000000 * 1000};
+        nanosleep(&nap, NULL);
     }
     symm_error(routine, "team slots kept being taken by concurrent splits on this PE");
     return SYMM_ERR_NOMEM;
