@@ -93,6 +93,15 @@ foreach(ex hello producer_consumer fused_matmul)
 endforeach()
 symm_py_test(python_bench 2 120 ${SYMM_PYTHON} -m symm.bench --quick)
 
+# Symmetric arrays used after symm.finalize(): symm's routines raise, plain
+# numpy reads zeros instead of crashing (python/symm/_arrays.py, retire).
+foreach(np 1 2)
+  symm_py_test(python_after_finalize ${np} 60
+    ${SYMM_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/python/after_finalize.py)
+  set_tests_properties(python_after_finalize.np${np} PROPERTIES
+    PASS_REGULAR_EXPRESSION "after_finalize: PE 0 ok" FAIL_REGULAR_EXPRESSION "FAIL")
+endforeach()
+
 # The README's route with another python3 first on PATH: oshrun runs
 # SYMM_PYTHON with the package (tools/oshrun.c, use_symm_python).
 add_test(NAME python_path

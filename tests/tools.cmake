@@ -19,3 +19,10 @@ add_test(NAME env_table_selftest
           ${CMAKE_CURRENT_SOURCE_DIR}/scripts/env_table_check.sh
           ${PROJECT_SOURCE_DIR}/src/runtime/env_def.h)
 set_tests_properties(tools_cli shmem_info env_table env_table_selftest PROPERTIES TIMEOUT 60)
+
+# symm-bench-plot over a real symm-bench --csv run and an OSU-format file
+# (skipped, not failed, where SYMM_PYTHON has no matplotlib).
+add_test(NAME bench_plot
+  COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/scripts/bench_plot.sh ${SYMM_OSHRUN} $<TARGET_FILE:symm-bench>
+          ${PROJECT_BINARY_DIR}/symm-bench-plot ${SYMM_PYTHON})
+set_tests_properties(bench_plot PROPERTIES TIMEOUT 120 SKIP_RETURN_CODE 77)

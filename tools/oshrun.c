@@ -39,6 +39,7 @@
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/sysinfo.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -77,6 +78,8 @@ static struct {
     int np;
     int tag_output;
     int bind;         /* --bind-to core (default) or none */
+    int bind_given;   /* --bind-to core was on the command line (the last --bind-to) */
+    int quiet;        /* -q/--quiet: no notes (warnings and errors still print) */
     double timeout_s; /* 0: none */
     double grace_s;   /* SIGTERM -> SIGKILL */
     char *path;       /* the program, resolved through PATH */
@@ -173,10 +176,11 @@ static void usage(FILE *f)
             "  --bind-to core|none        pin PE i to the i-th allowed CPU when there are enough\n"
             "                             CPUs (default core; never when oversubscribed)\n"
             "  -x NAME[=VALUE]            export NAME (set to VALUE) to the PEs\n"
+            "  -q, --quiet                no notes (oversubscription); errors still print\n"
             "  -h, --help                 this text\n"
             "  --version                  print the version\n"
             "Accepted and ignored (Open MPI compatibility): --allow-run-as-root,\n"
-            "  --oversubscribe, --mca K V, --map-by X, --quiet, -q, -H/--host and\n"
+            "  --oversubscribe, --mca K V, --map-by X, -H/--host and\n"
             "  --hostfile naming only this machine.\n"
             "Long options also take the --opt=VALUE and -opt forms; -- ends the options.\n"
             "\n"
@@ -259,7 +263,7 @@ static void check_hostfile(const char *file)
     fclose(f);
 }
 
-enum opt_id { O_NP, O_TAG, O_TIMEOUT, O_BIND, O_X, O_HELP, O_VERSION, O_HOST, O_HOSTFILE, O_IGNORE };
+enum opt_id { O_NP, O_TAG, O_TIMEOUT, O_BIND, O_X, O_HELP, O_VERSION, O_HOST, O_HOSTFILE, O_QUIET, O_IGNORE };
 
 static const struct {
     const char *name;
@@ -273,7 +277,7 @@ static const struct {
     { "-H", O_HOST, 1 },         { "--host", O_HOST, 1 },      { "--hostfile", O_HOSTFILE, 1 },
     { "--machinefile", O_HOSTFILE, 1 }, { "--mca", O_IGNORE, 2 }, { "--gmca", O_IGNORE, 2 },
     { "--map-by", O_IGNORE, 1 }, { "--rank-by", O_IGNORE, 1 }, { "--allow-run-as-root", O_IGNORE, 0 },
-    { "--oversubscribe", O_IGNORE, 0 }, { "--quiet", O_IGNORE, 0 }, { "-q", O_IGNORE, 0 },
+    { "--oversubscribe", O_IGNORE, 0 }, { "--quiet", O_QUIET, 0 }, { "-q", O_QUIET, 0 },
     { "--report-bindings", O_IGNORE, 0 },
 };
 
@@ -332,6 +336,9 @@ static void parse_args(int argc, char **argv, char ***xvars_p, int *nx_p)
         case O_TAG:
             opt.tag_output = 1;
             break;
+        case O_QUIET:
+            opt.quiet = 1;
+            break;
         case O_TIMEOUT:
             if (parse_seconds(val[0], &opt.timeout_s) != 0)
                 usage_error("oshrun: invalid --timeout '%s' (seconds expected)", val[0]);
@@ -339,9 +346,9 @@ static void parse_args(int argc, char **argv, char ***xvars_p, int *nx_p)
             break;
         case O_BIND:
             if (strcmp(val[0], "core") == 0)
-                opt.bind = 1;
+                opt.bind = opt.bind_given = 1;
             else if (strcmp(val[0], "none") == 0)
-                opt.bind = 0;
+                opt.bind = opt.bind_given = 0;
             else if (!warned_bind++)
                 msg("oshrun: warning: --bind-to %s is not supported (only core, none); ignored", val[0]);
             break;
@@ -692,13 +699,35 @@ static void end_job(int status, int sig, int except)
     job.kill_at = now_s() + opt.grace_s;
 }
 
+/* One line per job, so that an oversubscribed run's slowness is not a
+ * mystery. An explicit --bind-to core that cannot be honoured always says
+ * so. The general note only goes to a terminal: the test suite (and any
+ * script) runs 4 PEs on 2 cores on purpose and on every run, and a line in
+ * every log that nobody asked for would teach readers to skip oshrun's
+ * lines. The library yields at once when there are more node-local PEs
+ * than the machine's cores (core/instance.c, choose_spin); a taskset that
+ * allows fewer CPUs than the machine has leaves that to SYMM_SPIN. */
+static void note_oversubscribed(int ncpu)
+{
+    if (opt.quiet)
+        return;
+    if (opt.bind_given)
+        msg("oshrun: --bind-to core ignored: %d PEs on %d CPUs", opt.np, ncpu);
+    else if (isatty(STDERR_FILENO))
+        msg("oshrun: %d PEs on %d CPUs: oversubscribed, PEs are not bound%s", opt.np, ncpu,
+            opt.np > get_nprocs() ? " and waits yield the CPU" : "");
+}
+
 static void start_pes(void)
 {
     char secret[33], addr[64], num[32];
     int ncpu = 0, *cpus = allowed_cpus(&ncpu);
-    int bind = opt.bind && cpus != NULL && ncpu >= opt.np;
+    int oversubscribed = cpus != NULL && ncpu < opt.np;
+    int bind = opt.bind && cpus != NULL && !oversubscribed;
     struct child_fds c = { .parent = getpid() };
 
+    if (oversubscribed)
+        note_oversubscribed(ncpu);
     make_secret(secret);
     c.listen_fd = open_boot_socket(addr, sizeof(addr));
     c.devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);

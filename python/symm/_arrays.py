@@ -79,6 +79,68 @@ def clear():
         unregister(_by_start[s])
 
 
+# ---- memory after finalize --------------------------------------------------
+# finalize unmaps the heap, so a numpy array still viewing it would fault
+# (SIGSEGV) on its next access; PROT_NONE in its place would fault the same.
+# Instead finalize maps fresh private zero pages over every address range a
+# symm array could view (MAP_FIXED_NOREPLACE: never over a mapping someone
+# made there since), so stale arrays read zeros and their writes land
+# nowhere, and symm's routines recognise those ranges and raise. The spans
+# are widened at allocation and at peer_array, never on a put or get.
+_exposed = {}  # "heap" or a peer's PE -> [lo, hi): addresses handed out
+_retired = []  # [(lo, hi)] remapped by finalize
+
+
+def expose(key, lo, hi):
+    span = _exposed.get(key)
+    if span is None:
+        _exposed[key] = [lo, hi]
+    else:
+        span[0] = min(span[0], lo)
+        span[1] = max(span[1], hi)
+
+
+def exposed_spans():
+    return [tuple(v) for v in _exposed.values()]
+
+
+def retire(spans):
+    """After the C finalize: zero pages over spans (taken before it)."""
+    import ctypes
+    import mmap
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.mmap.restype = ctypes.c_void_p
+    libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int,
+                          ctypes.c_int, ctypes.c_long]
+    libc.munmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t]
+    MAP_FIXED_NOREPLACE = 0x100000  # Linux 4.17; older kernels treat it as a hint
+    page = mmap.PAGESIZE
+    for lo, hi in spans:
+        lo, hi = lo - lo % page, (hi + page - 1) // page * page
+        p = libc.mmap(lo, hi - lo, mmap.PROT_READ | mmap.PROT_WRITE,
+                      mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0)
+        if p is not None and p != lo and p != ctypes.c_void_p(-1).value:
+            libc.munmap(p, hi - lo)  # placed elsewhere (an old kernel): not ours to keep
+        _retired.append((lo, hi))
+    _exposed.clear()
+
+
+def check_not_retired(routine, arrays):
+    """Raise SymmError naming the first of arrays (name -> array or tensor)
+    whose memory finalize released."""
+    from ._lib import SymmError
+    for name, x in arrays.items():
+        try:
+            lo, hi = extent(as_array(x, routine, name))
+        except (TypeError, ValueError, AttributeError):
+            continue
+        for rlo, rhi in _retired:
+            if rlo <= lo < rhi:
+                raise SymmError("symm.%s: %s is an array used after symm.finalize() "
+                                "(address 0x%x, %d bytes): its symmetric memory was released "
+                                "(it now reads zeros)" % (routine, name, lo, hi - lo))
+
+
 # ---- torch ------------------------------------------------------------------
 def torch_module():
     """torch if the program imported it (symm never imports it itself)."""

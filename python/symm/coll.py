@@ -23,7 +23,7 @@ _UFUNC = {"sum": np.add, "prod": np.multiply, "min": np.minimum, "max": np.maxim
 
 def barrier_all():
     """Complete this PE's puts, then meet every PE."""
-    runtime.ensure()
+    runtime.ensure("barrier_all")
     fn("shmem_barrier_all", None, [])()
     from . import rma
     del rma._nbi_keep[:]
@@ -31,13 +31,13 @@ def barrier_all():
 
 def sync_all():
     """Meet every PE (puts are not completed)."""
-    runtime.ensure()
+    runtime.ensure("sync_all")
     fn("shmem_sync_all", None, [])()
 
 
 def sync(team=None):
     """Meet every PE of team (default TEAM_WORLD)."""
-    runtime.ensure()
+    runtime.ensure("sync")
     t = team_arg(team, "sync")
     if t is TEAM_WORLD:
         return sync_all()
@@ -48,7 +48,7 @@ def sync(team=None):
 
 def barrier(team=None):
     """Complete this PE's puts, then meet every PE of team."""
-    runtime.ensure()
+    runtime.ensure("barrier")
     t = team_arg(team, "barrier")
     if t is TEAM_WORLD:
         return barrier_all()
@@ -58,7 +58,7 @@ def barrier(team=None):
 
 
 def _pair(routine, dest, source, raw_ok=True):
-    runtime.ensure()
+    runtime.ensure(routine, dest=dest, source=source)
     d = as_array(dest, routine, "dest", raw_ok=raw_ok)
     s = as_array(source, routine, "source", raw_ok=raw_ok)
     if d.dtype != s.dtype:
@@ -162,7 +162,7 @@ def reduce_scatter(dest, source, op="sum", team=None):
     routine = "reduce_scatter"
     t = team_arg(team, routine)
     op = _op_arg(op, routine)
-    runtime.ensure()
+    runtime.ensure(routine, dest=dest, source=source)
     s = as_array(source, routine, "source", raw_ok=False)
     d = as_array(dest, routine, "dest", raw_ok=False)
     dt = _arrays.dtype_in(s, _arrays.REDUCE_TYPES[op], routine, "source", "op %r" % op)

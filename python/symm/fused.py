@@ -170,7 +170,7 @@ def fused_all_gather_matmul(a, b, gather_out=None, block_rows=None, out=None, ov
     least STREAM_MIN_BYTES (1 MiB). float32/float64 numpy arrays or CPU tensors;
     tensors in, tensors out. Collective over TEAM_WORLD."""
     routine = "fused_all_gather_matmul"
-    runtime.ensure()
+    runtime.ensure(routine, a=a, b=b, gather_out=gather_out, out=out)
     torch_in = is_tensor(a) or is_tensor(b)
     A, B = _matrices(routine, a, b, "a", "b")
     m, k = A.shape
@@ -264,7 +264,7 @@ def fused_matmul_reduce_scatter(x, w, op="sum", out=None, block_rows=None, overl
     result. overlap: as for fused_all_gather_matmul (False: each block is
     put from the calling thread after its matmul). Tensors in, tensors out. Collective over TEAM_WORLD."""
     routine = "fused_matmul_reduce_scatter"
-    runtime.ensure()
+    runtime.ensure(routine, x=x, w=w, out=out)
     torch_in = is_tensor(x) or is_tensor(w)
     X, W = _matrices(routine, x, w, "x", "w")
     op = _op_arg(op, routine)

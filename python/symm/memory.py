@@ -66,7 +66,7 @@ def _finish(arr, backend, tdtype):
 
 
 def _alloc(shape, dtype, zero, routine, backend):
-    runtime.ensure()
+    runtime.ensure(routine)
     shape = _shape(shape, routine)
     if backend not in ("numpy", "torch"):
         raise ValueError("symm.%s: backend must be 'numpy' or 'torch', not %r"
@@ -94,6 +94,7 @@ def _alloc(shape, dtype, zero, routine, backend):
     rec = _arrays.Allocation(p, size, buf)
     buf._symm_allocation = rec  # every view's .base chain keeps the record alive
     _arrays.register(rec)
+    _arrays.expose("heap", p, p + size)
     arr = np.frombuffer(buf, dtype=np_dtype, count=count).reshape(shape)
     return arr, tdtype
 
@@ -185,7 +186,7 @@ def free(a):
     """Release the symmetric array a (collective: every PE frees the same
     array, in the same order). a must be the array an allocation returned
     (or a view starting at its first byte); views of it become invalid."""
-    runtime.ensure()
+    runtime.ensure("free", array=a)
     arr = _arrays.as_array(a, "free", "array")
     p = _arrays.data_ptr(arr)
     rec = _arrays._by_start.get(p)
@@ -227,13 +228,14 @@ def peer_array(a, pe):
     stores (the peer's memory is mapped here), or None where it is not
     mapped. Stores through it are not ordered by fence/quiet; use
     symm.barrier or signals to order them."""
-    runtime.ensure()
+    runtime.ensure("peer_array", a=a)
     arr = _arrays.as_array(a, "peer_array", "a")
     rec = _arrays.symmetric(arr, "peer_array", "a")
     pe = _arrays.pe_arg(pe, "peer_array", "PE")
     q = fn("shmem_ptr", c_void_p, [c_void_p, ctypes.c_int])(rec.ptr, pe)
     if not q:
         return None
+    _arrays.expose(pe, q, q + rec.nbytes)
     buf = (ctypes.c_char * rec.nbytes).from_address(q)
     buf._symm_allocation = rec
     base = np.frombuffer(buf, dtype=np.uint8)

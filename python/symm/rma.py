@@ -108,7 +108,7 @@ def _args(routine, target, args, kwargs):
 
 
 def _prepare(routine, target, source, pe, sized, remote_is_target):
-    runtime.ensure()
+    runtime.ensure(routine, target=target, source=source)
     t = as_array(target, routine, "target")
     if remote_is_target and not isinstance(source, np.ndarray) and not _arrays.is_tensor(source):
         source = np.asarray(source, dtype=t.dtype)  # lists, scalars
@@ -215,7 +215,7 @@ def get_nbi(target, *args, **kwargs):
 
 def p(target, value, pe, index=0):
     """Store one value into element `index` of PE pe's copy of target."""
-    runtime.ensure()
+    runtime.ensure("p", target=target)
     t = as_array(target, "p", "target")
     pe = pe_arg(pe, "p")
     symmetric(t, "p", "target")
@@ -227,7 +227,7 @@ def p(target, value, pe, index=0):
 
 def g(source, pe, index=0):
     """Element `index` of PE pe's copy of source."""
-    runtime.ensure()
+    runtime.ensure("g", source=source)
     s = as_array(source, "g", "source")
     pe = pe_arg(pe, "g")
     symmetric(s, "g", "source")
@@ -240,20 +240,20 @@ def g(source, pe, index=0):
 
 def quiet():
     """Complete every put, get, atomic and signal this PE issued."""
-    runtime.ensure()
+    runtime.ensure("quiet")
     fn("shmem_quiet", None, [])()
     del _nbi_keep[:]
 
 
 def fence():
     """Order this PE's puts to each PE: earlier ones land before later ones."""
-    runtime.ensure()
+    runtime.ensure("fence")
     fn("shmem_fence", None, [])()
 
 
 # ---- atomics -----------------------------------------------------------------
 def _amo(routine, target, pe, index, allowed):
-    runtime.ensure()
+    runtime.ensure(routine, target=target)
     a = as_array(target, routine, "target", raw_ok=False)
     dt = _arrays.dtype_in(a, allowed, routine, "target", "this atomic")
     pe = pe_arg(pe, routine)
@@ -382,7 +382,7 @@ def put_signal_nbi(target, source, signal, signal_offset, value, op, pe):
 def signal_op(signal, offset, value, op, pe):
     """Set (SIGNAL_SET) or add to (SIGNAL_ADD) element offset of PE pe's
     signal array, atomically."""
-    runtime.ensure()
+    runtime.ensure("signal_op", signal=signal)
     pe = pe_arg(pe, "signal_op")
     sg, dt, saddr = _signal(signal, offset, "signal_op")
     op = sig_op_arg(op, "signal_op")
@@ -397,7 +397,7 @@ def signal_op(signal, offset, value, op, pe):
 
 def signal_fetch(signal, offset=0):
     """The current value of element offset of this PE's signal array."""
-    runtime.ensure()
+    runtime.ensure("signal_fetch", signal=signal)
     sg, dt, saddr = _signal(signal, offset, "signal_fetch")
     if dt == np.uint64:
         return int(fn("shmem_signal_fetch", c_uint64, [c_void_p])(saddr))
@@ -407,7 +407,7 @@ def signal_fetch(signal, offset=0):
 def wait_signal(signal, offset, cmp, value):
     """Block until element offset of this PE's signal array compares to
     value as cmp says (CMP_GE, '>=', ...); returns the signal's value."""
-    runtime.ensure()
+    runtime.ensure("wait_signal", signal=signal)
     sg, dt, saddr = _signal(signal, offset, "wait_signal")
     c = cmp_arg(cmp, "wait_signal")
     v = value_arg(value, dt, "wait_signal")
@@ -420,7 +420,7 @@ def wait_signal(signal, offset, cmp, value):
 
 # ---- point-to-point waits ------------------------------------------------------
 def _p2p(routine, ivars, cmp, index=None):
-    runtime.ensure()
+    runtime.ensure(routine, ivars=ivars)
     a = as_array(ivars, routine, "ivars", raw_ok=False)
     dt = _arrays.dtype_in(a, list(_arrays.P2P), routine, "ivars", "wait/test")
     symmetric(a, routine, "ivars")

@@ -10,7 +10,7 @@ import numbers
 import os
 import sys
 
-from . import _lib
+from . import _arrays, _lib
 from ._lib import SymmError, c_int, c_void_p, fn, state
 
 SHMEM_THREAD_MULTIPLE = 3
@@ -159,11 +159,14 @@ def _install_excepthook():
     sys.excepthook = hook
 
 
-def ensure():
-    """Initialise on first use; refuse use after finalize."""
+def ensure(routine=None, **arrays):
+    """Initialise on first use; refuse use after finalize, naming the routine
+    and, where one of `arrays` (name=array) lived in the released heap, it."""
     if not state.initialized:
         if state.finalized:
-            raise SymmError("symm: the library was finalized; it cannot be used again")
+            _arrays.check_not_retired(routine, arrays)
+            raise SymmError("symm%s: used after symm.finalize(); symm cannot be used again"
+                            % ("." + routine if routine else ""))
         init()
 
 
@@ -179,10 +182,12 @@ def finalize():
                 hook()
             except Exception as e:  # pragma: no cover - reported, finalize goes on
                 sys.stderr.write("symm.finalize: %s\n" % e)
+        spans = _arrays.exposed_spans()
         if state.via_uid:
             fn("aclshmem_finalize", c_int, [])()
         else:
             fn("shmem_finalize", None, [])()
+        _arrays.retire(spans)
         state.initialized = False
         state.finalized = True
         _lib.remove_sink()

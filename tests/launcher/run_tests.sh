@@ -281,8 +281,76 @@ if [ ${#cpus[@]} -ge 2 ]; then
         else
             fail bind_oversubscribed "$(cat "$TMP/out" "$TMP/err")"
         fi
+        # The notes (tools/oshrun.c, note_oversubscribed): an explicit
+        # --bind-to core that cannot be honoured says so once, on any stderr;
+        # the general note only on a terminal; -q silences both.
+        note_re='^oshrun: 3 PEs on 2 CPUs: oversubscribed, PEs are not bound( and waits yield the CPU)?'
+        taskset -c "$two" "$OSHRUN" --bind-to core -np 3 "$CHILD" affinity >"$TMP/out" 2>"$TMP/err"
+        if [ $? -eq 0 ] && [ "$(grep -c "cpus=$two\$" "$TMP/out")" -eq 3 ] &&
+            [ "$(cat "$TMP/err")" = "oshrun: --bind-to core ignored: 3 PEs on 2 CPUs" ]; then
+            pass bind_core_ignored_note
+        else
+            fail bind_core_ignored_note "stderr: $(cat "$TMP/err"); stdout: $(cat "$TMP/out")"
+        fi
+        # Not a terminal (as under ctest): oversubscribed but silent.
+        taskset -c "$two" "$OSHRUN" -np 3 "$CHILD" ok >"$TMP/out" 2>"$TMP/err"
+        if [ $? -eq 0 ] && [ ! -s "$TMP/err" ]; then
+            pass oversubscribed_quiet_off_tty
+        else
+            fail oversubscribed_quiet_off_tty "stderr: $(cat "$TMP/err")"
+        fi
+        for q in -q --quiet; do
+            taskset -c "$two" "$OSHRUN" $q --bind-to core -np 3 "$CHILD" ok >"$TMP/out" 2>"$TMP/err"
+            if [ $? -eq 0 ] && [ ! -s "$TMP/err" ]; then
+                pass "bind_core_note_$q"
+            else
+                fail "bind_core_note_$q" "stderr: $(cat "$TMP/err")"
+            fi
+        done
+        # On a terminal (script(1) gives the job a pty; its output has \r\n).
+        tty_run() { # ARGS...: oshrun ARGS inside the 2-CPU taskset on a pty; output in $TMP/tty
+            local cmd
+            cmd=$(printf '%q ' taskset -c "$two" "$OSHRUN" "$@")
+            timeout -k 5 60 script -qec "$cmd" /dev/null </dev/null 2>&1 | tr -d '\r' >"$TMP/tty"
+        }
+        if command -v script >/dev/null && tty_run -np 1 "$CHILD" env SYMM_RANK && grep -q '^pe=0' "$TMP/tty"; then
+            if ! grep -q '^oshrun:' "$TMP/tty"; then
+                pass oversubscribed_note_np1_none
+            else
+                fail oversubscribed_note_np1_none "$(cat "$TMP/tty")"
+            fi
+            tty_run -np 3 "$CHILD" env SYMM_RANK
+            if [ "$(grep -Ec "$note_re\$" "$TMP/tty")" -eq 1 ] && [ "$(grep -c '^oshrun:' "$TMP/tty")" -eq 1 ] &&
+                [ "$(grep -c '^pe=' "$TMP/tty")" -eq 3 ]; then
+                pass oversubscribed_note_tty
+            else
+                fail oversubscribed_note_tty "want one /$note_re/: $(cat "$TMP/tty")"
+            fi
+            tty_run -np 3 --bind-to core "$CHILD" env SYMM_RANK
+            if [ "$(grep -c '^oshrun:' "$TMP/tty")" -eq 1 ] &&
+                grep -qx 'oshrun: --bind-to core ignored: 3 PEs on 2 CPUs' "$TMP/tty"; then
+                pass oversubscribed_note_tty_bind_core
+            else
+                fail oversubscribed_note_tty_bind_core "want only the --bind-to line: $(cat "$TMP/tty")"
+            fi
+            tty_run -q -np 3 "$CHILD" env SYMM_RANK
+            if ! grep -q '^oshrun:' "$TMP/tty" && [ "$(grep -c '^pe=' "$TMP/tty")" -eq 3 ]; then
+                pass oversubscribed_note_tty_quiet
+            else
+                fail oversubscribed_note_tty_quiet "$(cat "$TMP/tty")"
+            fi
+        else
+            skip oversubscribed_note_tty "no script(1) or no pty"
+        fi
     else
         skip bind_oversubscribed "no taskset"
+    fi
+    # Not oversubscribed: an explicit --bind-to core is honoured, no note.
+    run -np 2 --bind-to core "$CHILD" affinity
+    if [ $rc -eq 0 ] && [ ! -s "$TMP/err" ] && grep -qx "pe=1 cpus=${cpus[1]}" "$TMP/out"; then
+        pass bind_core_explicit_no_note
+    else
+        fail bind_core_explicit_no_note "stderr: $(cat "$TMP/err"); stdout: $(cat "$TMP/out")"
     fi
 else
     skip bind "only ${#cpus[@]} CPU allowed"
