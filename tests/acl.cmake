@@ -124,29 +124,8 @@ set_tests_properties(acl_uniqueid_ifname.np2 PROPERTIES TIMEOUT 70
 set(acl_both_targets acl_both)
 add_executable(acl_both pe/acl_both.c)
 target_link_libraries(acl_both PRIVATE symm)
-# The C++ build is a custom command: enabling CXX for this directory would
-# hand g++ the project's -D_GNU_SOURCE=, which redefines its own.
-include(CheckLanguage)
-check_language(CXX)
-if(CMAKE_CXX_COMPILER)
-  set(acl_cxx_bin ${CMAKE_CURRENT_BINARY_DIR}/acl_both_cxx)
-  set(acl_cxx_flags -std=c++14 -Wall -Wextra -Werror -DACL_SHMEM_FIRST)
-  if(SYMM_SANITIZE)
-    list(APPEND acl_cxx_flags -fsanitize=address,undefined)
-  endif()
-  if(SYMM_TSAN)
-    list(APPEND acl_cxx_flags -fsanitize=thread)
-  endif()
-  add_custom_command(OUTPUT ${acl_cxx_bin}
-    COMMAND ${CMAKE_CXX_COMPILER} ${acl_cxx_flags}
-            -I${PROJECT_SOURCE_DIR}/include -x c++ ${CMAKE_CURRENT_SOURCE_DIR}/pe/acl_both.c
-            -x none -o ${acl_cxx_bin} $<TARGET_FILE:symm> -Wl,-rpath,$<TARGET_FILE_DIR:symm>
-    DEPENDS pe/acl_both.c symm ${PROJECT_SOURCE_DIR}/include/aclshmem.h
-            ${PROJECT_SOURCE_DIR}/include/shmem.h
-    COMMENT "Building C++ executable acl_both_cxx"
-    VERBATIM)
-  add_custom_target(acl_both_cxx_build ALL DEPENDS ${acl_cxx_bin})
-endif()
+symm_cxx_program(acl_both_cxx SOURCES pe/acl_both.c FLAGS -std=c++14 -DACL_SHMEM_FIRST)
+set(acl_cxx_bin ${acl_both_cxx_bin})
 set(acl_both_bins $<TARGET_FILE:acl_both>)
 if(CMAKE_CXX_COMPILER)
   list(APPEND acl_both_targets acl_both_cxx)

@@ -76,27 +76,11 @@ symm_expect_fail(active_size_zero 2
 # and product reductions (team and to_all), as C and as C++ (pe/sync_complex.c):
 # C picks shmem_sync by argument count, C++ by overload, and C++ has the
 # complex routines with std::complex. The C++ build is a custom command for
-# the reason acl.cmake gives.
+# the reason tests/CMakeLists.txt gives (symm_cxx_program).
 symm_pe_test(sync_complex)
-include(CheckLanguage)
-check_language(CXX)
-if(CMAKE_CXX_COMPILER)
-  set(sc_cxx_bin ${CMAKE_CURRENT_BINARY_DIR}/sync_complex_cxx)
-  set(sc_cxx_flags -std=c++11 -Wall -Wextra -Werror)
-  if(SYMM_SANITIZE)
-    list(APPEND sc_cxx_flags -fsanitize=address,undefined)
-  endif()
-  if(SYMM_TSAN)
-    list(APPEND sc_cxx_flags -fsanitize=thread)
-  endif()
-  add_custom_command(OUTPUT ${sc_cxx_bin}
-    COMMAND ${CMAKE_CXX_COMPILER} ${sc_cxx_flags} -I${PROJECT_SOURCE_DIR}/include
-            -I${CMAKE_CURRENT_SOURCE_DIR} -x c++ ${CMAKE_CURRENT_SOURCE_DIR}/pe/sync_complex.c
-            -x none -o ${sc_cxx_bin} $<TARGET_FILE:symm> -Wl,-rpath,$<TARGET_FILE_DIR:symm>
-    DEPENDS pe/sync_complex.c pe/check.h symm ${PROJECT_SOURCE_DIR}/include/shmem.h
-    COMMENT "Building C++ executable sync_complex_cxx"
-    VERBATIM)
-  add_custom_target(sync_complex_cxx_build ALL DEPENDS ${sc_cxx_bin})
+symm_cxx_program(sync_complex_cxx SOURCES pe/sync_complex.c)
+set(sc_cxx_bin ${sync_complex_cxx_bin})
+if(sc_cxx_bin)
   foreach(np ${SYMM_TEST_NPS})
     add_test(NAME sync_complex_cxx.np${np}
       COMMAND ${SYMM_OSHRUN} --timeout 60 -np ${np} ${sc_cxx_bin})

@@ -100,32 +100,15 @@ target_include_directories(generic_dispatch PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/
 set_source_files_properties(${gen_dir}/gen_list.h PROPERTIES GENERATED TRUE)
 
 # The same units as C++ (shmem.h's overloads), linked with the C driver and
-# interceptors: a custom command, like acl_both_cxx (see acl.cmake for why).
-include(CheckLanguage)
-check_language(CXX)
+# interceptors (symm_cxx_program).
 if(CMAKE_CXX_COMPILER)
   add_library(generic_common STATIC pe/generic/main.c pe/generic/icpt.c)
   target_link_libraries(generic_common PRIVATE symm)
   target_include_directories(generic_common PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}
     ${CMAKE_CURRENT_SOURCE_DIR}/pe ${gen_dir})
-  set(gen_cxx_bin ${CMAKE_CURRENT_BINARY_DIR}/generic_dispatch_cxx)
-  set(gen_cxx_flags -std=c++11 -Wall -Wextra -Werror)
-  if(SYMM_SANITIZE)
-    list(APPEND gen_cxx_flags -fsanitize=address,undefined)
-  endif()
-  if(SYMM_TSAN)
-    list(APPEND gen_cxx_flags -fsanitize=thread)
-  endif()
-  add_custom_command(OUTPUT ${gen_cxx_bin}
-    COMMAND ${CMAKE_CXX_COMPILER} ${gen_cxx_flags} -I${PROJECT_SOURCE_DIR}/include
-            -I${CMAKE_CURRENT_SOURCE_DIR}/pe -x c++ ${gen_cxx_units}
-            -x none -o ${gen_cxx_bin} $<TARGET_FILE:generic_common> $<TARGET_FILE:symm>
-            -Wl,-rpath,$<TARGET_FILE_DIR:symm>
-    DEPENDS ${gen_cxx_units} pe/generic/calls.c pe/generic/gen.h generic_common symm
-            ${PROJECT_SOURCE_DIR}/include/shmem.h
-    COMMENT "Building C++ executable generic_dispatch_cxx"
-    VERBATIM)
-  add_custom_target(generic_dispatch_cxx_build ALL DEPENDS ${gen_cxx_bin})
+  symm_cxx_program(generic_dispatch_cxx SOURCES ${gen_cxx_units} LINK generic_common
+    DEPENDS pe/generic/calls.c pe/generic/gen.h)
+  set(gen_cxx_bin ${generic_dispatch_cxx_bin})
   add_test(NAME generic_dispatch_cxx.np1
     COMMAND ${SYMM_OSHRUN} --timeout 60 -np 1 ${gen_cxx_bin})
   set_tests_properties(generic_dispatch_cxx.np1 PROPERTIES TIMEOUT 60)

@@ -13,28 +13,11 @@ symm_expect_fail(pe_quiet_bad_pe 4 "symm: shmem_pe_quiet: target_pes\\[1\\] = 6 
   $<TARGET_FILE:pe_quiet> bad_pe)
 
 # pshmem.h and shmem.h through the 1.6 routines, as C and as C++ (a custom
-# command, like acl_both_cxx: see acl.cmake for why).
+# command: symm_cxx_program, tests/CMakeLists.txt).
 symm_pe_test(v16_api NPS 1 2 4)
-include(CheckLanguage)
-check_language(CXX)
-if(CMAKE_CXX_COMPILER)
-  set(v16_cxx_bin ${CMAKE_CURRENT_BINARY_DIR}/v16_api_cxx)
-  set(v16_cxx_flags -std=c++11 -Wall -Wextra -Werror)
-  if(SYMM_SANITIZE)
-    list(APPEND v16_cxx_flags -fsanitize=address,undefined)
-  endif()
-  if(SYMM_TSAN)
-    list(APPEND v16_cxx_flags -fsanitize=thread)
-  endif()
-  add_custom_command(OUTPUT ${v16_cxx_bin}
-    COMMAND ${CMAKE_CXX_COMPILER} ${v16_cxx_flags}
-            -I${PROJECT_SOURCE_DIR}/include -x c++ ${CMAKE_CURRENT_SOURCE_DIR}/pe/v16_api.c
-            -x none -o ${v16_cxx_bin} $<TARGET_FILE:symm> -Wl,-rpath,$<TARGET_FILE_DIR:symm>
-    DEPENDS pe/v16_api.c symm ${PROJECT_SOURCE_DIR}/include/shmem.h
-            ${PROJECT_SOURCE_DIR}/include/pshmem.h
-    COMMENT "Building C++ executable v16_api_cxx"
-    VERBATIM)
-  add_custom_target(v16_api_cxx_build ALL DEPENDS ${v16_cxx_bin})
+symm_cxx_program(v16_api_cxx SOURCES pe/v16_api.c)
+set(v16_cxx_bin ${v16_api_cxx_bin})
+if(v16_cxx_bin)
   foreach(np 1 2)
     add_test(NAME v16_api_cxx.np${np}
       COMMAND ${SYMM_OSHRUN} --timeout 60 -np ${np} ${v16_cxx_bin})
