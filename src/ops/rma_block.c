@@ -36,53 +36,54 @@ static size_t block_extent(ptrdiff_t stride, size_t bsize, size_t nblocks, size_
     return ((nblocks - 1) * (size_t)stride + bsize) * elem;
 }
 
-void symm_rma_ibput(struct symm_ctx *ctx, void *dst, const void *src, ptrdiff_t dst_stride,
-                    ptrdiff_t src_stride, size_t bsize, size_t nblocks, size_t elem, int pe,
-                    const char *routine)
+/* Both directions: is_put, the remote side is dest (put) or source (get). */
+static void rma_blocks(struct symm_ctx *ctx, void *dst, const void *src, ptrdiff_t dst_stride,
+                       ptrdiff_t src_stride, size_t bsize, size_t nblocks, size_t elem, int pe,
+                       int is_put, const char *routine)
 {
     symm_instance_t *s = symm_ctx_inst(ctx, routine);
     int wpe = symm_ctx_pe(s, ctx, pe, routine);
     if (nblocks == 0 || bsize == 0)
         return;
-    block_check(routine, src, "source", dst_stride, src_stride, bsize, nblocks, pe);
+    block_check(routine, is_put ? src : dst, is_put ? "source" : "dest", dst_stride,
+                src_stride, bsize, nblocks, pe);
     if (symm_unlikely(s->debug))
-        symm_check_sym(s, routine, dst, block_extent(dst_stride, bsize, nblocks, elem), "dest");
+        symm_check_sym(s, routine, is_put ? dst : src,
+                       block_extent(is_put ? dst_stride : src_stride, bsize, nblocks, elem),
+                       is_put ? "dest" : "source");
     size_t bbytes = bsize * elem, dstep = (size_t)dst_stride * elem, sstep = (size_t)src_stride * elem;
+    char *dp = dst;
     const char *sp = src;
-    char *r = symm_seg_peer_addr(s, dst, wpe);
+    char *r = symm_seg_peer_addr(s, is_put ? dst : src, wpe);
     if (symm_likely(r != NULL)) {
+        if (is_put)
+            dp = r;
+        else
+            sp = r;
         for (size_t i = 0; i < nblocks; i++)
-            memcpy(r + i * dstep, sp + i * sstep, bbytes);
+            memcpy(dp + i * dstep, sp + i * sstep, bbytes);
         return;
     }
-    for (size_t i = 0; i < nblocks; i++)
-        symm_rma_put_slow(ctx, (char *)dst + i * dstep, sp + i * sstep, bbytes, wpe, 1, routine);
+    for (size_t i = 0; i < nblocks; i++) {
+        if (is_put)
+            symm_rma_put_slow(ctx, dp + i * dstep, sp + i * sstep, bbytes, wpe, 1, routine);
+        else
+            symm_rma_get_slow(ctx, dp + i * dstep, sp + i * sstep, bbytes, wpe, 1, routine);
+    }
     if (s->net)
         s->net->quiet(ctx ? ctx : &s->ctx_default);
+}
+
+void symm_rma_ibput(struct symm_ctx *ctx, void *dst, const void *src, ptrdiff_t dst_stride,
+                    ptrdiff_t src_stride, size_t bsize, size_t nblocks, size_t elem, int pe,
+                    const char *routine)
+{
+    rma_blocks(ctx, dst, src, dst_stride, src_stride, bsize, nblocks, elem, pe, 1, routine);
 }
 
 void symm_rma_ibget(struct symm_ctx *ctx, void *dst, const void *src, ptrdiff_t dst_stride,
                     ptrdiff_t src_stride, size_t bsize, size_t nblocks, size_t elem, int pe,
                     const char *routine)
 {
-    symm_instance_t *s = symm_ctx_inst(ctx, routine);
-    int wpe = symm_ctx_pe(s, ctx, pe, routine);
-    if (nblocks == 0 || bsize == 0)
-        return;
-    block_check(routine, dst, "dest", dst_stride, src_stride, bsize, nblocks, pe);
-    if (symm_unlikely(s->debug))
-        symm_check_sym(s, routine, src, block_extent(src_stride, bsize, nblocks, elem), "source");
-    size_t bbytes = bsize * elem, dstep = (size_t)dst_stride * elem, sstep = (size_t)src_stride * elem;
-    char *dp = dst;
-    const char *r = symm_seg_peer_addr(s, src, wpe);
-    if (symm_likely(r != NULL)) {
-        for (size_t i = 0; i < nblocks; i++)
-            memcpy(dp + i * dstep, r + i * sstep, bbytes);
-        return;
-    }
-    for (size_t i = 0; i < nblocks; i++)
-        symm_rma_get_slow(ctx, dp + i * dstep, (const char *)src + i * sstep, bbytes, wpe, 1,
-                          routine);
-    if (s->net)
-        s->net->quiet(ctx ? ctx : &s->ctx_default);
+    rma_blocks(ctx, dst, src, dst_stride, src_stride, bsize, nblocks, elem, pe, 0, routine);
 }
