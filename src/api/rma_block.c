@@ -12,33 +12,23 @@
 #define CTX_OF(ctx) ((struct symm_ctx *)(ctx))
 #define DEFAULT_CTX ((struct symm_ctx *)0)
 
+/* One operation (ibput or ibget), plain and ctx. */
+#define SYMM_DEF_IBRMA_OP(PFX, SFX, T, ELEM, OP)                                             \
+    void shmem_ctx_##PFX##OP##SFX(shmem_ctx_t ctx, T *dest, const T *source, ptrdiff_t dst,  \
+                                  ptrdiff_t sst, size_t bsize, size_t nblocks, int pe)       \
+    {                                                                                        \
+        symm_rma_##OP(CTX_OF(ctx), dest, source, dst, sst, bsize, nblocks, ELEM, pe,         \
+                      __func__);                                                             \
+    }                                                                                        \
+    void shmem_##PFX##OP##SFX(T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst,        \
+                              size_t bsize, size_t nblocks, int pe)                          \
+    {                                                                                        \
+        symm_rma_##OP(DEFAULT_CTX, dest, source, dst, sst, bsize, nblocks, ELEM, pe,         \
+                      __func__);                                                             \
+    }                                                                                        \
+    SYMM_PALIAS(shmem_##PFX##OP##SFX) SYMM_PALIAS(shmem_ctx_##PFX##OP##SFX)
 #define SYMM_DEF_IBRMA_FORMS(PFX, SFX, T, ELEM)                                              \
-    void shmem_ctx_##PFX##ibput##SFX(shmem_ctx_t ctx, T *dest, const T *source, ptrdiff_t dst, \
-                                     ptrdiff_t sst, size_t bsize, size_t nblocks, int pe)    \
-    {                                                                                        \
-        symm_rma_ibput(CTX_OF(ctx), dest, source, dst, sst, bsize, nblocks, ELEM, pe,        \
-                       __func__);                                                            \
-    }                                                                                        \
-    void shmem_ctx_##PFX##ibget##SFX(shmem_ctx_t ctx, T *dest, const T *source, ptrdiff_t dst, \
-                                     ptrdiff_t sst, size_t bsize, size_t nblocks, int pe)    \
-    {                                                                                        \
-        symm_rma_ibget(CTX_OF(ctx), dest, source, dst, sst, bsize, nblocks, ELEM, pe,        \
-                       __func__);                                                            \
-    }                                                                                        \
-    void shmem_##PFX##ibput##SFX(T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst,     \
-                                 size_t bsize, size_t nblocks, int pe)                       \
-    {                                                                                        \
-        symm_rma_ibput(DEFAULT_CTX, dest, source, dst, sst, bsize, nblocks, ELEM, pe,        \
-                       __func__);                                                            \
-    }                                                                                        \
-    void shmem_##PFX##ibget##SFX(T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst,     \
-                                 size_t bsize, size_t nblocks, int pe)                       \
-    {                                                                                        \
-        symm_rma_ibget(DEFAULT_CTX, dest, source, dst, sst, bsize, nblocks, ELEM, pe,        \
-                       __func__);                                                            \
-    }                                                                                        \
-    SYMM_PALIAS(shmem_##PFX##ibput##SFX) SYMM_PALIAS(shmem_ctx_##PFX##ibput##SFX)            \
-    SYMM_PALIAS(shmem_##PFX##ibget##SFX) SYMM_PALIAS(shmem_ctx_##PFX##ibget##SFX)
+    SYMM_DEF_IBRMA_OP(PFX, SFX, T, ELEM, ibput) SYMM_DEF_IBRMA_OP(PFX, SFX, T, ELEM, ibget)
 
 #define SYMM_DEF_IBRMA(T, N) SYMM_DEF_IBRMA_FORMS(N##_, , T, sizeof(T))
 SHMEM_RMA_TYPES(SYMM_DEF_IBRMA)
