@@ -46,10 +46,12 @@ if(SYMM_HAVE_UCX)
   set_tests_properties(netns_mixed_flat PROPERTIES TIMEOUT ${netns_total} SKIP_RETURN_CODE 77
     LABELS ucx ENVIRONMENT "NETNS_PPN=2;NETNS_TIMEOUT=${netns_t};SYMM_COLL_NODE_AWARE=0")
   # Node-aware collectives where a node's members are not consecutive in
-  # the team (ranks dealt out in turn: 0, 2 | 1, 3).
+  # the team (ranks dealt out in turn: 0, 2 | 1, 3); active: whole-world
+  # active sets run on the world team's node-aware algorithms, the root's
+  # dest untouched, from every root.
   add_test(NAME netns_mixed_cyclic
     COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/scripts/netns_test.sh
-      $<TARGET_FILE:coll> $<TARGET_FILE:coll_skew>)
+      $<TARGET_FILE:coll> $<TARGET_FILE:coll_skew> $<TARGET_FILE:active>)
   set_tests_properties(netns_mixed_cyclic PROPERTIES TIMEOUT ${netns_total} SKIP_RETURN_CODE 77
     LABELS ucx ENVIRONMENT "NETNS_PPN=2;NETNS_CYCLIC=1;NETNS_TIMEOUT=${netns_t}")
   # A PE on the other "node" dies: its peer ends with a message naming it.

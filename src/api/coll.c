@@ -194,7 +194,11 @@ SHMEM_REDUCE_ARITH_TYPES(DEF_SCAN)
 /* ---- deprecated active-set forms ---------------------------------------- */
 /* pSync's collect word goes back to SHMEM_SYNC_VALUE after the closing
  * barrier; the barrier words already are. */
-static void active_done(symm_group_t *g) { __atomic_store_n(g->count, 0, __ATOMIC_RELAXED); }
+static void active_done(symm_group_t *g)
+{
+    if (g->team == NULL) /* not a world set run as the world team (coll/group.c) */
+        __atomic_store_n(g->count, 0, __ATOMIC_RELAXED);
+}
 
 void shmem_barrier(int PE_start, int logPE_stride, int PE_size, long *pSync)
 {

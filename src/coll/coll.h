@@ -30,7 +30,8 @@ typedef struct symm_group {
     const int *members;      /* world PE of each index, or NULL: start + i*stride */
     int start, stride;
     struct symm_team *team;  /* barrier on the team's scratch flags, or */
-    long *psync;             /* counting barrier on the user's pSync */
+    long *psync;             /* counting barrier on the user's pSync; an active set
+                              * of the whole world has both (coll/group.c) */
     uint64_t *count;         /* symmetric word for collect's element count */
     int all_mapped;
 } symm_group_t;

@@ -38,6 +38,18 @@ void symm_group_of_active_set(symm_group_t *g, symm_instance_t *s, int start, in
                             "PE_size %d)", start, log_stride, size);
     if (psync == NULL)
         symm_fatal(routine, "pSync is NULL");
+    /* The whole world (what OSU and most programs pass): the world team's
+     * group, so the set gets the team's node-aware algorithms and barrier.
+     * Every member calls the world's collectives, active-set or team, in
+     * one order, so both forms share the team's numbering safely; pSync
+     * is left untouched (it is already at SHMEM_SYNC_VALUE, as the spec
+     * requires it to be on return) but kept: reports and SHMEM_DEBUG's
+     * match still know the call as the active set's (symm_group_doing). */
+    if (size == s->n_pes && s->team_world != NULL) {
+        symm_group_of_team(g, s->team_world);
+        g->psync = psync;
+        return;
+    }
     *g = (symm_group_t){s, size, rel / stride, NULL, start, stride, NULL, psync,
                         (uint64_t *)(void *)&psync[SHMEM_SYNC_SIZE - 1], 1};
     for (int i = 0; i < size; i++)
@@ -121,7 +133,7 @@ symm_msg_tag_t symm_group_next_tag(const symm_group_t *g)
 
 int symm_group_doing(const symm_group_t *g, const char *routine, int root, uint64_t nbytes)
 {
-    if (g->team != NULL)
+    if (g->psync == NULL)
         return symm_team_doing(g->team, routine, root, nbytes);
     /* An active set's collectives are numbered per (start, stride, size)
      * here: every member calls the same sequence on it. */

@@ -603,13 +603,14 @@ static const void *node_peer(symm_group_t *g, const void *buf, int i, const char
     return p;
 }
 
-/* A member: wait for head h's result, copy it from h's dest into mine,
- * tell h. */
-static void node_take(symm_group_t *g, int h, uint64_t seq, void *dest, size_t nbytes,
-                      const char *routine)
+/* A member: wait for head h's result, copy it from h's copy of the
+ * symmetric buffer from (its dest, or the root's source in the active-set
+ * broadcast) into my dest, tell h. */
+static void node_take(symm_group_t *g, int h, uint64_t seq, void *dest, const void *from,
+                      size_t nbytes, const char *routine)
 {
     node_wait(g, node_word(g, NODE_OUT, h), seq);
-    memcpy(dest, node_peer(g, dest, h, "dest", routine), nbytes);
+    memcpy(dest, node_peer(g, from, h, from == dest ? "dest" : "source", routine), nbytes);
     __atomic_fetch_add(node_word(g, NODE_DONE, h), 1, __ATOMIC_RELEASE);
 }
 
@@ -633,9 +634,11 @@ static void node_given(symm_group_t *g, const nodes_t *nd)
 
 /* Broadcast: the root heads its node, each other node's lowest member
  * heads it; a binomial tree of messages over the heads, then every member
- * copies from its head's dest. */
+ * copies from its head's dest. Without update_root (the active-set form)
+ * the root's dest stays untouched: the root sends, and its node's members
+ * copy, from its source. */
 static void broadcast_nodes(symm_group_t *g, const nodes_t *nd, void *dest, const void *source,
-                            size_t nbytes, int root, const char *routine)
+                            size_t nbytes, int root, int update_root, const char *routine)
 {
     symm_msg_tag_t tag = symm_group_next_tag(g);
     int sync = (tag.seq >> 8) % SYNC_EVERY == 0;
@@ -643,14 +646,18 @@ static void broadcast_nodes(symm_group_t *g, const nodes_t *nd, void *dest, cons
 #define HEAD(node) ((node) == R ? root : nd->leader[node])
     int my_head = HEAD(nd->my_node);
     if (g->me != my_head) {
-        node_take(g, my_head, tag.seq, dest, nbytes, routine);
+        const void *from = my_head == root && !update_root ? source : dest;
+        node_take(g, my_head, tag.seq, dest, from, nbytes, routine);
         return;
     }
     int v = (nd->my_node - R + N) % N, mask = 1;
     while (mask < N && !(v & mask))
         mask <<= 1;
+    const void *out = dest;
     if (v != 0)
         recv_from(g, tag, 0, HEAD((v - mask + R) % N), dest, nbytes, routine);
+    else if (!update_root)
+        out = source;
     else if (dest != source)
         memmove(dest, source, nbytes);
     node_give(g, nd, tag.seq);
@@ -658,7 +665,7 @@ static void broadcast_nodes(symm_group_t *g, const nodes_t *nd, void *dest, cons
     sends_init(&q, 32, routine);
     for (mask >>= 1; mask > 0; mask >>= 1)
         if (v + mask < N)
-            send_to(g, &q, tag, 0, HEAD((v + mask + R) % N), dest, nbytes, sync, routine);
+            send_to(g, &q, tag, 0, HEAD((v + mask + R) % N), out, nbytes, sync, routine);
 #undef HEAD
     node_given(g, nd);
     sends_fini(g, &q, routine);
@@ -676,7 +683,7 @@ static void reduce_nodes(symm_group_t *g, const nodes_t *nd, void *dest, const v
     int N = nd->n_nodes, h = nd->local[0];
     if (g->me != h) {
         __atomic_store_n(node_word(g, NODE_IN, g->me), tag.seq, __ATOMIC_RELEASE);
-        node_take(g, h, tag.seq, dest, bytes, routine);
+        node_take(g, h, tag.seq, dest, dest, bytes, routine);
         return;
     }
     char *part = buf_get(g, bytes, routine);
@@ -718,7 +725,7 @@ static void fcollect_nodes(symm_group_t *g, const nodes_t *nd, void *dest, const
     size_t total = nbytes * (size_t)n;
     if (g->me != h) {
         __atomic_store_n(node_word(g, NODE_IN, g->me), tag.seq, __ATOMIC_RELEASE);
-        node_take(g, h, tag.seq, dest, total, routine);
+        node_take(g, h, tag.seq, dest, dest, total, routine);
         return;
     }
     void *tmp;
@@ -781,9 +788,9 @@ void symm_coll_broadcast(symm_group_t *g, void *dest, const void *source, size_t
                          int update_root, const char *routine)
 {
     if (nbytes != 0 && use_msg(g)) {
-        const nodes_t *nd = update_root ? team_nodes(g) : NULL;
+        const nodes_t *nd = team_nodes(g);
         if (nd != NULL)
-            broadcast_nodes(g, nd, dest, source, nbytes, root, routine);
+            broadcast_nodes(g, nd, dest, source, nbytes, root, update_root, routine);
         else
             broadcast_msg(g, dest, source, nbytes, root, update_root, routine);
         return;
