@@ -36,7 +36,7 @@ from .coll import (allgather, allreduce, alltoall, barrier, barrier_all, broadca
                    reduce, reduce_scatter, sync, sync_all)
 from .stream import (Stream, barrier_on_stream, get_on_stream, put_on_stream, quiet_on_stream,
                      signal_op_on_stream, synchronize, wait_signal_on_stream)
-from .fused import fused_all_gather_matmul, fused_matmul_reduce_scatter
+from .fused import fused_all_gather_matmul, fused_matmul_reduce_scatter, fused_plan
 
 __version__ = "0.1.0"
 
@@ -47,7 +47,7 @@ __all__ = [
     "atomic_set", "atomic_swap", "atomic_xor", "barrier", "barrier_all", "barrier_on_stream",
     "broadcast", "CMP_EQ", "CMP_GE", "CMP_GT", "CMP_LE", "CMP_LT", "CMP_NE", "empty",
     "empty_like", "fcollect", "fence", "finalize", "free", "full", "fused_all_gather_matmul",
-    "fused_matmul_reduce_scatter", "g", "get", "get_nbi", "get_on_stream", "get_unique_id",
+    "fused_matmul_reduce_scatter", "fused_plan", "g", "get", "get_nbi", "get_on_stream", "get_unique_id",
     "global_exit", "heap_free", "heap_size", "info_get_name", "info_get_version", "init",
     "init_status", "initialized", "is_symmetric", "LIBRARY_PATH", "like", "my_pe", "n_pes",
     "ones", "p", "peer_array", "put", "put_nbi", "put_on_stream", "put_signal",

@@ -8,19 +8,26 @@ w (K x N) and ends with its M x N slice of the sum. For each, as the
 slowest PE's time of an iteration (median over iterations, or --stat min):
   comm alone        symm.allgather / symm.reduce_scatter alone
   matmul alone      the matmul alone
-  unfused           communication then matmul / matmul then communication
-  fused, stream     symm.fused_*(overlap=True): the puts run on a stream's
+  unfused           communication then matmul / matmul then communication,
+                    written out as a user would
+  fused, auto       symm.fused_*() as called by default: the cost model
+                    picks the form per call (marked * below: what it ran
+                    on the last iteration, and why)
+  fused, stream     mode="fused", overlap=True: the puts run on a stream's
                     thread while the caller computes
-  fused, no stream  symm.fused_*(overlap=False): the caller puts, peers
-                    compute on each block as it arrives
-and reports speedup = unfused / fused and the overlap ratio
-(comm + matmul - fused) / comm: the share of the communication time the
-fused form hid (1: all of it, 0 or less: none).
+  fused, inline     mode="fused", overlap=False: the caller issues
+                    non-blocking puts, then computes; peers compute on each
+                    block as it arrives
+  fused, unfused    mode="unfused": the plain pair inside the call
+and reports speedup = unfused / that row and the overlap ratio
+(comm + matmul - row) / comm: the share of the communication time the row
+hid (1: all of it, 0 or less: none). --csv prints the same as CSV rows.
 
 The default shapes give the communication a visible share of the time (on
 one machine a put is a memcpy, far faster than numpy's matmul). Overlap
-needs a free core for the stream's thread: with as many PEs as cores it
-competes with some PE's matmul.
+needs a free core for the stream's thread, or a transport that moves data
+while the CPU computes (a network link slower than the CPU: see the
+README's fused-operations table for a two-namespace run over a shaped link).
 """
 
 import argparse
@@ -49,16 +56,37 @@ def _timed(fns, iters, warmup, scratch, stat=np.median):
     return {name: float(stat(v)) for name, v in times.items()}
 
 
-def _rows(title, t, comm_name, comp_name, unfused_name):
+_FUSED = ("fused, auto", "fused, stream", "fused, inline", "fused, unfused")
+_FORM_ROW = {"unfused": "fused, unfused", "stream": "fused, stream", "inline": "fused, inline"}
+
+
+def _rows(title, t, comm_name, comp_name, unfused_name, plan, csv_rows, op):
     comm, comp, base = t[comm_name], t[comp_name], t[unfused_name]
     out = [title]
     for name in (comm_name, comp_name, unfused_name):
         out.append("  %-30s %10.3f ms" % (name, t[name] * 1e3))
-    for name in ("fused, stream", "fused, no stream"):
+        csv_rows.append((op, name, t[name] * 1e3, "", "", ""))
+    chosen = _FORM_ROW.get(plan.form) if plan is not None else None
+    for name in _FUSED:
         f = t[name]
-        out.append("  %-30s %10.3f ms   speedup %5.2fx   overlap ratio %5.2f"
-                   % (name, f * 1e3, base / f, (comm + comp - f) / comm))
+        mark = "*" if name == chosen else " "
+        out.append("%s %-30s %10.3f ms   speedup %5.2fx   overlap ratio %5.2f"
+                   % (mark, name, f * 1e3, base / f, (comm + comp - f) / comm))
+        csv_rows.append((op, name, f * 1e3, base / f, (comm + comp - f) / comm,
+                         "chosen" if name == chosen else ""))
+    if plan is not None:
+        out.append("  auto ran: %s, %d block(s) of %d rows: %s"
+                   % (plan.form, plan.blocks, plan.block_rows, plan.reason))
     return out
+
+
+def _fused_fns(call):
+    return {
+        "fused, auto": lambda: call(mode="auto"),
+        "fused, stream": lambda: call(mode="fused", overlap=True),
+        "fused, inline": lambda: call(mode="fused", overlap=False),
+        "fused, unfused": lambda: call(mode="unfused"),
+    }
 
 
 def run(ag, rs, dtype, iters, warmup, block_rows, stat=np.median):
@@ -67,6 +95,7 @@ def run(ag, rs, dtype, iters, warmup, block_rows, stat=np.median):
     rng = np.random.default_rng(me)
     scratch = symm.zeros(2)
     tol = 1e-3 if dt == np.float32 else 1e-10
+    csv_rows = []
 
     # ---- all-gather + matmul ----
     m, k, n = ag
@@ -79,20 +108,23 @@ def run(ag, rs, dtype, iters, warmup, block_rows, stat=np.median):
     def unfused_ag():
         symm.allgather(g, a_sym)
         np.matmul(g, b, out=c)
-    t = _timed({
+    fns = {
         "all-gather alone": lambda: symm.allgather(g, a_sym),
         "matmul alone": lambda: np.matmul(g, b, out=c),
         "all-gather, then matmul": unfused_ag,
-        "fused, stream": lambda: symm.fused_all_gather_matmul(
-            a, b, gather_out=g, out=c, block_rows=block_rows, overlap=True),
-        "fused, no stream": lambda: symm.fused_all_gather_matmul(
-            a, b, gather_out=g, out=c, block_rows=block_rows, overlap=False),
-    }, iters, warmup, scratch, stat)
+    }
+    fns.update(_fused_fns(lambda **kw: symm.fused_all_gather_matmul(
+        a_sym, b, gather_out=g, out=c, block_rows=block_rows, **kw)))
+    t = _timed(fns, iters, warmup, scratch, stat)
+    fns["fused, auto"]()
+    plan = symm.fused_plan()
     a_all, cf = symm.fused_all_gather_matmul(a, b, block_rows=block_rows)
     ok = bool(np.allclose(cf, a_all @ b, rtol=tol, atol=tol))
+    ok = ok and bool(np.array_equal(a_all[me * m:(me + 1) * m], a))
     lines = _rows("all-gather + matmul: a %dx%d per PE, b %dx%d -> %dx%d"
                   % (m, k, k, n, npes * m, n), t,
-                  "all-gather alone", "matmul alone", "all-gather, then matmul")
+                  "all-gather alone", "matmul alone", "all-gather, then matmul", plan,
+                  csv_rows, "all-gather+matmul")
     for x in (g, a_sym):
         symm.free(x)
 
@@ -107,25 +139,29 @@ def run(ag, rs, dtype, iters, warmup, block_rows, stat=np.median):
     def unfused_rs():
         np.matmul(x, w, out=p)
         symm.reduce_scatter(r, p, "sum")
-    t = _timed({
+    fns = {
         "matmul alone": lambda: np.matmul(x, w, out=p),
         "reduce-scatter alone": lambda: symm.reduce_scatter(r, p, "sum"),
         "matmul, then reduce-scatter": unfused_rs,
-        "fused, stream": lambda: symm.fused_matmul_reduce_scatter(
-            x, w, out=r, block_rows=block_rows, overlap=True),
-        "fused, no stream": lambda: symm.fused_matmul_reduce_scatter(
-            x, w, out=r, block_rows=block_rows, overlap=False),
-    }, iters, warmup, scratch, stat)
+    }
+    fns.update(_fused_fns(lambda **kw: symm.fused_matmul_reduce_scatter(
+        x, w, out=r, block_rows=block_rows, **kw)))
+    t = _timed(fns, iters, warmup, scratch, stat)
+    fns["fused, auto"]()
+    plan = symm.fused_plan()
     unfused_rs()
     ref = r.copy()
-    symm.fused_matmul_reduce_scatter(x, w, out=r, block_rows=block_rows)
-    ok = ok and bool(np.allclose(r, ref, rtol=tol * 10, atol=tol * 10))
+    for kw in ({"mode": "fused", "overlap": True}, {"mode": "fused", "overlap": False},
+               {"mode": "unfused"}):
+        symm.fused_matmul_reduce_scatter(x, w, out=r, block_rows=block_rows, **kw)
+        ok = ok and bool(np.allclose(r, ref, rtol=tol * 10, atol=tol * 10))
     lines += _rows("matmul + reduce-scatter: x %dx%d per PE, w %dx%d -> %dx%d"
                    % (M, k, k, n, m, n), t,
-                   "reduce-scatter alone", "matmul alone", "matmul, then reduce-scatter")
+                   "reduce-scatter alone", "matmul alone", "matmul, then reduce-scatter", plan,
+                   csv_rows, "matmul+reduce-scatter")
     symm.free(p)
     symm.free(scratch)
-    return lines, ok
+    return lines, ok, csv_rows
 
 
 def _shape(text):
@@ -155,15 +191,24 @@ def main(argv=None):
     ap.add_argument("--stat", default="median", choices=["median", "min"],
                     help="statistic over iterations (min: least disturbed by other jobs)")
     ap.add_argument("--quick", action="store_true", help="small sizes, 2 iterations (a smoke test)")
+    ap.add_argument("--csv", action="store_true", help="CSV rows instead of the table")
     args = ap.parse_args(argv)
     if args.quick:
         args.ag, args.rs, args.iters, args.warmup = (32, 64, 8), (16, 8, 64), 2, 1
     me, npes = symm.my_pe(), symm.n_pes()
-    lines, ok = run(args.ag, args.rs, args.dtype, args.iters, args.warmup, args.block_rows,
-                    np.min if args.stat == "min" else np.median)
-    if me == 0:
-        print("symm.bench: %d PEs, %s, %s of %d iterations of the slowest PE's time"
-              % (npes, args.dtype, args.stat, args.iters))
+    lines, ok, csv_rows = run(args.ag, args.rs, args.dtype, args.iters, args.warmup,
+                              args.block_rows, np.min if args.stat == "min" else np.median)
+    if me == 0 and args.csv:
+        transport = "network" if symm.fused._layout()[0] else "mapped"
+        print("op,row,ms,speedup,overlap_ratio,chosen,pes,peers,dtype")
+        for op, name, ms, sp, ov, ch in csv_rows:
+            print("%s,%s,%.4f,%s,%s,%s,%d,%s,%s"
+                  % (op, name, ms, sp if sp == "" else "%.4f" % sp,
+                     ov if ov == "" else "%.4f" % ov, ch, npes, transport, args.dtype))
+    elif me == 0:
+        print("symm.bench: %d PEs, %s, %s of %d iterations of the slowest PE's time; peers %s"
+              % (npes, args.dtype, args.stat, args.iters,
+                 "over the network" if symm.fused._layout()[0] else "mapped"))
         print("\n".join(lines))
         print("results checked against numpy: %s" % ("ok" if ok else "WRONG"))
     sys.stdout.flush()

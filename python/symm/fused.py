@@ -1,17 +1,28 @@
 """Fused communication + computation: all-gather + matmul and matmul +
-reduce-scatter, with the communication hidden behind the matmuls.
+reduce-scatter, with the communication hidden behind the matmuls where the
+machine lets it, and never slower than the plain pair by more than noise.
 
-How the overlap happens: the puts go on a CPU stream (symm.Stream), whose
-own thread copies the blocks into the peers' symmetric buffers and then
-sets each block's int32 signal to this call's epoch; meanwhile the calling
-thread runs numpy matmuls (which release the GIL). A PE waits for each
-incoming block's signal (shmem_int32_wait_until_any, in arrival order) and
-computes with it at once. Epoch numbers grow with every call, so signals
-never need resetting.
+Each call runs one of three forms (symm._plan, the cost model, picks it
+per call from what earlier calls of the shape measured; mode= and overlap=
+can force it):
+  unfused  the plain pair (symm.allgather then numpy's matmul, or matmul
+           then symm.reduce_scatter);
+  stream   the puts go on a CPU stream (symm.Stream), whose own thread
+           copies the blocks into the peers' symmetric buffers and then
+           sets each block's int32 signal to this call's epoch, while the
+           calling thread runs numpy matmuls (which release the GIL);
+  inline   the calling thread issues non-blocking puts with signals, then
+           multiplies: over the network the transport moves the blocks
+           meanwhile; to mapped peers each put is a memcpy first.
+A PE waits for each incoming block's signal (shmem_int32_wait_until_any,
+in arrival order) and computes with it at once. Epoch numbers grow with
+every call, so signals never need resetting. symm.fused_plan() returns what
+the last call ran and why; SYMM_FUSED_LOG=1 prints it on PE 0 per call.
 
 Both routines are collective over TEAM_WORLD: every PE calls them in the same
-order with the same shapes. They start with a sync so that no PE writes into
-a buffer a peer still reads from the previous call. Their scratch buffers
+order with the same shapes. They start with one small max-reduction (the
+cost model's measurements; it also keeps any PE from writing into a buffer
+a peer still reads from the previous call). Their scratch buffers
 (symmetric) are cached per shape, a few at a time, and released at finalize;
 making or evicting one is a collective allocation, which is safe because
 every PE makes the same calls.
@@ -19,28 +30,37 @@ every PE makes the same calls.
 
 import collections
 import math
+import os
+import sys
+import time
 
 import numpy as np
 
-from . import _arrays, memory, runtime
+from . import _arrays, _plan, memory, runtime
 from ._arrays import as_array, is_tensor
-from ._lib import c_int, c_int32, c_size_t, c_void_p, fn, state
+from ._lib import SymmError, c_int, c_int32, c_size_t, c_void_p, fn, state
 from .coll import _UFUNC, _op_arg
 from .stream import Stream
+from .team import TEAM_SHARED, TEAM_WORLD
 
 _FLOATS = [np.dtype(np.float32), np.dtype(np.float64)]
 _CMP_EQ = 0
 _SIGNAL_SET = 0
 _MAX_CACHED = 8
-# overlap="auto" puts on a stream only when a call sends at least this many
-# bytes: waking the stream's thread costs tens of microseconds to a few
-# milliseconds when every core is busy, more than copying a small message.
-STREAM_MIN_BYTES = 1 << 20
+MODES = ("auto", "fused", "unfused")
 
 _cache = collections.OrderedDict()  # key -> symmetric array
 _epochs = {}                         # signal key -> last epoch used
 _local = {}                          # key -> private (non-symmetric) scratch
 _stream = [None]
+_last = [None]
+_env = {}
+
+
+def fused_plan():
+    """What the last fused call on this PE ran: a Plan (form, blocks,
+    block_rows, reason, predicted), or None before the first."""
+    return _last[0]
 
 
 def _scratch(key, shape, dtype, zero=False):
@@ -91,7 +111,10 @@ def _drop():
     _cache.clear()
     _epochs.clear()
     _local.clear()
+    _env.clear()
+    _plan.forget()
     _stream[0] = None
+    _last[0] = None
 
 
 state.before_finalize.append(_drop)
@@ -107,7 +130,7 @@ def _private(key, shape, dtype):
 
 def _block_rows(block_rows, m, routine):
     if block_rows is None:
-        return max(1, m)
+        return None
     b = _arrays.int_arg(block_rows, routine, "block_rows")
     if b < 1:
         raise ValueError("symm.%s: block_rows %d must be at least 1" % (routine, b))
@@ -141,12 +164,14 @@ def _out_arg(out, shape, dtype, routine, name):
     return o
 
 
-def _overlap_arg(overlap, nbytes, routine):
-    if overlap == "auto":
-        return state.n_pes > 1 and nbytes >= STREAM_MIN_BYTES
-    if overlap is True or overlap is False:
-        return overlap
-    raise ValueError("symm.%s: overlap must be True, False or 'auto', not %r" % (routine, overlap))
+def _mode_args(mode, overlap, routine):
+    if mode not in MODES:
+        raise ValueError("symm.%s: mode must be 'auto', 'fused' or 'unfused', not %r"
+                         % (routine, mode))
+    if not (overlap is True or overlap is False or overlap == "auto"):
+        raise ValueError("symm.%s: overlap must be True, False or 'auto', not %r"
+                         % (routine, overlap))
+    return MODES.index(mode) * 3 + (0 if overlap == "auto" else 1 if overlap else 2)
 
 
 def _wait_any():
@@ -154,21 +179,110 @@ def _wait_any():
               [c_void_p, c_size_t, c_void_p, c_int, c_int32])
 
 
-def fused_all_gather_matmul(a, b, gather_out=None, block_rows=None, out=None, overlap="auto"):
+def _own(name, shape, dtype):
+    """A symmetric buffer of this module's own, outside the scratch cache
+    (whose evictions free buffers): made once, collectively, on the first
+    fused call, and released with the heap at finalize."""
+    a = _env.get(("own", name))
+    if a is None:
+        a = _env[("own", name)] = memory.zeros(shape, dtype)
+    return a
+
+
+def _layout():
+    """(some peer is over the network, a spare core per PE on this node)."""
+    lay = _env.get("layout")
+    if lay is None:
+        probe = _own("probe", (1,), np.int8)
+        ptr = fn("shmem_ptr", c_void_p, [c_void_p, c_int])
+        net = any(not ptr(_arrays.data_ptr(probe), pe) for pe in range(state.n_pes))
+        lay = _env["layout"] = (net, _plan.spare_core(TEAM_SHARED.n_pes()))
+    return lay
+
+
+def _reducer():
+    """v -> elementwise max of v over TEAM_WORLD (len(v) <= 32)."""
+    r = _env.get("reduce")
+    if r is None:
+        buf = _own("plan", (2, 32), np.float64)
+        red = fn("shmem_double_max_reduce", c_int, [c_void_p, c_void_p, c_void_p, c_size_t])
+        dptr, sptr = _arrays.data_ptr(buf[1]), _arrays.data_ptr(buf[0])
+
+        def r(v):
+            k = len(v)
+            buf[0, :k] = v
+            if red(TEAM_WORLD.handle, dptr, sptr, k) != 0:
+                raise SymmError("symm: fused call: the plan's reduction failed")
+            return buf[1, :k].copy()
+        _env["reduce"] = r
+    return r
+
+
+def _plan_call(routine, key, mode, overlap, rows, block_rows, flops, dims):
+    """The agreed plan of this call (collective: one max-reduction)."""
+    sh = _plan.shape(key)
+    net, spare = _layout()
+    code = _mode_args(mode, overlap, routine)
+    same, (net_any, busy_any) = _plan.agree(sh, _reducer(), [float(net), float(not spare)],
+                                            [code, block_rows or 0] + list(dims))
+    if not same:
+        raise SymmError("symm.%s: PE %d: the PEs called it with different shapes, dtypes, "
+                        "block_rows or modes (every PE must pass the same)"
+                        % (routine, state.my_pe))
+    plan = _plan.choose(sh, mode, overlap, rows, block_rows, flops, state.n_pes,
+                        net_any > 0, busy_any == 0)
+    _last[0] = plan
+    log = _env.get("log")
+    if log is None:
+        log = _env["log"] = os.environ.get("SYMM_FUSED_LOG", "0") not in ("", "0")
+    if log and state.my_pe == 0:
+        sys.stderr.write("symm: %s: %s, %d block(s) of %d rows: %s\n"
+                         % (routine, plan.form, plan.blocks, plan.block_rows, plan.reason))
+    return sh, plan
+
+
+def _fn_put_stream():
+    return (fn("aclshmemx_putmem_on_stream", None,
+               [c_void_p, c_void_p, c_size_t, c_int32, c_void_p]),
+            fn("aclshmemx_signal_op_on_stream", None,
+               [c_void_p, c_int32, c_int, c_int, c_void_p]))
+
+
+def _fn_putsig_nbi():
+    return fn("aclshmemx_putmem_signal_nbi", None,
+              [c_void_p, c_void_p, c_size_t, c_void_p, c_int32, c_int, c_int])
+
+
+def _symmetric_source(A, key, routine):
+    """A itself if it is contiguous symmetric memory, else a cached
+    symmetric copy (the collective's source must be symmetric). The cached
+    buffer is made either way: its allocation is collective, and another PE
+    may need the copy."""
+    S = _scratch(key, A.shape, A.dtype)
+    if A.flags.c_contiguous and memory.is_symmetric(A):
+        return A
+    np.copyto(S, A)
+    return S
+
+
+def fused_all_gather_matmul(a, b, gather_out=None, block_rows=None, out=None, overlap="auto",
+                            mode="auto"):
     """All-gather every PE's a (m_local x k, the same shape everywhere) and
     multiply by b (k x n): returns (A_all, A_all @ b), A_all being
     (n_pes*m_local) x k with PE p's rows at [p*m_local, (p+1)*m_local).
 
-    Each PE's rows travel in blocks of block_rows rows (default: one block)
-    by put-with-signal on a stream while this PE multiplies its own rows;
-    each arriving block is multiplied as soon as its signal is seen.
-    gather_out: a symmetric array to gather into (returned as A_all, no
-    copy); otherwise A_all is a new private array. out: where to write the
-    product. overlap=True puts on the stream as above; False puts from
-    the calling thread before it computes (peers still multiply each block
-    as it arrives); "auto" (default) uses the stream when this PE sends at
-    least STREAM_MIN_BYTES (1 MiB). float32/float64 numpy arrays or CPU tensors;
-    tensors in, tensors out. Collective over TEAM_WORLD."""
+    mode="auto" (default): the cost model (symm._plan) picks per call the
+    plain all-gather then matmul, or a fused form, and its block count;
+    "fused" always fuses; "unfused" never does. Fused, each PE's rows travel
+    in blocks of block_rows rows (default: the model's) by put-with-signal
+    while this PE multiplies its own rows; each arriving block is multiplied
+    as soon as its signal is seen. overlap=True puts on a stream's thread;
+    False from the calling thread (non-blocking puts); "auto": the model's
+    choice. gather_out: a symmetric array to gather into (returned as A_all,
+    no copy); otherwise A_all is a new private array. out: where to write
+    the product. float32/float64 numpy arrays or CPU tensors; tensors in,
+    tensors out. symm.fused_plan() tells what ran and why. Collective over
+    TEAM_WORLD."""
     routine = "fused_all_gather_matmul"
     runtime.ensure(routine, a=a, b=b, gather_out=gather_out, out=out)
     torch_in = is_tensor(a) or is_tensor(b)
@@ -177,9 +291,8 @@ def fused_all_gather_matmul(a, b, gather_out=None, block_rows=None, out=None, ov
     N = B.shape[1]
     n, me = state.n_pes, state.my_pe
     dt = A.dtype
-    br = _block_rows(block_rows, m, routine)
-    nb = max(1, math.ceil(m / br))
-    overlap = _overlap_arg(overlap, (n - 1) * A.nbytes, routine)
+    br_user = _block_rows(block_rows, m, routine)
+    _mode_args(mode, overlap, routine)
     if gather_out is not None:
         G = as_array(gather_out, routine, "gather_out", raw_ok=False)
         if G.shape != (n * m, k) or G.dtype != dt:
@@ -192,21 +305,34 @@ def fused_all_gather_matmul(a, b, gather_out=None, block_rows=None, out=None, ov
         C = np.empty((n * m, N), dt)
     if gather_out is None:
         G = _scratch(("ag", n * m, k, dt.str), (n * m, k), dt)
-    sig, epoch = _signals(("ag_sig", n * nb), n * nb)
-    Asrc = np.ascontiguousarray(A)
     B = np.ascontiguousarray(B)
-
-    fn("shmem_sync_all", None, [])()  # peers are done with the last call's buffers
-    gptr, sptr, row = _arrays.data_ptr(G), _arrays.data_ptr(sig), k * dt.itemsize
-    aptr = _arrays.data_ptr(Asrc)
-    blocks = [(bi * br, min(m, (bi + 1) * br)) for bi in range(nb)]
-    if m > 0:
-        if overlap:
+    flops = 2.0 * n * m * k * N
+    sh, plan = _plan_call(routine, ("ag", m, k, N, dt.str), mode, overlap, m, br_user, flops,
+                          (m, k, N))
+    t0 = time.perf_counter()
+    t_mm = t_comm = 0.0
+    mm_flops = 0.0
+    if plan.form == "unfused":
+        if m > 0:
+            S = _symmetric_source(A, ("ag_src", m, k, dt.str), routine)
+            fcollect = fn("shmem_fcollectmem", c_int, [c_void_p, c_void_p, c_void_p, c_size_t])
+            if fcollect(TEAM_WORLD.handle, _arrays.data_ptr(G), _arrays.data_ptr(S),
+                        S.nbytes) != 0:
+                raise SymmError("symm.%s: the all-gather failed" % routine)
+            t1 = time.perf_counter()
+            np.matmul(G, B, out=C)
+            t_mm, mm_flops, t_comm = time.perf_counter() - t1, flops, t1 - t0
+    elif m > 0:
+        br = plan.block_rows
+        nb = max(1, math.ceil(m / br))
+        sig, epoch = _signals(("ag_sig", n * nb), n * nb)
+        Asrc = np.ascontiguousarray(A)
+        gptr, sptr, row = _arrays.data_ptr(G), _arrays.data_ptr(sig), k * dt.itemsize
+        aptr = _arrays.data_ptr(Asrc)
+        blocks = [(bi * br, min(m, (bi + 1) * br)) for bi in range(nb)]
+        if plan.form == "stream":
             st = _get_stream()
-            put = fn("aclshmemx_putmem_on_stream", None,
-                     [c_void_p, c_void_p, c_size_t, c_int32, c_void_p])
-            sigop = fn("aclshmemx_signal_op_on_stream", None,
-                       [c_void_p, c_int32, c_int, c_int, c_void_p])
+            put, sigop = _fn_put_stream()
             h = st._handle(routine)
             st._keep.append(Asrc)
             put(gptr + me * m * row, aptr, m * row, me, h)  # my own rows, on the stream too
@@ -216,31 +342,29 @@ def fused_all_gather_matmul(a, b, gather_out=None, block_rows=None, out=None, ov
                     put(gptr + (me * m + r0) * row, aptr + r0 * row, (r1 - r0) * row, peer, h)
                     sigop(sptr + 4 * (me * nb + bi), epoch, _SIGNAL_SET, peer, h)
         else:
-            putsig = fn("aclshmemx_putmem_signal", None,
-                        [c_void_p, c_void_p, c_size_t, c_void_p, c_int32, c_int, c_int])
-            np.copyto(G[me * m:(me + 1) * m], Asrc)
+            putsig = _fn_putsig_nbi()
             for bi, (r0, r1) in enumerate(blocks):
                 for d in range(1, n):
                     peer = (me + d) % n
                     putsig(gptr + (me * m + r0) * row, aptr + r0 * row, (r1 - r0) * row,
                            sptr + 4 * (me * nb + bi), epoch, _SIGNAL_SET, peer)
+            np.copyto(G[me * m:(me + 1) * m], Asrc)
         # My own rows first: no waiting.
+        t1 = time.perf_counter()
         np.matmul(Asrc, B, out=C[me * m:(me + 1) * m])
+        t_mm, mm_flops = time.perf_counter() - t1, flops / n
         # Then every other block, in the order they arrive.
         for pe, bi in _arrivals(sptr, n, nb, me, epoch):
             r0, r1 = blocks[bi]
             rows = slice(pe * m + r0, pe * m + r1)
             np.matmul(G[rows], B, out=C[rows])
-        if overlap:
+        if plan.form == "stream":
             st.synchronize()
-    if gather_out is None:
-        A_all = G.copy()
-    else:
-        A_all = gather_out
-    if out is not None:
-        Cres = out
-    else:
-        Cres = C
+        else:
+            fn("shmem_quiet", None, [])()  # a is the caller's again
+    _plan.record(sh, plan, sh.calls, time.perf_counter() - t0, t_mm, mm_flops, t_comm)
+    A_all = G.copy() if gather_out is None else gather_out
+    Cres = out if out is not None else C
     if torch_in:
         import torch
         if not is_tensor(A_all):
@@ -250,19 +374,21 @@ def fused_all_gather_matmul(a, b, gather_out=None, block_rows=None, out=None, ov
     return A_all, Cres
 
 
-def fused_matmul_reduce_scatter(x, w, op="sum", out=None, block_rows=None, overlap="auto"):
+def fused_matmul_reduce_scatter(x, w, op="sum", out=None, block_rows=None, overlap="auto",
+                                mode="auto"):
     """Compute x @ w (x: M x k with M a multiple of n_pes, w: k x n) and
     reduce-scatter it over the PEs: PE p returns rows [p*M/n_pes,
     (p+1)*M/n_pes) of op over every PE's x @ w. op: sum, prod, min, max.
 
-    The product is computed one target PE's rows at a time (in blocks of
-    block_rows rows), target order rotated by PE (PE p serves p+1 first, so
-    no PE is every PE's first target) and its own rows last; each finished
-    block is put with a signal on a stream while the next is computed, and
-    arriving blocks are reduced in arrival order (so float sums may differ
-    from a fixed-order sum in the last bits). out: where to write the
-    result. overlap: as for fused_all_gather_matmul (False: each block is
-    put from the calling thread after its matmul). Tensors in, tensors out. Collective over TEAM_WORLD."""
+    mode, overlap: as for fused_all_gather_matmul (unfused: the whole
+    matmul, then symm.reduce_scatter). Fused, the product is computed one
+    target PE's rows at a time (in blocks of block_rows rows), target order
+    rotated by PE (PE p serves p+1 first, so no PE is every PE's first
+    target) and its own rows last; each finished block is put with a signal
+    (on a stream, or non-blocking from this thread) while the next is
+    computed, and arriving blocks are reduced in arrival order (so float
+    sums may differ from a fixed-order sum in the last bits). out: where to
+    write the result. Tensors in, tensors out. Collective over TEAM_WORLD."""
     routine = "fused_matmul_reduce_scatter"
     runtime.ensure(routine, x=x, w=w, out=out)
     torch_in = is_tensor(x) or is_tensor(w)
@@ -277,35 +403,45 @@ def fused_matmul_reduce_scatter(x, w, op="sum", out=None, block_rows=None, overl
     if M % n != 0:
         raise ValueError("symm.%s: x has %d rows, not a multiple of %d PEs" % (routine, M, n))
     ml = M // n
-    br = _block_rows(block_rows, ml, routine)
-    nb = max(1, math.ceil(ml / br))
-    blocks = [(bi * br, min(ml, (bi + 1) * br)) for bi in range(nb)]
-    overlap = _overlap_arg(overlap, (n - 1) * ml * N * dt.itemsize, routine)
+    br_user = _block_rows(block_rows, ml, routine)
+    _mode_args(mode, overlap, routine)
     o = _out_arg(out, (ml, N), dt, routine, "out")
     acc = np.empty((ml, N), dt) if o is None or not o.flags.c_contiguous else o
-    recv = _scratch(("rs", n, ml, N, dt.str), (n, ml, N), dt)
-    sig, epoch = _signals(("rs_sig", n * nb), n * nb)
-    P = _private(("rs_send", dt.str), (M, N), dt)
     X = np.ascontiguousarray(X)
     W = np.ascontiguousarray(W)
     ufunc = _UFUNC[op]
-
-    fn("shmem_sync_all", None, [])()  # peers are done with the last call's buffers
-    rptr, sptr = _arrays.data_ptr(recv), _arrays.data_ptr(sig)
-    row = N * dt.itemsize
-    if ml > 0:
-        if overlap:
+    flops = 2.0 * M * k * N
+    sh, plan = _plan_call(routine, ("rs", M, k, N, dt.str, op), mode, overlap, ml, br_user,
+                          flops, (M, k, N))
+    t0 = time.perf_counter()
+    t_mm = t_comm = 0.0
+    mm_flops = 0.0
+    if plan.form == "unfused":
+        if ml > 0:
+            from .coll import reduce_scatter
+            P = _scratch(("rs_full", M, N, dt.str), (M, N), dt)
+            np.matmul(X, W, out=P)
+            t1 = time.perf_counter()
+            reduce_scatter(acc, P, op)
+            t_mm, mm_flops, t_comm = t1 - t0, flops, time.perf_counter() - t1
+    elif ml > 0:
+        br = plan.block_rows
+        nb = max(1, math.ceil(ml / br))
+        blocks = [(bi * br, min(ml, (bi + 1) * br)) for bi in range(nb)]
+        recv = _scratch(("rs", n, ml, N, dt.str), (n, ml, N), dt)
+        sig, epoch = _signals(("rs_sig", n * nb), n * nb)
+        P = _private(("rs_send", dt.str), (M, N), dt)
+        rptr, sptr = _arrays.data_ptr(recv), _arrays.data_ptr(sig)
+        row = N * dt.itemsize
+        if plan.form == "stream":
             st = _get_stream()
             h = st._handle(routine)
-            put = fn("aclshmemx_putmem_on_stream", None,
-                     [c_void_p, c_void_p, c_size_t, c_int32, c_void_p])
-            sigop = fn("aclshmemx_signal_op_on_stream", None,
-                       [c_void_p, c_int32, c_int, c_int, c_void_p])
+            put, sigop = _fn_put_stream()
             st._keep.append(P)
         else:
-            putsig = fn("aclshmemx_putmem_signal", None,
-                        [c_void_p, c_void_p, c_size_t, c_void_p, c_int32, c_int, c_int])
+            putsig = _fn_putsig_nbi()
         pptr = _arrays.data_ptr(P)
+        t1 = time.perf_counter()
         for d in range(1, n):
             t = (me + d) % n
             for bi, (r0, r1) in enumerate(blocks):
@@ -313,18 +449,23 @@ def fused_matmul_reduce_scatter(x, w, op="sum", out=None, block_rows=None, overl
                 np.matmul(X[rows], W, out=P[rows])
                 dst = rptr + (me * ml + r0) * row  # my slot in t's receive buffer
                 src = pptr + (t * ml + r0) * row
-                if overlap:
+                if plan.form == "stream":
                     put(dst, src, (r1 - r0) * row, t, h)
                     sigop(sptr + 4 * (me * nb + bi), epoch, _SIGNAL_SET, t, h)
                 else:
                     putsig(dst, src, (r1 - r0) * row, sptr + 4 * (me * nb + bi), epoch,
                            _SIGNAL_SET, t)
+            if d == 1:
+                t_mm, mm_flops = time.perf_counter() - t1, flops / n
         np.matmul(X[me * ml:(me + 1) * ml], W, out=acc)  # my own rows last
         for src_pe, bi in _arrivals(sptr, n, nb, me, epoch):
             r0, r1 = blocks[bi]
             ufunc(acc[r0:r1], recv[src_pe, r0:r1], out=acc[r0:r1])
-        if overlap:
+        if plan.form == "stream":
             st.synchronize()
+        else:
+            fn("shmem_quiet", None, [])()  # P is ours to overwrite again
+    _plan.record(sh, plan, sh.calls, time.perf_counter() - t0, t_mm, mm_flops, t_comm)
     if o is not None and acc is not o:
         np.copyto(o, acc)
     res = out if out is not None else acc

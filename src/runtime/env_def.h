@@ -92,6 +92,8 @@
       "oshc++: the C++ compiler it wraps (else CXX, else c++)")                              \
     X(SYMM_LIBRARY, STR, USER, py_library, "",                                               \
       "python symm: path of the libsymm.so to load (else the one it was built with)")        \
+    X(SYMM_FUSED_LOG, STR, USER, py_fused_log, "0",                                          \
+      "python symm: 1 prints on PE 0, per fused call, the form the cost model ran and why")  \
     X(SYMM_RANK, STR, HIDDEN, launch_rank, "", "oshrun to PE: this PE's number")             \
     X(SYMM_SIZE, STR, HIDDEN, launch_size, "", "oshrun to PE: the number of PEs")            \
     X(SYMM_BOOT_ADDR, STR, HIDDEN, launch_boot_addr, "",                                     \
