@@ -66,9 +66,9 @@
       "collectives over the network send blocks up to this size eagerly (buffered at the "   \
       "receiver); larger ones by rendezvous straight into place")                            \
     X(SYMM_COLL_NODE_AWARE, BOOL, USER, coll_node_aware, "1",                                \
-      "teams spanning nodes with several PEs on one: broadcast, reduce and fcollect share "  \
-      "data on each node through memory and send between nodes from one PE per node; 0: "    \
-      "every PE exchanges messages with every other")                                        \
+      "teams spanning nodes with several PEs on one: broadcast, reduce, fcollect, alltoall " \
+      "share data on each node through memory and send between nodes from one PE per node; " \
+      "0: every PE exchanges messages with every other")                                     \
     X(SYMM_FAULT, STR, USER, fault, "",                                                      \
       "testing aid: SITE[@PE][#N],... makes step SITE (ftruncate, mmap, calloc, team, "      \
       "ucx_reg) fail on PE (default all) at its Nth call (default every call)")              \
