@@ -2,7 +2,8 @@
 
 Owns the transition of this process between "not initialised",
 "initialised" and "finalized". Everything else calls ensure() first, so the
-first use initialises implicitly (under oshrun, mpirun or as one PE).
+first use initialises implicitly (under oshrun, mpirun, as torch.distributed's
+ranks through its store (_start.py), or as one PE).
 """
 
 import ctypes
