@@ -16,9 +16,9 @@ default 1 GB as in the RFC; it grows on demand).
 Owns only the choice of mode and the hand-over of the id; the job itself
 (its watcher: a rank that dies ends the others) is the C library's.
 
-Must never: import torch itself (only a torch the program imported is
-used), disable TLS, or let the ranks wait on the store longer than the
-bootstrap timeout.
+Must never: import torch unless the job needs its store (RANK and
+WORLD_SIZE set, no process group: torch's TCPStore), disable TLS, or let
+the ranks wait on the store longer than the bootstrap timeout.
 """
 
 import datetime
@@ -124,7 +124,13 @@ def _own_store(rank, size, timeout):
         raise SymmError("symm: RANK=%d and WORLD_SIZE=%d are set but MASTER_ADDR and MASTER_PORT "
                         "are not: call torch.distributed.init_process_group() first, or set "
                         "them as torchrun does" % (rank, size))
-    from torch.distributed import TCPStore
+    try:
+        from torch.distributed import TCPStore  # the program may not have imported torch
+    except ImportError as e:
+        raise SymmError("symm: RANK=%d and WORLD_SIZE=%d are set (a torchrun-style job), but "
+                        "torch.distributed, whose store hands over the job's id, cannot be "
+                        "imported (%s): start with oshrun, or call symm.init(uid=...)"
+                        % (rank, size, e))
     try:
         return TCPStore(addr, port + STORE_PORT_OFFSET, size, rank == 0,
                         datetime.timedelta(seconds=timeout))
