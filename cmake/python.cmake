@@ -3,8 +3,9 @@
 # a _config.py naming the build tree's library, so the tests (and a user
 # trying the build: PYTHONPATH=build/python) run against the build tree; it
 # installs to SYMM_PYTHON_INSTALL_DIR with a _config.py naming the installed
-# library. Only where SYMM_PYTHON (Debian's /usr/bin/python3) has numpy;
-# otherwise this part is skipped with a message.
+# library. The hyper_parallel shim package (python/hyper_parallel) goes
+# beside it in both places. Only where SYMM_PYTHON (Debian's
+# /usr/bin/python3) has numpy; otherwise this part is skipped with a message.
 
 set(SYMM_PYTHON "/usr/bin/python3" CACHE FILEPATH
   "Python interpreter of the symm Python package and its tests (needs numpy)")
@@ -43,6 +44,19 @@ file(GENERATE OUTPUT ${SYMM_PY_BUILD_DIR}/_config.py CONTENT
 "# Written by CMake (cmake/python.cmake): the library this copy of symm loads.
 LIBRARIES = [\"$<TARGET_FILE:symm>\"]
 ")
+# The hyper_parallel shim (hyper_parallel.core.symmetric_memory: symm.rfc
+# under the HyperParallel RFC's module name) beside symm.
+file(GLOB_RECURSE SYMM_PY_SHIM_SOURCES CONFIGURE_DEPENDS
+  RELATIVE ${PROJECT_SOURCE_DIR}/python ${PROJECT_SOURCE_DIR}/python/hyper_parallel/*.py)
+foreach(rel ${SYMM_PY_SHIM_SOURCES})
+  add_custom_command(OUTPUT ${PROJECT_BINARY_DIR}/python/${rel}
+    COMMAND ${CMAKE_COMMAND} -E copy_if_different ${PROJECT_SOURCE_DIR}/python/${rel}
+            ${PROJECT_BINARY_DIR}/python/${rel}
+    DEPENDS ${PROJECT_SOURCE_DIR}/python/${rel}
+    COMMENT "Copying python/${rel}"
+    VERBATIM)
+  list(APPEND _symm_py_outputs ${PROJECT_BINARY_DIR}/python/${rel})
+endforeach()
 add_custom_target(symm_python ALL DEPENDS ${_symm_py_outputs})
 add_dependencies(symm_python symm)
 
@@ -69,5 +83,9 @@ LIBRARIES = [p for p in (
 ")
 install(FILES ${SYMM_PY_SOURCES} ${PROJECT_BINARY_DIR}/python-install/_config.py
   DESTINATION ${SYMM_PYTHON_INSTALL_DIR}/symm)
+foreach(rel ${SYMM_PY_SHIM_SOURCES})
+  get_filename_component(dir ${rel} DIRECTORY)
+  install(FILES ${PROJECT_SOURCE_DIR}/python/${rel} DESTINATION ${SYMM_PYTHON_INSTALL_DIR}/${dir})
+endforeach()
 file(GLOB SYMM_PY_EXAMPLES CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/examples/python/*.py)
 install(FILES ${SYMM_PY_EXAMPLES} DESTINATION ${CMAKE_INSTALL_DATADIR}/symm/examples/python)

@@ -108,3 +108,59 @@ add_test(NAME python_path
   COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/scripts/python_path.sh ${SYMM_OSHRUN}
           ${PROJECT_SOURCE_DIR}/examples/python)
 set_tests_properties(python_path PROPERTIES TIMEOUT 150 LABELS python)
+
+# symm.rfc (hyper_parallel.core.symmetric_memory, the HyperParallel RFC's
+# API): every routine under oshrun and as torch.distributed (gloo) ranks
+# started the way torchrun starts them (python/torchrun_driver.py: Debian
+# 12's torchrun does not run on its Python 3.11); the RFC's two quick
+# starts, as written but for device='cpu', both ways; the start-up from
+# torch.distributed (with and without a process group, and with the
+# program's own unique id); TLS really on in it (a rank with it off is
+# refused); a rank killed mid-job ends the others with a report naming it.
+if(SYMM_HAVE_TORCH)
+  set(_rfc_driver ${SYMM_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/python/torchrun_driver.py)
+  # symm_rfc_torchrun_test(NAME NP TIMEOUT ARGS...): the driver with NP ranks.
+  function(symm_rfc_torchrun_test name np timeout)
+    add_test(NAME ${name}.np${np} COMMAND ${_rfc_driver} ${ARGN})
+    set_tests_properties(${name}.np${np} PROPERTIES TIMEOUT ${timeout}
+      ENVIRONMENT "${SYMM_PY_TEST_ENV}" LABELS python)
+  endfunction()
+  if(SYMM_HAVE_PYTEST)
+    foreach(np ${SYMM_TEST_NPS})
+      symm_py_test(python_rfc ${np} 120
+        ${SYMM_PYTHON} -m pytest -q -p no:cacheprovider ${CMAKE_CURRENT_SOURCE_DIR}/python/test_rfc.py)
+    endforeach()
+    foreach(np 2 4)
+      symm_rfc_torchrun_test(python_rfc_torchrun ${np} 120 --timeout 110 ${np}
+        ${SYMM_PYTHON} -m pytest -q -p no:cacheprovider ${CMAKE_CURRENT_SOURCE_DIR}/python/test_rfc.py)
+    endforeach()
+  endif()
+  foreach(ex producer_consumer fused_matmul)
+    set(_ex ${PROJECT_SOURCE_DIR}/examples/python/rfc_${ex}.py)
+    foreach(np 2 4)
+      symm_rfc_torchrun_test(python_rfc_example_${ex}_torchrun ${np} 60 --timeout 50 --ok-line
+        ${np} ${SYMM_PYTHON} ${_ex})
+    endforeach()
+    foreach(np ${SYMM_TEST_NPS})
+      symm_py_test(python_rfc_example_${ex} ${np} 60
+        ${SYMM_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/python/as_torchrun.py ${_ex})
+    endforeach()
+  endforeach()
+  foreach(mode pg env uid)
+    foreach(np 2 4)
+      symm_rfc_torchrun_test(python_rfc_start_${mode} ${np} 60 --timeout 50 --ok-line ${np}
+        ${SYMM_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/python/rfc_start_worker.py ${mode})
+    endforeach()
+  endforeach()
+  if(SYMM_HAVE_TLS)
+    symm_rfc_torchrun_test(python_rfc_tls 2 60 --timeout 50 --rank-env 1:SYMM_BOOT_TLS=0
+      --expect-fail "TLS is on at one PE and off at the other" 2
+      ${SYMM_PYTHON} ${PROJECT_SOURCE_DIR}/examples/python/rfc_producer_consumer.py)
+  endif()
+  foreach(t "2;0" "4;2")
+    list(GET t 0 np)
+    list(GET t 1 victim)
+    symm_rfc_torchrun_test(python_rfc_kill ${np} 60 --timeout 40 --kill ${victim} --within 20
+      ${np} ${SYMM_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/python/rfc_kill_worker.py)
+  endforeach()
+endif()

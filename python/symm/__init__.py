@@ -14,7 +14,10 @@ communication behind the computation.
     print(me, x)                                # what the left neighbour wrote
     symm.free(x)
 
-Run with the launcher: ``oshrun -np 4 python3 prog.py``.
+Run with the launcher: ``oshrun -np 4 python3 prog.py``, or as the ranks of
+torchrun (symm then starts through the torch.distributed store).
+``symm.rfc`` (also ``hyper_parallel.core.symmetric_memory``) is the
+HyperParallel symmetric-memory RFC's API on symm.
 """
 
 from ._lib import LIBRARY_PATH, SymmError

@@ -2,7 +2,8 @@
 
 Owns the transition of this process between "not initialised",
 "initialised" and "finalized". Everything else calls ensure() first, so the
-first use initialises implicitly (under oshrun, mpirun or as one PE).
+first use initialises implicitly (under oshrun, mpirun, as torch.distributed's
+ranks through its store (_start.py), or as one PE).
 """
 
 import ctypes
@@ -10,7 +11,7 @@ import numbers
 import os
 import sys
 
-from . import _arrays, _lib
+from . import _arrays, _lib, _start
 from ._lib import SymmError, c_int, c_void_p, fn, state
 
 SHMEM_THREAD_MULTIPLE = 3
@@ -73,7 +74,10 @@ def get_unique_id():
 
 def init(uid=None, rank=None, nranks=None, heap_size=None, timeout=None):
     """Start symm in this process. Without arguments: join the job of the
-    launcher (oshrun, mpirun/srun with PMIx), or run as a job of one PE.
+    launcher (oshrun, mpirun/srun with PMIx); else, in one of several
+    torch.distributed ranks (init_process_group() called, or torchrun's
+    RANK and WORLD_SIZE), join those ranks through the torch.distributed
+    store (see symm/_start.py); else run as a job of one PE.
     With uid (bytes from get_unique_id), rank and nranks: form a job of
     nranks processes started by any launcher. heap_size: initial symmetric
     heap in bytes (it grows on demand). timeout: seconds the unique-id
@@ -93,6 +97,13 @@ def init(uid=None, rank=None, nranks=None, heap_size=None, timeout=None):
         if uid is None:
             if rank is not None or nranks is not None:
                 raise ValueError("symm.init: rank and nranks need a uid (symm.get_unique_id())")
+            # Not under a launcher but one of torch.distributed's ranks (an
+            # initialised process group, or torchrun's RANK/WORLD_SIZE):
+            # the ranks join one job through its store (_start.py).
+            if _start.auto(heap_size):
+                return
+            if heap_size is None:
+                heap_size = _start.heap_size_from_env()
             if heap_size:
                 os.environ["SHMEM_SYMMETRIC_SIZE"] = str(heap_size)
             _lib.install_sink()

@@ -94,6 +94,20 @@
       "python symm: path of the libsymm.so to load (else the one it was built with)")        \
     X(SYMM_FUSED_LOG, STR, USER, py_fused_log, "0",                                          \
       "python symm: 1 prints on PE 0, per fused call, the form the cost model ran and why")  \
+    X(SYMMETRIC_MEMORY_HEAP_SIZE, STR, USER, py_rfc_heap_size, "1G",                         \
+      "python symm (symm.rfc's name, the HyperParallel RFC's): initial heap per PE in bytes " \
+      "(or K/M/G/T); read when symm starts without oshrun, and overrides "                     \
+      "SHMEM_SYMMETRIC_SIZE")                                                                \
+    X(RANK, STR, USER, py_torch_rank, "",                                                    \
+      "python symm, torchrun's: this process's rank; with WORLD_SIZE, the ranks join one "    \
+      "job through torch.distributed's store (not under oshrun)")                            \
+    X(WORLD_SIZE, STR, USER, py_torch_world_size, "",                                        \
+      "python symm, torchrun's: the number of ranks (see RANK)")                             \
+    X(MASTER_ADDR, STR, USER, py_torch_master_addr, "",                                      \
+      "python symm, torchrun's: PE 0 listens here, at MASTER_PORT + 13 (the RFC's port)")    \
+    X(MASTER_PORT, STR, USER, py_torch_master_port, "",                                      \
+      "python symm, torchrun's: PE 0 listens at this + 13; without init_process_group the "   \
+      "start-up store is at this + 14")                                                     \
     X(SYMM_RANK, STR, HIDDEN, launch_rank, "", "oshrun to PE: this PE's number")             \
     X(SYMM_SIZE, STR, HIDDEN, launch_size, "", "oshrun to PE: the number of PEs")            \
     X(SYMM_BOOT_ADDR, STR, HIDDEN, launch_boot_addr, "",                                     \
