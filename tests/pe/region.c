@@ -316,9 +316,26 @@ int main(int argc, char **argv)
     } else {
         die_mode(mode);
     }
+    /* Regions still registered at finalize go back to the program with
+     * their bytes: one moved into shared memory, one reached by process_vm. */
+    size_t pg = (size_t)sysconf(_SC_PAGESIZE);
+    long *kept = mmap(NULL, pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    long *kept_rw = malloc(64);
+    shmemx_region_t k1, k2;
+    CHECK(kept != MAP_FAILED && kept_rw != NULL, "allocations");
+    CHECK_EQ("register kept", 0, shmemx_register(kept, pg, SHMEMX_ACCESS_ALL, &k1));
+    CHECK_EQ("register kept_rw", 0, shmemx_register(kept_rw, 64, SHMEMX_ACCESS_RW, &k2));
+    shmem_long_atomic_set(kept, 500 + me, right);
+    shmem_long_p(kept_rw, 600 + me, right);
     shmem_barrier_all();
     if (me == 0)
         printf("region %s: ok on %d PEs\n", mode, npes);
     shmem_finalize();
+    CHECK(kept[0] == 500 + left && kept_rw[0] == 600 + left,
+          "registered buffers after finalize hold %ld and %ld, expected %d and %d", kept[0],
+          kept_rw[0], 500 + left, 600 + left);
+    kept[1] = kept_rw[1] = 1; /* and are still writable */
+    munmap(kept, pg);
+    free(kept_rw);
     return 0;
 }
