@@ -19,6 +19,14 @@ SYMM_API double shmemx_wtime(void);
 SYMM_API size_t shmemx_heap_size(void);
 SYMM_API size_t shmemx_heap_free(void);
 
+/* The OpenSHMEM team of an aclshmem team handle (ACLSHMEM_TEAM_WORLD is
+ * SHMEM_TEAM_WORLD; a handle from aclshmem_team_split_*) in the current
+ * instance, so that code holding aclshmem handles calls shmem_team_* and
+ * the OpenSHMEM collectives on the same team; SHMEM_TEAM_INVALID for
+ * ACLSHMEM_TEAM_INVALID, a destroyed handle, or one of another instance.
+ * The team stays the handle's: destroy it with aclshmem_team_destroy. */
+SYMM_API shmem_team_t shmemx_team_from_aclshmem(aclshmem_team_t team);
+
 /* ---- registering existing memory -----------------------------------------
  * A buffer the program owns (malloc'd, a numpy array's or a torch tensor's
  * data, a static array) becomes the target of every PE's one-sided
