@@ -134,33 +134,26 @@ static int check_local(symm_instance_t *s, void *addr, size_t size, unsigned acc
     return SYMM_OK;
 }
 
-/* Every PE's record must match PE 0's. Every PE sees the same records: all
- * fail or none; each PE that differs says how. */
+/* Every PE's record must match PE 0's. Every PE sees the same records, so
+ * all fail or none, and each says which PE differs and how. */
 static int check_same(const symm_instance_t *s, const reg_info_t *all, const char *routine)
 {
-    const reg_info_t *z = &all[0], *me = &all[s->my_pe];
+    const reg_info_t *z = &all[0];
     char a0[4], a1[4];
-    int bad = 0;
-    for (int pe = 1; pe < s->n_pes; pe++)
-        bad |= all[pe].size != z->size || all[pe].access != z->access || all[pe].slot != z->slot;
-    if (!bad)
-        return SYMM_OK;
-    if (me->size != z->size)
+    for (int pe = 1; pe < s->n_pes; pe++) {
+        const reg_info_t *o = &all[pe];
+        if (o->size == z->size && o->access == z->access && o->slot == z->slot)
+            continue;
         symm_error(routine,
-                   "this PE registers %llu bytes, PE 0 %llu: every PE registers a "
-                   "buffer of the same size",
-                   (unsigned long long)me->size, (unsigned long long)z->size);
-    else if (me->access != z->access)
-        symm_error(routine,
-                   "this PE registers with access '%s', PE 0 with '%s': every PE "
-                   "passes the same access",
-                   symm_region_access_str(me->access, a1), symm_region_access_str(z->access, a0));
-    else if (me->slot != z->slot)
-        symm_error(routine,
-                   "this PE would make region %d, PE 0 region %d: every PE registers "
-                   "and deregisters in the same order",
-                   (int)me->slot, (int)z->slot);
-    return SYMM_ERR_INVALID;
+                   "PE %d registers %llu bytes with access '%s' as region %d, PE 0 %llu bytes "
+                   "with '%s' as region %d: every PE registers a buffer of the same size with "
+                   "the same access, in the same order",
+                   pe, (unsigned long long)o->size, symm_region_access_str(o->access, a1),
+                   (int)o->slot, (unsigned long long)z->size, symm_region_access_str(z->access, a0),
+                   (int)z->slot);
+        return SYMM_ERR_INVALID;
+    }
+    return SYMM_OK;
 }
 
 /* Without atomic access: can this PE read every node-local mapped peer's
@@ -376,11 +369,10 @@ int symm_region_deregister(symm_instance_t *s, int id, const void *addr, int loc
         rc = symm_boot_allgather(s->boot, &mine, ids, sizeof(mine));
     for (int pe = 0; rc == SYMM_OK && pe < s->n_pes; pe++) {
         if (ids[pe] != ids[0]) {
-            if (mine != ids[0])
-                symm_error(routine,
-                           "this PE deregisters region %d, PE 0 region %d: every PE "
-                           "deregisters the same region, in the same order",
-                           (int)mine, (int)ids[0]);
+            symm_error(routine,
+                       "PE %d deregisters region %d, PE 0 region %d: every PE deregisters the "
+                       "same region, in the same order",
+                       pe, (int)ids[pe], (int)ids[0]);
             rc = SYMM_ERR_INVALID;
         }
     }
