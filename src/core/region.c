@@ -274,7 +274,9 @@ int symm_region_register(symm_instance_t *s, void *addr, size_t size, unsigned a
 {
     symm_region_table_t *t = NULL;
     int slot = -1;
-    SYMM_DOING_SCOPE(symm_team_doing(s->team_world, routine, -1, size));
+    /* Size 0: a size that differs is this call's own error (check_same),
+     * returned on every PE, also under SHMEM_DEBUG. */
+    SYMM_DOING_SCOPE(symm_team_doing(s->team_world, routine, -1, 0));
     symm_log_clear_error(); /* what an agreement tells the others is from this call */
     int rc = local_rc;
     if (rc == SYMM_OK)
