@@ -258,6 +258,13 @@ typedef struct {
     X(float, float) X(int8, int8_t) X(int16, int16_t) X(int32, int32_t) X(int64, int64_t)      \
     X(uint8, uint8_t) X(uint16, uint16_t) X(uint32, uint32_t) X(uint64, uint64_t) X(char, char)
 #define SYMM_ACL_SIZES(X) X(8) X(16) X(32) X(64) X(128)
+/* The reductions' types: OpenSHMEM's AND/OR/XOR types among CANN's, and
+ * those with MAX/MIN/SUM/PROD. */
+#define SYMM_ACL_REDUCE_BIT_TYPES(X)                                                           \
+    X(int8, int8_t) X(int16, int16_t) X(int32, int32_t) X(int64, int64_t) X(uint8, uint8_t)    \
+    X(uint16, uint16_t) X(uint32, uint32_t) X(uint64, uint64_t)
+#define SYMM_ACL_REDUCE_TYPES(X)                                                               \
+    SYMM_ACL_REDUCE_BIT_TYPES(X) X(float, float) X(double, double) X(char, char)
 
 /* ---- setup, instances, queries ----------------------------------------- */
 ACLSHMEM_HOST_API int aclshmemx_init_status(void);
@@ -359,6 +366,19 @@ ACLSHMEM_HOST_API void aclshmemx_putmem_signal(void *dst, void *src, size_t elem
 ACLSHMEM_HOST_API void aclshmemx_putmem_signal_nbi(void *dst, void *src, size_t elem_size,
                                                    void *sig_addr, int32_t signal, int sig_op,
                                                    int pe);
+/* Set (ACLSHMEM_SIGNAL_SET) or add to (ACLSHMEM_SIGNAL_ADD) the 32-bit signal
+ * word sig_addr on pe, atomically, with release order: CANN's device
+ * routine (device/gm2gm/aclshmem_device_p2p_sync.h) on the host, where it
+ * is atomic (CANN's device one is not guaranteed to be). */
+ACLSHMEM_HOST_API void aclshmemx_signal_op(int32_t *sig_addr, int32_t signal, int sig_op, int pe);
+
+/* ---- ordering (CANN's device routines, device/gm2gm/aclshmem_device_mo.h,
+ * on the host) ----------------------------------------------------------
+ * quiet: every put, get, atomic and signal this PE issued (default context)
+ * is complete. fence: they are delivered to each PE in order; CANN's device
+ * fence is a quiet, symm's an ordering (what both promise). */
+ACLSHMEM_HOST_API void aclshmem_quiet(void);
+ACLSHMEM_HOST_API void aclshmem_fence(void);
 
 /* ---- point-to-point synchronization (cmp: ACLSHMEM_CMP_*) --------------- */
 ACLSHMEM_HOST_API void aclshmem_signal_wait_until(int32_t *sig_addr, int cmp, int32_t cmp_val);
@@ -423,6 +443,58 @@ ACLSHMEM_HOST_API void aclshmem_barrier(aclshmem_team_t team);
 ACLSHMEM_HOST_API void aclshmem_barrier_all(void);
 ACLSHMEM_HOST_API void aclshmem_sync(aclshmem_team_t team);
 ACLSHMEM_HOST_API void aclshmem_sync_all(void);
+
+/* ---- team collectives ------------------------------------------------------
+ * CANN's host API has none (barriers and syncs only); these are
+ * OpenSHMEM 1.5's team collectives named as CANN names the rest of its
+ * host API (aclshmem_ + the OpenSHMEM name, CANN's type names), on
+ * aclshmem_team_t: the same arguments, semantics and return (0, or
+ * ACLSHMEM_INVALID_PARAM for a team this PE has no handle of in the
+ * current instance, or a bad root). dest and source are symmetric;
+ * collect's nelems may differ between PEs, the others' may not.
+ * aclshmem_team_all_gather is aclshmem_fcollectmem (nelems bytes from
+ * every member, in team order). Blocking, on the host: no stream. */
+#define SYMM_ACL_DECL_COLL(NAME, TYPE)                                                         \
+    ACLSHMEM_HOST_API int aclshmem_##NAME##_broadcast(aclshmem_team_t team, TYPE *dest,        \
+                                                      const TYPE *source, size_t nelems,       \
+                                                      int pe_root);                            \
+    ACLSHMEM_HOST_API int aclshmem_##NAME##_collect(aclshmem_team_t team, TYPE *dest,          \
+                                                    const TYPE *source, size_t nelems);        \
+    ACLSHMEM_HOST_API int aclshmem_##NAME##_fcollect(aclshmem_team_t team, TYPE *dest,         \
+                                                     const TYPE *source, size_t nelems);       \
+    ACLSHMEM_HOST_API int aclshmem_##NAME##_alltoall(aclshmem_team_t team, TYPE *dest,         \
+                                                     const TYPE *source, size_t nelems);       \
+    ACLSHMEM_HOST_API int aclshmem_##NAME##_alltoalls(aclshmem_team_t team, TYPE *dest,        \
+                                                      const TYPE *source, ptrdiff_t dst,       \
+                                                      ptrdiff_t sst, size_t nelems);
+SYMM_ACL_RMA_TYPES(SYMM_ACL_DECL_COLL)
+#undef SYMM_ACL_DECL_COLL
+ACLSHMEM_HOST_API int aclshmem_broadcastmem(aclshmem_team_t team, void *dest, const void *source,
+                                            size_t nelems, int pe_root);
+ACLSHMEM_HOST_API int aclshmem_collectmem(aclshmem_team_t team, void *dest, const void *source,
+                                          size_t nelems);
+ACLSHMEM_HOST_API int aclshmem_fcollectmem(aclshmem_team_t team, void *dest, const void *source,
+                                           size_t nelems);
+ACLSHMEM_HOST_API int aclshmem_alltoallmem(aclshmem_team_t team, void *dest, const void *source,
+                                           size_t nelems);
+ACLSHMEM_HOST_API int aclshmem_alltoallsmem(aclshmem_team_t team, void *dest, const void *source,
+                                            ptrdiff_t dst, ptrdiff_t sst, size_t nelems);
+ACLSHMEM_HOST_API int aclshmem_team_all_gather(aclshmem_team_t team, void *dest,
+                                               const void *source, size_t nelems);
+#define SYMM_ACL_DECL_REDUCE(NAME, TYPE, OP)                                                   \
+    ACLSHMEM_HOST_API int aclshmem_##NAME##_##OP##_reduce(aclshmem_team_t team, TYPE *dest,    \
+                                                          const TYPE *source, size_t nreduce);
+#define SYMM_ACL_DECL_REDUCE_BIT(NAME, TYPE)                                                   \
+    SYMM_ACL_DECL_REDUCE(NAME, TYPE, and)                                                      \
+    SYMM_ACL_DECL_REDUCE(NAME, TYPE, or) SYMM_ACL_DECL_REDUCE(NAME, TYPE, xor)
+#define SYMM_ACL_DECL_REDUCE_ARITH(NAME, TYPE)                                                 \
+    SYMM_ACL_DECL_REDUCE(NAME, TYPE, max) SYMM_ACL_DECL_REDUCE(NAME, TYPE, min)                \
+    SYMM_ACL_DECL_REDUCE(NAME, TYPE, sum) SYMM_ACL_DECL_REDUCE(NAME, TYPE, prod)
+SYMM_ACL_REDUCE_BIT_TYPES(SYMM_ACL_DECL_REDUCE_BIT)
+SYMM_ACL_REDUCE_TYPES(SYMM_ACL_DECL_REDUCE_ARITH)
+#undef SYMM_ACL_DECL_REDUCE_ARITH
+#undef SYMM_ACL_DECL_REDUCE_BIT
+#undef SYMM_ACL_DECL_REDUCE
 
 /* ---- CANN's shmem_* compatibility names ---------------------------------
  * Only those that do not collide with OpenSHMEM's (shmem_malloc, shmem_ptr,

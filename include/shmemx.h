@@ -19,6 +19,63 @@ SYMM_API double shmemx_wtime(void);
 SYMM_API size_t shmemx_heap_size(void);
 SYMM_API size_t shmemx_heap_free(void);
 
+/* The OpenSHMEM team of an aclshmem team handle (ACLSHMEM_TEAM_WORLD is
+ * SHMEM_TEAM_WORLD; a handle from aclshmem_team_split_*) in the current
+ * instance, so that code holding aclshmem handles calls shmem_team_* and
+ * the OpenSHMEM collectives on the same team; SHMEM_TEAM_INVALID for
+ * ACLSHMEM_TEAM_INVALID, a destroyed handle, or one of another instance.
+ * The team stays the handle's: destroy it with aclshmem_team_destroy. */
+SYMM_API shmem_team_t shmemx_team_from_aclshmem(aclshmem_team_t team);
+
+/* ---- registering existing memory -----------------------------------------
+ * A buffer the program owns (malloc'd, a numpy array's or a torch tensor's
+ * data, a static array) becomes the target of every PE's one-sided
+ * operations, without a copy into the heap: every PE registers its own
+ * buffer of the same size, collectively and in the same order, and from
+ * then on shmem_putmem, shmem_TYPE_get, shmem_TYPE_atomic_*, put-with-signal
+ * (data or signal), shmem_ptr, ... accept an address inside it: the same
+ * offset in PE p's buffer is PE p's copy. Collectives, locks and streams
+ * still need symmetric memory.
+ *
+ * access says what one-sided operations may do to the region:
+ *  READ   gets;  WRITE  puts and put-with-signal's data;
+ *  ATOMIC atomics and signals. Atomic access moves the buffer's pages into
+ *         shared memory (same addresses, same bytes; back at deregistration),
+ *         so node-local peers reach it with loads, stores and CPU atomics:
+ *         the buffer must be whole pages of private anonymous memory
+ *         (mmap(MAP_PRIVATE|MAP_ANONYMOUS), aligned_alloc(page, n * page)).
+ * Without ATOMIC, node-local peers reach it with one process_vm_writev or
+ * process_vm_readv per operation (the PEs must be one user and allowed to
+ * ptrace each other), and any memory can be registered. Peers on other
+ * nodes (and every peer under SYMM_TRANSPORT=ucx) reach it through UCX with
+ * a memory key traded at registration. An operation the access does not
+ * allow ends the job naming the region, as any bad RMA does.
+ *
+ * shmemx_register fails (non-zero, on every PE, the PE that found the
+ * problem saying why) on a NULL or empty buffer, sizes or access that differ
+ * between PEs, a buffer that overlaps symmetric memory or another region,
+ * memory ATOMIC cannot move, or too many regions (64). On success it fills
+ * *region_p. shmemx_deregister is collective too; the default context's
+ * operations are completed by it, other contexts' must be quieted before.
+ * Regions still registered at shmem_finalize are released there (the
+ * buffers keep their bytes). */
+#define SHMEMX_ACCESS_READ 1u
+#define SHMEMX_ACCESS_WRITE 2u
+#define SHMEMX_ACCESS_ATOMIC 4u
+#define SHMEMX_ACCESS_RW (SHMEMX_ACCESS_READ | SHMEMX_ACCESS_WRITE)
+#define SHMEMX_ACCESS_ALL (SHMEMX_ACCESS_RW | SHMEMX_ACCESS_ATOMIC)
+
+typedef struct shmemx_region {
+    int id;          /* the same on every PE; -1 once deregistered */
+    void *addr;      /* this PE's buffer */
+    size_t size;     /* bytes, the same on every PE */
+    unsigned access; /* SHMEMX_ACCESS_* */
+} shmemx_region_t;
+
+SYMM_API int shmemx_register(void *addr, size_t size, unsigned access,
+                             shmemx_region_t *region_p);
+SYMM_API int shmemx_deregister(shmemx_region_t *region);
+
 #ifdef __cplusplus
 }
 #endif

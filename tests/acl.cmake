@@ -5,13 +5,24 @@
 # aclshmem job in unique-id mode (the launcher only gives rank and size).
 add_executable(acl_host pe/acl_host.c)
 target_link_libraries(acl_host PRIVATE symm)
-foreach(part basic rma allgather signal p2p team instances)
+foreach(part basic rma allgather signal p2p team coll order instances)
   foreach(np ${SYMM_TEST_NPS})
     add_test(NAME acl_${part}.np${np}
       COMMAND ${SYMM_OSHRUN} --timeout 60 -np ${np} $<TARGET_FILE:acl_host> ${part})
     set_tests_properties(acl_${part}.np${np} PROPERTIES TIMEOUT 70)
   endforeach()
 endforeach()
+# The collectives and the ordering routines over UCX too.
+if(SYMM_HAVE_UCX AND SYMM_TEST_UCX)
+  foreach(part coll order)
+    foreach(np 2 4)
+      add_test(NAME acl_${part}.ucx.np${np}
+        COMMAND ${SYMM_OSHRUN} --timeout 120 -np ${np} $<TARGET_FILE:acl_host> ${part})
+      set_tests_properties(acl_${part}.ucx.np${np} PROPERTIES TIMEOUT 130 LABELS ucx
+        ENVIRONMENT "SYMM_TRANSPORT=ucx")
+    endforeach()
+  endforeach()
+endif()
 
 # A forged id (another secret for the same address) is refused; an id whose
 # PE 0 never comes times out naming PE 0.

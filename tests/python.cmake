@@ -1,6 +1,6 @@
 # The Python package (python/symm, cmake/python.cmake): pytest files under
 # the build tree's oshrun at 1, 2 and 4 PEs, each a separate ctest test
-# (core, coll, fused, torch) so each stays well under a minute at 4 PEs on
+# (core, coll, fused, register, torch) so each stays well under a minute at 4 PEs on
 # 2 cores; a unique-id job of N processes started without a launcher; the
 # examples. Not in sanitizer builds (python3 is not instrumented), and only
 # where SYMM_PYTHON has numpy (and pytest; torch for the torch part).
@@ -46,7 +46,7 @@ function(symm_py_test name np timeout)
 endfunction()
 
 if(SYMM_HAVE_PYTEST)
-  set(_parts core coll fused)
+  set(_parts core coll fused register)
   if(SYMM_HAVE_TORCH)
     list(APPEND _parts torch)
   else()
@@ -66,7 +66,8 @@ if(SYMM_HAVE_PYTEST)
         COMMAND ${SYMM_OSHRUN} --timeout 120 -np ${np} ${SYMM_PYTHON} -m pytest -q
                 -p no:cacheprovider ${CMAKE_CURRENT_SOURCE_DIR}/python/test_core.py
                 ${CMAKE_CURRENT_SOURCE_DIR}/python/test_coll.py
-                ${CMAKE_CURRENT_SOURCE_DIR}/python/test_fused.py)
+                ${CMAKE_CURRENT_SOURCE_DIR}/python/test_fused.py
+                ${CMAKE_CURRENT_SOURCE_DIR}/python/test_register.py)
       set_tests_properties(python_ucx.np${np} PROPERTIES TIMEOUT 130
         ENVIRONMENT "${SYMM_PY_TEST_ENV};SYMM_TRANSPORT=ucx" LABELS "python;ucx")
     endforeach()

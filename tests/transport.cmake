@@ -20,14 +20,16 @@ if(SYMM_HAVE_UCX)
     COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/scripts/netns_test.sh
       "$<TARGET_FILE:remote> remote" $<TARGET_FILE:rma_sizes> $<TARGET_FILE:amo>
       $<TARGET_FILE:signal> $<TARGET_FILE:p2p> $<TARGET_FILE:lock> $<TARGET_FILE:coll_barrier>
-      $<TARGET_FILE:ctx> $<TARGET_FILE:threads> $<TARGET_FILE:coll> $<TARGET_FILE:coll_skew>)
+      $<TARGET_FILE:ctx> $<TARGET_FILE:threads> $<TARGET_FILE:coll> $<TARGET_FILE:coll_skew>
+      $<TARGET_FILE:region>)
   set_tests_properties(netns PROPERTIES TIMEOUT 600 SKIP_RETURN_CODE 77 LABELS ucx)
   # Two PEs per namespace: every group mixes mapped peers (memcpy) and
   # network peers (UCX) in one collective.
   add_test(NAME netns_mixed
     COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/scripts/netns_test.sh
       $<TARGET_FILE:coll> $<TARGET_FILE:team> $<TARGET_FILE:active> $<TARGET_FILE:amo>
-      $<TARGET_FILE:rma_sizes> $<TARGET_FILE:coll_barrier> $<TARGET_FILE:coll_skew>)
+      $<TARGET_FILE:rma_sizes> $<TARGET_FILE:coll_barrier> $<TARGET_FILE:coll_skew>
+      $<TARGET_FILE:region>)
   # Sanitized builds: each program may take several times longer over UCX
   # (coll ran past 120 s under ASan once); the same 3x as the .ucx tests.
   set(netns_t 120)

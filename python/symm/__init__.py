@@ -40,11 +40,14 @@ from .coll import (allgather, allreduce, alltoall, barrier, barrier_all, broadca
 from .stream import (Stream, barrier_on_stream, get_on_stream, put_on_stream, quiet_on_stream,
                      signal_op_on_stream, synchronize, wait_signal_on_stream)
 from .fused import fused_all_gather_matmul, fused_matmul_reduce_scatter, fused_plan
+from .register import (ACCESS_ATOMIC, ACCESS_READ, ACCESS_RW, ACCESS_WRITE, Region, deregister,
+                       register)
 
 __version__ = "0.1.0"
 
 __all__ = [
-    "__version__", "allgather", "allreduce", "alltoall", "atomic_add", "atomic_and",
+    "__version__", "ACCESS_ATOMIC", "ACCESS_READ", "ACCESS_RW", "ACCESS_WRITE", "Region",
+    "deregister", "register", "allgather", "allreduce", "alltoall", "atomic_add", "atomic_and",
     "atomic_compare_swap", "atomic_fetch", "atomic_fetch_add", "atomic_fetch_and",
     "atomic_fetch_inc", "atomic_fetch_or", "atomic_fetch_xor", "atomic_inc", "atomic_or",
     "atomic_set", "atomic_swap", "atomic_xor", "barrier", "barrier_all", "barrier_on_stream",

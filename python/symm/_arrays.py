@@ -197,8 +197,11 @@ def data_ptr(a):
     return a.__array_interface__["data"][0]
 
 
-def symmetric(a, routine, name):
-    """Check that array a lies inside one live symmetric allocation."""
+def symmetric(a, routine, name, need=None):
+    """Check that array a lies inside one live symmetric allocation. need:
+    what the caller does to the remote copy ("r" get, "w" put, "a" atomic or
+    signal, "local": only this PE's copy); a registered array (register.py)
+    is accepted only where need says what, and its access allows it."""
     lo, hi = extent(a)
     rec = find(lo, hi if hi > lo else lo + 1)
     if rec is None:
@@ -211,6 +214,9 @@ def symmetric(a, routine, name):
                    "array")
         raise ValueError("symm.%s: %s is not in symmetric memory (address 0x%x, %d bytes): %s"
                          % (routine, name, lo, hi - lo, why))
+    check = getattr(rec, "check", None)
+    if check is not None:
+        check(routine, name, need)
     return rec
 
 

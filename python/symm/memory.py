@@ -190,6 +190,9 @@ def free(a):
     arr = _arrays.as_array(a, "free", "array")
     p = _arrays.data_ptr(arr)
     rec = _arrays._by_start.get(p)
+    if getattr(rec, "check", None) is not None:
+        raise ValueError("symm.free: array is a registered array (region %d), not a symmetric "
+                         "allocation: release it with symm.deregister" % rec.id)
     if rec is None or not rec.live:
         inside = _arrays.find(p, p + 1)
         if inside is not None:

@@ -125,9 +125,9 @@ def _prepare(routine, target, source, pe, sized, remote_is_target):
         raise ValueError("symm.%s: source has %d elements, target has %d (shapes %s and %s)"
                          % (routine, s.size, t.size, s.shape, t.shape))
     if remote_is_target:
-        symmetric(t, routine, "target")
+        symmetric(t, routine, "target", "w")
     else:
-        symmetric(s, routine, "source")
+        symmetric(s, routine, "source", "r")
         _arrays.writable(t, routine, "target")
     return t, s, pe
 
@@ -218,7 +218,7 @@ def p(target, value, pe, index=0):
     runtime.ensure("p", target=target)
     t = as_array(target, "p", "target")
     pe = pe_arg(pe, "p")
-    symmetric(t, "p", "target")
+    symmetric(t, "p", "target", "w")
     addr = _arrays.index_arg(t, index, "p", "target")
     v = np.array(value, dtype=t.dtype)
     fn("shmem_putmem", None, [c_void_p, c_void_p, c_size_t, c_int])(
@@ -230,7 +230,7 @@ def g(source, pe, index=0):
     runtime.ensure("g", source=source)
     s = as_array(source, "g", "source")
     pe = pe_arg(pe, "g")
-    symmetric(s, "g", "source")
+    symmetric(s, "g", "source", "r")
     addr = _arrays.index_arg(s, index, "g", "source")
     v = np.empty(1, dtype=s.dtype)
     fn("shmem_getmem", None, [c_void_p, c_void_p, c_size_t, c_int])(
@@ -257,7 +257,7 @@ def _amo(routine, target, pe, index, allowed):
     a = as_array(target, routine, "target", raw_ok=False)
     dt = _arrays.dtype_in(a, allowed, routine, "target", "this atomic")
     pe = pe_arg(pe, routine)
-    symmetric(a, routine, "target")
+    symmetric(a, routine, "target", "a")
     addr = _arrays.index_arg(a, index, routine, "target")
     cname = _arrays.C_NAME[dt]
     return addr, dt, cname, _CTYPE[cname], pe
@@ -342,11 +342,11 @@ atomic_fetch_xor, atomic_xor = _bitwise("xor")
 _SIGNAL_DTYPES = [np.dtype(np.uint64), np.dtype(np.int32)]
 
 
-def _signal(signal, offset, routine):
+def _signal(signal, offset, routine, need="a"):
     sg = as_array(signal, routine, "signal", raw_ok=False)
     dt = _arrays.dtype_in(sg, _SIGNAL_DTYPES, routine, "signal",
                           "a signal (uint64: OpenSHMEM, int32: aclshmem)")
-    symmetric(sg, routine, "signal")
+    symmetric(sg, routine, "signal", need)
     addr = _arrays.index_arg(sg, offset, routine, "signal")
     return sg, dt, addr
 
@@ -398,7 +398,7 @@ def signal_op(signal, offset, value, op, pe):
 def signal_fetch(signal, offset=0):
     """The current value of element offset of this PE's signal array."""
     runtime.ensure("signal_fetch", signal=signal)
-    sg, dt, saddr = _signal(signal, offset, "signal_fetch")
+    sg, dt, saddr = _signal(signal, offset, "signal_fetch", "local")
     if dt == np.uint64:
         return int(fn("shmem_signal_fetch", c_uint64, [c_void_p])(saddr))
     return int(fn("shmem_int32_atomic_fetch", c_int32, [c_void_p, c_int])(saddr, state.my_pe))
@@ -408,7 +408,7 @@ def wait_signal(signal, offset, cmp, value):
     """Block until element offset of this PE's signal array compares to
     value as cmp says (CMP_GE, '>=', ...); returns the signal's value."""
     runtime.ensure("wait_signal", signal=signal)
-    sg, dt, saddr = _signal(signal, offset, "wait_signal")
+    sg, dt, saddr = _signal(signal, offset, "wait_signal", "local")
     c = cmp_arg(cmp, "wait_signal")
     v = value_arg(value, dt, "wait_signal")
     if dt == np.uint64:
@@ -423,7 +423,7 @@ def _p2p(routine, ivars, cmp, index=None):
     runtime.ensure(routine, ivars=ivars)
     a = as_array(ivars, routine, "ivars", raw_ok=False)
     dt = _arrays.dtype_in(a, list(_arrays.P2P), routine, "ivars", "wait/test")
-    symmetric(a, routine, "ivars")
+    symmetric(a, routine, "ivars", "local")
     c = cmp_arg(cmp, routine)
     cname = _arrays.P2P[dt]
     return a, dt, cname, _CTYPE[cname], c

@@ -124,6 +124,23 @@ static inline void acl_put_signal(void *dst, const void *src, size_t n, int32_t 
     acl_signal32(sig, signal, sig_op, pe, routine);
 }
 
+void aclshmemx_signal_op(int32_t *sig_addr, int32_t signal, int sig_op, int pe)
+{
+    acl_signal32(sig_addr, signal, sig_op, pe, __func__);
+}
+
+void aclshmem_quiet(void)
+{
+    symm_instance_t *s = symm_inst(__func__);
+    symm_quiet(s, &s->ctx_default);
+}
+
+void aclshmem_fence(void)
+{
+    symm_instance_t *s = symm_inst(__func__);
+    symm_fence(s, &s->ctx_default);
+}
+
 void aclshmemx_putmem_signal(void *dst, void *src, size_t elem_size, void *sig_addr,
                              int32_t signal, int sig_op, int pe)
 {

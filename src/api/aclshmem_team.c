@@ -20,6 +20,7 @@
 #include "runtime/log.h"
 #include "runtime/state.h"
 #include "shmem.h"
+#include "shmemx.h"
 #include "team/team.h"
 
 #define TEAM(t) ((struct symm_team *)(t))
@@ -173,6 +174,11 @@ int aclshmem_team_get_config(aclshmem_team_t team, aclshmem_team_config_t *confi
     config->num_contexts = c.num_contexts;
     config->uniqueid = (aclshmemx_team_uniqueid_t)team;
     return ACLSHMEM_SUCCESS;
+}
+
+shmem_team_t shmemx_team_from_aclshmem(aclshmem_team_t team)
+{
+    return symm_acl_team_lookup(team);
 }
 
 static struct symm_team *barrier_team(aclshmem_team_t team, const char *routine)

@@ -3,6 +3,7 @@
  * active-set forms, generated from the type tables. Each builds a group
  * (coll/coll.h) and calls one core routine.
  */
+#include "api/coll.h"
 #include "api/profile.h"
 #include "coll/coll.h"
 #include "coll/reduce_ops.h"
@@ -42,8 +43,8 @@ static int check_root(const symm_group_t *g, int root, const char *routine)
 }
 
 /* ---- team-based --------------------------------------------------------- */
-static int coll_broadcast(shmem_team_t team, void *dest, const void *source, size_t nbytes,
-                          int root, const char *routine)
+int symm_api_broadcast(shmem_team_t team, void *dest, const void *source, size_t nbytes,
+                       int root, const char *routine)
 {
     symm_group_t g;
     if (team_group(team, &g, routine) != 0 || check_root(&g, root, routine) != 0)
@@ -55,8 +56,8 @@ static int coll_broadcast(shmem_team_t team, void *dest, const void *source, siz
 }
 
 #define DEF_TEAM_COLL(NAME, CALL, SAME)                                                          \
-    static int coll_##NAME(shmem_team_t team, void *dest, const void *source, size_t nbytes, \
-                           const char *routine)                                              \
+    int symm_api_##NAME(shmem_team_t team, void *dest, const void *source, size_t nbytes,    \
+                        const char *routine)                                                 \
     {                                                                                        \
         symm_group_t g;                                                                      \
         if (team_group(team, &g, routine) != 0)                                              \
@@ -71,8 +72,8 @@ DEF_TEAM_COLL(collect, symm_coll_collect, 0)
 DEF_TEAM_COLL(fcollect, symm_coll_fcollect, 1)
 DEF_TEAM_COLL(alltoall, symm_coll_alltoall, 1)
 
-static int coll_alltoalls(shmem_team_t team, void *dest, const void *source, ptrdiff_t dst,
-                          ptrdiff_t sst, size_t nelems, size_t elem, const char *routine)
+int symm_api_alltoalls(shmem_team_t team, void *dest, const void *source, ptrdiff_t dst,
+                       ptrdiff_t sst, size_t nelems, size_t elem, const char *routine)
 {
     symm_group_t g;
     if (team_group(team, &g, routine) != 0)
@@ -83,8 +84,8 @@ static int coll_alltoalls(shmem_team_t team, void *dest, const void *source, ptr
     return 0;
 }
 
-static int coll_reduce(shmem_team_t team, void *dest, const void *source, size_t count,
-                       size_t elem, symm_reduce_fn op, const char *routine)
+int symm_api_reduce(shmem_team_t team, void *dest, const void *source, size_t count,
+                    size_t elem, symm_reduce_fn op, const char *routine)
 {
     symm_group_t g;
     if (team_group(team, &g, routine) != 0)
@@ -99,24 +100,24 @@ static int coll_reduce(shmem_team_t team, void *dest, const void *source, size_t
     int shmem_##PFX##broadcast(shmem_team_t team, T *dest, const T *source, size_t nelems,  \
                                int PE_root)                                                  \
     {                                                                                        \
-        return coll_broadcast(team, dest, source, nelems * (SIZE), PE_root, __func__);      \
+        return symm_api_broadcast(team, dest, source, nelems * (SIZE), PE_root, __func__);   \
     }                                                                                        \
     int shmem_##PFX##collect(shmem_team_t team, T *dest, const T *source, size_t nelems)    \
     {                                                                                        \
-        return coll_collect(team, dest, source, nelems * (SIZE), __func__);                 \
+        return symm_api_collect(team, dest, source, nelems * (SIZE), __func__);              \
     }                                                                                        \
     int shmem_##PFX##fcollect(shmem_team_t team, T *dest, const T *source, size_t nelems)   \
     {                                                                                        \
-        return coll_fcollect(team, dest, source, nelems * (SIZE), __func__);                \
+        return symm_api_fcollect(team, dest, source, nelems * (SIZE), __func__);             \
     }                                                                                        \
     int shmem_##PFX##alltoall(shmem_team_t team, T *dest, const T *source, size_t nelems)   \
     {                                                                                        \
-        return coll_alltoall(team, dest, source, nelems * (SIZE), __func__);                \
+        return symm_api_alltoall(team, dest, source, nelems * (SIZE), __func__);             \
     }                                                                                        \
     int shmem_##PFX##alltoalls(shmem_team_t team, T *dest, const T *source, ptrdiff_t dst,  \
                                ptrdiff_t sst, size_t nelems)                                 \
     {                                                                                        \
-        return coll_alltoalls(team, dest, source, dst, sst, nelems, (SIZE), __func__);      \
+        return symm_api_alltoalls(team, dest, source, dst, sst, nelems, (SIZE), __func__);   \
     }                                                                                        \
     SYMM_PALIAS(shmem_##PFX##broadcast) SYMM_PALIAS(shmem_##PFX##collect)                    \
     SYMM_PALIAS(shmem_##PFX##fcollect) SYMM_PALIAS(shmem_##PFX##alltoall)                    \
@@ -128,24 +129,24 @@ SHMEM_RMA_TYPES(DEF_COLL)
 int shmem_broadcastmem(shmem_team_t team, void *dest, const void *source, size_t nelems,
                        int PE_root)
 {
-    return coll_broadcast(team, dest, source, nelems, PE_root, __func__);
+    return symm_api_broadcast(team, dest, source, nelems, PE_root, __func__);
 }
 int shmem_collectmem(shmem_team_t team, void *dest, const void *source, size_t nelems)
 {
-    return coll_collect(team, dest, source, nelems, __func__);
+    return symm_api_collect(team, dest, source, nelems, __func__);
 }
 int shmem_fcollectmem(shmem_team_t team, void *dest, const void *source, size_t nelems)
 {
-    return coll_fcollect(team, dest, source, nelems, __func__);
+    return symm_api_fcollect(team, dest, source, nelems, __func__);
 }
 int shmem_alltoallmem(shmem_team_t team, void *dest, const void *source, size_t nelems)
 {
-    return coll_alltoall(team, dest, source, nelems, __func__);
+    return symm_api_alltoall(team, dest, source, nelems, __func__);
 }
 int shmem_alltoallsmem(shmem_team_t team, void *dest, const void *source, ptrdiff_t dst,
                        ptrdiff_t sst, size_t nelems)
 {
-    return coll_alltoalls(team, dest, source, dst, sst, nelems, 1, __func__);
+    return symm_api_alltoalls(team, dest, source, dst, sst, nelems, 1, __func__);
 }
 SYMM_PALIAS(shmem_broadcastmem) SYMM_PALIAS(shmem_collectmem) SYMM_PALIAS(shmem_fcollectmem)
 SYMM_PALIAS(shmem_alltoallmem) SYMM_PALIAS(shmem_alltoallsmem)
@@ -153,7 +154,7 @@ SYMM_PALIAS(shmem_alltoallmem) SYMM_PALIAS(shmem_alltoallsmem)
 #define DEF_REDUCE(T, N, OP)                                                                 \
     int shmem_##N##_##OP##_reduce(shmem_team_t team, T *dest, const T *source, size_t nreduce) \
     {                                                                                        \
-        return coll_reduce(team, dest, source, nreduce, sizeof(T), symm_reduce_##N##_##OP,  \
+        return symm_api_reduce(team, dest, source, nreduce, sizeof(T), symm_reduce_##N##_##OP, \
                            __func__);                                                        \
     }                                                                                        \
     SYMM_PALIAS(shmem_##N##_##OP##_reduce)

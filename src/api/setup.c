@@ -21,6 +21,7 @@
 #include "core/watch.h"
 #include "runtime/pestatus.h"
 #include "mem/seg.h"
+#include "ops/region.h"
 #include "ops/rma.h"
 #include "ops/sync.h"
 #include "runtime/log.h"
@@ -139,7 +140,8 @@ int shmem_addr_accessible(const void *addr, int pe)
     size_t off, room;
     if (!shmem_pe_accessible(pe))
         return 0;
-    return symm_seg_translate(s, addr, &off, &room) != SYMM_SEG_NONE;
+    return symm_seg_translate(s, addr, &off, &room) != SYMM_SEG_NONE ||
+           symm_region_find(s, addr, &off, &room) != NULL;
 }
 
 void *shmem_ptr(const void *dest, int pe)
@@ -148,8 +150,10 @@ void *shmem_ptr(const void *dest, int pe)
     if (pe < 0 || pe >= s->n_pes)
         return NULL;
     void *p = symm_seg_peer_addr(s, dest, pe);
+    if (p == NULL)
+        return symm_region_peer_ptr(s, dest, pe); /* registered memory */
     /* My own globals: the address itself, not the second mapping. */
-    return p != NULL && pe == s->my_pe ? (void *)dest : p;
+    return pe == s->my_pe ? (void *)dest : p;
 }
 
 void shmem_global_exit(int status)

@@ -6,6 +6,7 @@
 
 #include <stdint.h>
 
+#include "ops/region.h"
 #include "runtime/log.h"
 #include "runtime/status.h"
 
@@ -27,8 +28,13 @@ void symm_amo_slow(struct symm_ctx *ctx, const void *dst, symm_amo_op_t op, size
     if (dst == NULL)
         symm_fatal(routine, "dest is NULL");
     int seg = symm_seg_translate(s, dst, &off, &room);
-    if (seg == SYMM_SEG_NONE)
-        symm_fatal_not_symmetric(routine, "dest", dst);
+    if (seg == SYMM_SEG_NONE) {
+        symm_region_t *r = symm_region_find(s, dst, &off, &room);
+        if (r == NULL)
+            symm_fatal_not_symmetric(routine, "dest", dst);
+        symm_region_amo(ctx, r, off, room, op, size, operand, compare, result, nbi, pe, routine);
+        return;
+    }
     if (s->net == NULL)
         symm_fatal(routine, "PE %d is not reachable: it is not on this node and no network "
                             "transport is active", pe);

@@ -9,6 +9,7 @@
 
 #include <stdint.h>
 
+#include "ops/region.h"
 #include "runtime/log.h"
 #include "runtime/status.h"
 #include "transport/transport.h"
@@ -37,8 +38,14 @@ void symm_check_sym(const symm_instance_t *s, const char *routine, const void *a
         return;
     if (addr == NULL)
         symm_fatal(routine, "%s is NULL with length %zu", what, n);
-    if (symm_seg_translate(s, addr, &off, &room) == SYMM_SEG_NONE)
-        symm_fatal_not_symmetric(routine, what, addr);
+    if (symm_seg_translate(s, addr, &off, &room) == SYMM_SEG_NONE) {
+        symm_region_t *r = symm_region_find(s, addr, &off, &room);
+        if (r == NULL)
+            symm_fatal_not_symmetric(routine, what, addr);
+        if (n > room)
+            symm_fatal(routine, "%s %p + %zu bytes runs %zu bytes past the end of registered "
+                                "region %d (%zu bytes)", what, addr, n, n - room, r->id, r->size);
+    }
     if (n > room)
         symm_fatal(routine, "%s %p + %zu bytes runs %zu bytes past the end of its symmetric "
                             "segment", what, addr, n, n - room);
@@ -78,6 +85,14 @@ static void rma_slow(struct symm_ctx *ctx, int put, const void *sym, void *buf, 
     if (buf == NULL)
         symm_fatal(routine, "%s is NULL with length %zu", put ? "source" : "dest", n);
     int seg = symm_seg_translate(s, sym, &off, &room);
+    if (seg == SYMM_SEG_NONE) {
+        /* Registered memory: the one place it is looked up for RMA. */
+        symm_region_t *r = symm_region_find(s, sym, &off, &room);
+        if (r != NULL) {
+            symm_region_rma(ctx, put, r, off, room, buf, n, pe, nbi, routine);
+            return;
+        }
+    }
     if (seg == SYMM_SEG_NONE || s->net == NULL)
         rma_unreachable(s, routine, sym, n, pe, put ? "dest" : "source");
     const symm_transport_ops_t *t = s->net;

@@ -36,6 +36,7 @@ struct symm_boot;
 struct symm_heap_alloc;
 struct symm_team;
 struct symm_team_slots;
+struct symm_region_table;
 struct symm_instance;
 
 /* One writable range of the executable's data, backed by the data memfd at
@@ -118,6 +119,7 @@ typedef struct symm_instance {
     int spin;                /* polls before yielding */
     int threads_share_teams; /* THREAD_MULTIPLE, or a stream exists: a team's barrier
                               * may run in two threads at once (team/barrier.c locks) */
+    struct symm_region_table *regions; /* registered memory (mem/region.h), NULL until used */
 
     /* --- lifecycle --- */
     bool initialized;

@@ -6,6 +6,7 @@
 #define SYMM_SHM_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "mem/data.h"
 #include "runtime/state.h"
@@ -25,5 +26,25 @@ void symm_shm_fini(symm_instance_t *inst);
 int symm_shm_heap_grow(symm_instance_t *inst, size_t new_size, const char *routine);
 /* Undo a growth the other PEs could not follow: the file back to old_size. */
 void symm_shm_heap_restore(symm_instance_t *inst, size_t old_size, const char *routine);
+
+/* ---- registered regions (shm_region.c) -------------------------------- */
+
+/* 0 if [addr, addr + size) may have its pages moved into shared memory:
+ * whole pages of private anonymous read-write memory (no file, no stack);
+ * else non-zero with the reason in why. */
+int symm_shm_region_movable(const void *addr, size_t size, char *why, size_t why_len);
+/* Move the pages into a new memfd mapped over the same addresses (the bytes
+ * kept); *fd_p is the memfd. Local; logs its failure under routine, and
+ * then the buffer is as it was. */
+int symm_shm_region_share(void *addr, size_t size, int *fd_p, const char *routine);
+/* Back into private memory with the same bytes, and close fd. Never fails
+ * the caller: a failure leaves the buffer shared (warned). */
+void symm_shm_region_unshare(void *addr, size_t size, int fd, const char *routine);
+/* A node-local peer's region memfd mapped here (NULL: failed, logged). */
+char *symm_shm_region_map(int fd, size_t size, const char *routine);
+void symm_shm_region_unmap(char *p, size_t size);
+/* n bytes between local and raddr in process pid (put: local to remote)
+ * with process_vm_writev/readv; 0, or -errno. */
+int symm_shm_cma(int pid, int put, uint64_t raddr, void *local, size_t n);
 
 #endif

@@ -96,6 +96,15 @@ typedef struct symm_transport_ops {
     void (*progress)(struct symm_instance *inst);
     /* The heap grew to new_size bytes on every PE (collective). */
     int (*heap_grown)(struct symm_instance *inst, size_t new_size);
+    /* Registered memory (mem/region.h): region id, in the table on every PE
+     * but not live yet, becomes reachable through this transport (its
+     * registration, its keys to every PE). Collective and agreed: it fails
+     * on every PE or on none, logged where it failed. region_remove: the
+     * region is being deregistered on every PE (collective): complete what
+     * this PE issued, wait for the others to have done so, drop its keys.
+     * NULL region_add: registered memory is not reachable through it. */
+    int (*region_add)(struct symm_instance *inst, int id);
+    int (*region_remove)(struct symm_instance *inst, int id);
     /* A context was created (attach per-context state to ctx->net) or is
      * being destroyed (after its quiet). The default context has none. */
     int (*ctx_create)(struct symm_ctx *ctx);

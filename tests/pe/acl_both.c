@@ -4,7 +4,8 @@
  * compiler exists) as C++ with shmem.h first (ACL_SHMEM_FIRST), which also
  * checks CANN's C++ defaults of aclshmemx_init_attr_t. Runs under oshrun;
  * the job itself starts in unique-id mode (SYMM_RANK/SYMM_SIZE tell the
- * rank and size, the file named by argv[1] carries the id).
+ * rank and size, the file named by argv[1] carries the id). An aclshmem
+ * team handle turned into an OpenSHMEM team (shmemx_team_from_aclshmem).
  */
 #ifdef ACL_SHMEM_FIRST
 #include <shmem.h>
@@ -102,6 +103,33 @@ int main(int argc, char **argv)
     CHECK(y[1] == 20 + left, "shmem_putmem into aclshmem memory");
     CHECK(shmem_ptr(y, right) == aclshmem_ptr(y, right), "shmem_ptr and aclshmem_ptr agree");
     CHECK(shmemx_heap_size() > 0, "shmemx_heap_size");
+
+    /* An aclshmem team handle as an OpenSHMEM team: queries and a reduction
+     * on it agree with the handle's; invalid handles give SHMEM_TEAM_INVALID. */
+    CHECK(shmemx_team_from_aclshmem(ACLSHMEM_TEAM_WORLD) == SHMEM_TEAM_WORLD,
+          "ACLSHMEM_TEAM_WORLD is SHMEM_TEAM_WORLD");
+    CHECK(shmemx_team_from_aclshmem(ACLSHMEM_TEAM_INVALID) == SHMEM_TEAM_INVALID &&
+              shmemx_team_from_aclshmem(4321) == SHMEM_TEAM_INVALID,
+          "invalid handles");
+    aclshmem_team_t odd = ACLSHMEM_TEAM_INVALID;
+    CHECK(n < 2 || aclshmem_team_split_strided(ACLSHMEM_TEAM_WORLD, 1, 2, n / 2, &odd) ==
+                       ACLSHMEM_SUCCESS, "split_strided");
+    shmem_team_t todd = shmemx_team_from_aclshmem(odd);
+    int *red = (int *)shmem_malloc(2 * sizeof(int));
+    if (me % 2 == 1) {
+        CHECK(todd != SHMEM_TEAM_INVALID, "the odd team as an OpenSHMEM team");
+        CHECK(shmem_team_my_pe(todd) == aclshmem_team_my_pe(odd) &&
+                  shmem_team_n_pes(todd) == n / 2 && shmem_team_my_pe(todd) == me / 2,
+              "shmem_team_my_pe/n_pes of the converted team");
+        red[0] = me;
+        CHECK(shmem_int_sum_reduce(todd, &red[1], &red[0], 1) == 0, "sum_reduce on it");
+        CHECK(red[1] == (n / 2) * (n / 2), "sum of the odd PEs"); /* 1 + 3 + ... */
+        aclshmem_team_destroy(odd);
+        CHECK(shmemx_team_from_aclshmem(odd) == SHMEM_TEAM_INVALID, "a destroyed handle");
+    } else {
+        CHECK(todd == SHMEM_TEAM_INVALID, "not a member");
+    }
+    shmem_free(red);
     shmem_free(x);
     aclshmem_free(y);
 

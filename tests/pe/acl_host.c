@@ -13,6 +13,12 @@
  *   team       split_strided, split_2d, team barrier/sync, translate, config
  *   instances  two instances (two unique ids, ranks reversed in the second)
  *              in every process: allocation, puts, isolation, switching
+ *   coll       team collectives on aclshmem_team_t (world, the even PEs, the
+ *              rows of a 2d split): broadcast, fcollect, team_all_gather,
+ *              collect, alltoall(s), and/or/xor/max/min/sum/prod reductions,
+ *              typed and mem forms, each value computed from the layout
+ *   order      host aclshmemx_signal_op (SET, ADD), aclshmem_fence between
+ *              data and signal, aclshmem_quiet before a sync
  *   tamper     (2 PEs) PE 1 presents an id with another secret: refused
  *   stale      (1 process) an id nobody serves: times out naming PE 0
  */
@@ -608,6 +614,237 @@ static void part_team(void)
     CHECK_EQ("finalize", ACLSHMEM_SUCCESS, aclshmem_finalize());
 }
 
+/* ---- team collectives ------------------------------------------------------------ */
+
+#define CK 5 /* elements per member */
+
+/* Member j of a team is world PE base + j * stride here. */
+typedef struct { aclshmem_team_t team; int base, stride, size, me; } coll_team_t;
+
+static int64_t cval(int world, int i) { return (int64_t)world * 1000 + i * 7 + 3; }
+
+static void coll_on(const coll_team_t *t, int round)
+{
+    int n = t->size, tme = t->me, me_w = t->base + t->stride * tme;
+    int64_t *b_src = (int64_t *)aclshmem_malloc(CK * sizeof(int64_t));
+    int64_t *b_dst = (int64_t *)aclshmem_malloc(CK * sizeof(int64_t));
+    int32_t *f_src = (int32_t *)aclshmem_malloc(CK * sizeof(int32_t));
+    int32_t *f_dst = (int32_t *)aclshmem_malloc((size_t)n * CK * sizeof(int32_t));
+    uint8_t *g_dst = (uint8_t *)aclshmem_malloc((size_t)n * CK);
+    double *c_src = (double *)aclshmem_malloc((size_t)n * sizeof(double));
+    double *c_dst = (double *)aclshmem_malloc((size_t)n * (n + 1) / 2 * sizeof(double));
+    uint16_t *a_src = (uint16_t *)aclshmem_malloc((size_t)n * CK * sizeof(uint16_t));
+    uint16_t *a_dst = (uint16_t *)aclshmem_malloc((size_t)n * CK * sizeof(uint16_t));
+    float *s_src = (float *)aclshmem_malloc((size_t)n * 2 * sizeof(float));
+    float *s_dst = (float *)aclshmem_malloc((size_t)n * 2 * sizeof(float));
+    int32_t *r32 = (int32_t *)aclshmem_malloc(8 * sizeof(int32_t));
+    uint64_t *r64 = (uint64_t *)aclshmem_malloc(8 * sizeof(uint64_t));
+    float *rf = (float *)aclshmem_malloc(4 * sizeof(float));
+    double *rd = (double *)aclshmem_malloc(4 * sizeof(double));
+    char *rc = (char *)aclshmem_malloc(4);
+    int root = (round + 1) % n, root_w = t->base + t->stride * root;
+
+    /* broadcast */
+    for (int i = 0; i < CK; i++) {
+        b_src[i] = cval(me_w, i);
+        b_dst[i] = -1;
+    }
+    CHECK_EQ("int64_broadcast", 0, aclshmem_int64_broadcast(t->team, b_dst, b_src, CK, root));
+    for (int i = 0; i < CK; i++)
+        CHECK_EQ("broadcast value", cval(root_w, i), b_dst[i]);
+    CHECK_EQ("broadcastmem", 0, aclshmem_broadcastmem(t->team, b_dst, b_src, 8, (root + 1) % n));
+    CHECK_EQ("broadcastmem value", cval(t->base + t->stride * ((root + 1) % n), 0), b_dst[0]);
+
+    /* fcollect, team_all_gather, fcollectmem */
+    for (int i = 0; i < CK; i++)
+        f_src[i] = (int32_t)cval(me_w, i);
+    CHECK_EQ("int32_fcollect", 0, aclshmem_int32_fcollect(t->team, f_dst, f_src, CK));
+    for (int j = 0; j < n; j++)
+        for (int i = 0; i < CK; i++)
+            CHECK_EQ("fcollect value", cval(t->base + t->stride * j, i), f_dst[j * CK + i]);
+    uint8_t *g_src = (uint8_t *)aclshmem_malloc(CK);
+    for (int i = 0; i < CK; i++)
+        g_src[i] = (uint8_t)(me_w * 16 + i);
+    CHECK_EQ("team_all_gather", 0, aclshmem_team_all_gather(t->team, g_dst, g_src, CK));
+    for (int j = 0; j < n; j++)
+        for (int i = 0; i < CK; i++)
+            CHECK_EQ("all_gather byte", (uint8_t)((t->base + t->stride * j) * 16 + i),
+                     g_dst[j * CK + i]);
+    memset(g_dst, 0, (size_t)n * CK);
+    CHECK_EQ("fcollectmem", 0, aclshmem_fcollectmem(t->team, g_dst, g_src, 2));
+    CHECK_EQ("fcollectmem last", (uint8_t)((t->base + t->stride * (n - 1)) * 16 + 1),
+             g_dst[2 * n - 1]);
+
+    /* collect: member j contributes j + 1 values */
+    for (int i = 0; i <= tme; i++)
+        c_src[i] = tme * 10.0 + i;
+    CHECK_EQ("double_collect", 0, aclshmem_double_collect(t->team, c_dst, c_src, (size_t)tme + 1));
+    for (int j = 0, k = 0; j < n; j++)
+        for (int i = 0; i <= j; i++, k++)
+            CHECK(c_dst[k] == j * 10.0 + i, "collect[%d] = %g, expected %g", k, c_dst[k],
+                  j * 10.0 + i);
+    CHECK_EQ("collectmem", 0, aclshmem_collectmem(t->team, c_dst, c_src, sizeof(double)));
+    CHECK(c_dst[n - 1] == (n - 1) * 10.0, "collectmem last %g", c_dst[n - 1]);
+
+    /* alltoall: block j of my source goes to member j */
+    for (int j = 0; j < n; j++)
+        for (int i = 0; i < CK; i++)
+            a_src[j * CK + i] = (uint16_t)(me_w * 256 + j * 16 + i);
+    CHECK_EQ("uint16_alltoall", 0, aclshmem_uint16_alltoall(t->team, a_dst, a_src, CK));
+    for (int j = 0; j < n; j++)
+        for (int i = 0; i < CK; i++)
+            CHECK_EQ("alltoall value", (uint16_t)((t->base + t->stride * j) * 256 + tme * 16 + i),
+                     a_dst[j * CK + i]);
+    /* 2 bytes per member: element j of every source goes to member j. */
+    CHECK_EQ("alltoallmem", 0, aclshmem_alltoallmem(t->team, a_dst, a_src, 2));
+    for (int j = 0; j < n; j++)
+        CHECK_EQ("alltoallmem value",
+                 (uint16_t)((t->base + t->stride * j) * 256 + tme / CK * 16 + tme % CK),
+                 a_dst[j]);
+    /* alltoalls: one element per member, source stride 2, dest stride 1 */
+    for (int j = 0; j < 2 * n; j++)
+        s_src[j] = (float)(me_w * 100 + j);
+    CHECK_EQ("float_alltoalls", 0, aclshmem_float_alltoalls(t->team, s_dst, s_src, 1, 2, 1));
+    for (int j = 0; j < n; j++)
+        CHECK(s_dst[j] == (float)((t->base + t->stride * j) * 100 + 2 * tme),
+              "alltoalls[%d] = %g", j, s_dst[j]);
+    CHECK_EQ("alltoallsmem", 0, aclshmem_alltoallsmem(t->team, s_dst, s_src, 2, 2, 1));
+
+    /* reductions, expected values from the members' world numbers */
+    int64_t sum = 0, mx = 0;
+    uint64_t band = ~0ull, bor = 0, bxor = 0;
+    double prod = 1;
+    for (int j = 0; j < n; j++) {
+        int w = t->base + t->stride * j;
+        sum += w + 1;
+        mx = w > mx ? w : mx;
+        band &= 0xf0f0ull | (uint64_t)1 << (w + 16);
+        bor |= (uint64_t)1 << w;
+        bxor ^= (uint64_t)(w * 3 + 1);
+        prod *= (w % 3) + 1;
+    }
+    r32[0] = me_w + 1;
+    CHECK_EQ("int32_sum_reduce", 0, aclshmem_int32_sum_reduce(t->team, &r32[1], &r32[0], 1));
+    CHECK_EQ("sum", sum, r32[1]);
+    r64[0] = 0xf0f0ull | (uint64_t)1 << (me_w + 16);
+    r64[1] = (uint64_t)1 << me_w;
+    r64[2] = (uint64_t)(me_w * 3 + 1);
+    CHECK_EQ("uint64_and_reduce", 0, aclshmem_uint64_and_reduce(t->team, &r64[3], &r64[0], 1));
+    CHECK_EQ("uint64_or_reduce", 0, aclshmem_uint64_or_reduce(t->team, &r64[4], &r64[1], 1));
+    CHECK_EQ("uint64_xor_reduce", 0, aclshmem_uint64_xor_reduce(t->team, &r64[5], &r64[2], 1));
+    CHECK_EQ("and", band, r64[3]);
+    CHECK_EQ("or", bor, r64[4]);
+    CHECK_EQ("xor", bxor, r64[5]);
+    rf[0] = (float)me_w;
+    CHECK_EQ("float_max_reduce", 0, aclshmem_float_max_reduce(t->team, &rf[1], &rf[0], 1));
+    CHECK(rf[1] == (float)mx, "max %g, expected %lld", rf[1], (long long)mx);
+    rc[0] = (char)('a' + me_w);
+    CHECK_EQ("char_min_reduce", 0, aclshmem_char_min_reduce(t->team, &rc[1], &rc[0], 1));
+    CHECK_EQ("min", 'a' + t->base, rc[1]);
+    rd[0] = (me_w % 3) + 1;
+    CHECK_EQ("double_prod_reduce", 0, aclshmem_double_prod_reduce(t->team, &rd[1], &rd[0], 1));
+    CHECK(rd[1] == prod, "prod %g, expected %g", rd[1], prod);
+
+    aclshmem_barrier(t->team);
+    void *all[] = {b_src, b_dst, f_src, f_dst, g_dst, c_src, c_dst, a_src, a_dst,
+                   s_src, s_dst, r32,   r64,   rf,    rd,    rc,    g_src};
+    for (size_t i = sizeof(all) / sizeof(all[0]); i-- > 0;)
+        aclshmem_free(all[i]);
+}
+
+static void part_coll(void)
+{
+    acl_start(0, g_rank, 0, "coll", 16 << 20);
+    int me = aclshmem_my_pe(), n = aclshmem_n_pes();
+    aclshmem_team_t even = ACLSHMEM_TEAM_INVALID, odd = ACLSHMEM_TEAM_INVALID;
+    aclshmem_team_t x = ACLSHMEM_TEAM_INVALID, y;
+    CHECK_EQ("split even", ACLSHMEM_SUCCESS,
+             aclshmem_team_split_strided(ACLSHMEM_TEAM_WORLD, 0, 2, (n + 1) / 2, &even));
+    if (n > 1)
+        CHECK_EQ("split odd", ACLSHMEM_SUCCESS,
+                 aclshmem_team_split_strided(ACLSHMEM_TEAM_WORLD, 1, 2, n / 2, &odd));
+    CHECK_EQ("split_2d", ACLSHMEM_SUCCESS, aclshmem_team_split_2d(ACLSHMEM_TEAM_WORLD, 2, &x, &y));
+    for (int round = 0; round < 2; round++) {
+        coll_team_t w = {ACLSHMEM_TEAM_WORLD, 0, 1, n, me};
+        coll_on(&w, round);
+        /* The even and the odd PEs at once, each team on its own (every
+         * PE allocates alike: allocation is collective over the world). */
+        coll_team_t par = {me % 2 ? odd : even, me % 2, 2, me % 2 ? n / 2 : (n + 1) / 2, me / 2};
+        coll_on(&par, round);
+        /* The rows of the 2d split: PEs 2k and 2k+1. */
+        coll_team_t row = {x, me - me % 2, 1, aclshmem_team_n_pes(x), me % 2};
+        coll_on(&row, round);
+        aclshmem_barrier_all();
+    }
+    /* Invalid handles: quietly for ACLSHMEM_TEAM_INVALID, said otherwise. */
+    int32_t *v = (int32_t *)aclshmem_calloc(2, sizeof(int32_t));
+    CHECK_EQ("collective on ACLSHMEM_TEAM_INVALID", ACLSHMEM_INVALID_PARAM,
+             aclshmem_int32_sum_reduce(ACLSHMEM_TEAM_INVALID, &v[1], &v[0], 1));
+    CHECK_EQ("collective on an unknown handle", ACLSHMEM_INVALID_PARAM,
+             aclshmem_team_all_gather(1234, &v[1], &v[0], 1));
+    CHECK_EQ("broadcast from a root outside the team", ACLSHMEM_INVALID_PARAM,
+             aclshmem_int32_broadcast(ACLSHMEM_TEAM_WORLD, &v[1], &v[0], 1, n));
+    aclshmem_free(v);
+    aclshmem_team_destroy(me % 2 ? odd : even);
+    aclshmem_team_destroy(x);
+    aclshmem_team_destroy(y);
+    if (me == 0)
+        printf("team collectives on %d PEs: ok\n", n);
+    CHECK_EQ("finalize", ACLSHMEM_SUCCESS, aclshmem_finalize());
+}
+
+/* ---- host signal_op, fence, quiet ----------------------------------------------- */
+
+#define ORD_ROUNDS 50
+#define ORD_N 64
+
+static void part_order(void)
+{
+    acl_start(0, g_rank, 0, "order", 16 << 20);
+    int me = aclshmem_my_pe(), n = aclshmem_n_pes();
+    int right = (me + 1) % n, left = (me + n - 1) % n;
+    int32_t *sig = (int32_t *)aclshmem_calloc(4, sizeof(int32_t)); /* add, set, ready, ack */
+    int64_t *data = (int64_t *)aclshmem_calloc(ORD_N, sizeof(int64_t));
+    int64_t *late = (int64_t *)aclshmem_calloc(ORD_N, sizeof(int64_t));
+    int64_t msg[ORD_N];
+
+    for (int t = 0; t < n; t++)
+        aclshmemx_signal_op(&sig[0], 2, ACLSHMEM_SIGNAL_ADD, t);
+    aclshmemx_signal_op(&sig[1], 100 + me, ACLSHMEM_SIGNAL_SET, right);
+    aclshmem_barrier_all();
+    CHECK_EQ("signal_op ADD from every PE", 2 * n, sig[0]);
+    CHECK_EQ("signal_op SET from the left", 100 + left, sig[1]);
+
+    /* Data, fence, signal: who sees the signal sees the data. */
+    for (int k = 1; k <= ORD_ROUNDS; k++) {
+        aclshmem_signal_wait_until(&sig[3], ACLSHMEM_CMP_GE, k - 1);
+        for (int i = 0; i < ORD_N; i++)
+            msg[i] = (int64_t)me * 100000 + k * 100 + i;
+        aclshmem_putmem_nbi(data, msg, sizeof(msg), right);
+        aclshmem_fence();
+        aclshmemx_signal_op(&sig[2], k, ACLSHMEM_SIGNAL_SET, right);
+        aclshmem_signal_wait_until(&sig[2], ACLSHMEM_CMP_EQ, k);
+        for (int i = 0; i < ORD_N; i++)
+            CHECK_EQ("data before its signal", (int64_t)left * 100000 + k * 100 + i, data[i]);
+        aclshmemx_signal_op(&sig[3], k, ACLSHMEM_SIGNAL_SET, left);
+    }
+    /* quiet completes non-blocking puts; sync_all only meets. */
+    for (int i = 0; i < ORD_N; i++)
+        msg[i] = (int64_t)me * 7 + i;
+    aclshmem_putmem_nbi(late, msg, sizeof(msg), right);
+    aclshmem_quiet();
+    aclshmem_sync_all();
+    for (int i = 0; i < ORD_N; i++)
+        CHECK_EQ("put_nbi complete after quiet", (int64_t)left * 7 + i, late[i]);
+    aclshmem_barrier_all();
+    aclshmem_free(late);
+    aclshmem_free(data);
+    aclshmem_free(sig);
+    if (me == 0)
+        printf("signal_op, fence, quiet on %d PEs: ok\n", n);
+    CHECK_EQ("finalize", ACLSHMEM_SUCCESS, aclshmem_finalize());
+}
+
 /* ---- two instances in every process ------------------------------------------------ */
 
 static void part_instances(void)
@@ -721,11 +958,13 @@ int main(int argc, char **argv)
     g_size = s ? atoi(s) : 1;
     setvbuf(stdout, NULL, _IOLBF, 0);
     if (argc < 2)
-        fail(__LINE__, "usage: acl_host basic|rma|allgather|signal|p2p|team|instances|tamper|stale");
+        fail(__LINE__, "usage: acl_host basic|rma|allgather|signal|p2p|team|coll|order|"
+                       "instances|tamper|stale");
     static const struct { const char *name; void (*fn)(void); } parts[] = {
         {"basic", part_basic},         {"rma", part_rma},     {"allgather", part_allgather},
         {"signal", part_signal},       {"p2p", part_p2p},     {"team", part_team},
-        {"instances", part_instances}, {"tamper", part_tamper}, {"stale", part_stale}};
+        {"instances", part_instances}, {"tamper", part_tamper}, {"stale", part_stale},
+        {"coll", part_coll},           {"order", part_order}};
     for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]); i++) {
         if (strcmp(argv[1], parts[i].name) == 0) {
             parts[i].fn();

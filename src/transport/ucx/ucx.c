@@ -88,6 +88,10 @@ static void conn_release(ucx_state_t *u, ucx_wk_t *wk, ucx_conn_t *c, int pe, in
     for (int i = 0; i < SYMM_MAX_DATA_RANGES; i++)
         if (c->data_rkey[i])
             ucp_rkey_destroy(c->data_rkey[i]);
+    for (int i = 0; c->reg_rkey != NULL && i < SYMM_MAX_REGIONS; i++)
+        if (c->reg_rkey[i])
+            ucp_rkey_destroy(c->reg_rkey[i]);
+    free(c->reg_rkey);
     if (c->ep) {
         /* A forced close also needs peer failure handling. */
         ucp_request_param_t prm = {.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS,
@@ -184,6 +188,26 @@ void __attribute__((noinline)) symm_ucx_conn_open_lazy(ucx_state_t *u, ucx_wk_t 
     pthread_mutex_unlock(&wk->connect_lock);
 }
 
+ucp_rkey_h __attribute__((noinline)) symm_ucx_region_rkey_lazy(ucx_state_t *u, ucx_wk_t *wk,
+                                                               int pe, int id)
+{
+    ucx_conn_t *c = &wk->conn[pe];
+    ucx_region_t *r = &u->regions[id];
+    ucs_status_t st = UCS_OK;
+    pthread_mutex_lock(&wk->connect_lock);
+    ucp_rkey_h *keys = c->reg_rkey, k = NULL;
+    if (keys == NULL && (keys = calloc(SYMM_MAX_REGIONS, sizeof(*keys))) != NULL)
+        __atomic_store_n(&c->reg_rkey, keys, __ATOMIC_RELEASE);
+    if (keys != NULL && (k = keys[id]) == NULL &&
+        (st = ucp_ep_rkey_unpack(c->ep, r->keys + (size_t)pe * r->stride, &k)) == UCS_OK)
+        __atomic_store_n(&keys[id], k, __ATOMIC_RELEASE);
+    pthread_mutex_unlock(&wk->connect_lock);
+    if (keys == NULL || st != UCS_OK)
+        symm_fatal("ucx", "memory key of PE %d's registered region %d: %s", pe, id,
+                   keys == NULL ? "no memory" : ucs_status_string(st));
+    return k;
+}
+
 /* ---- setup ----------------------------------------------------------- */
 
 /* The header every PE publishes at init; followed by the worker address
@@ -263,7 +287,7 @@ static int allgather_var(symm_instance_t *s, const void *mine, size_t len, char 
     return SYMM_OK;
 }
 
-static int map_mem(ucx_state_t *u, void *addr, size_t len, ucp_mem_h *mh)
+static int map_mem(ucx_state_t *u, void *addr, size_t len, ucp_mem_h *mh, const char *routine)
 {
     ucp_mem_map_params_t mp = {
         .field_mask = UCP_MEM_MAP_PARAM_FIELD_ADDRESS | UCP_MEM_MAP_PARAM_FIELD_LENGTH,
@@ -271,7 +295,11 @@ static int map_mem(ucx_state_t *u, void *addr, size_t len, ucp_mem_h *mh)
         .length = len,
     };
     ucs_status_t st = ucp_mem_map(u->ctx, &mp, mh);
-    return st == UCS_OK ? SYMM_OK : symm_ucx_fail("registering symmetric memory", st);
+    if (st == UCS_OK)
+        return SYMM_OK;
+    symm_error(routine, "UCX registration of %p + %zu bytes: %s", addr, len,
+               ucs_status_string(st));
+    return SYMM_ERR_SYS;
 }
 
 static int is_remote(const symm_instance_t *s, int pe)
@@ -378,7 +406,7 @@ static int ucx_init(symm_instance_t *s)
                           .addr_len = (uint32_t)addr_len, .pid = (int32_t)getpid()};
     gethostname(hdr.host, sizeof(hdr.host) - 1);
     hdr.amo_bits = amo_bits | amo_kind(NULL, u->dflt.worker, hdr.amo_tl, sizeof(hdr.amo_tl));
-    if ((rc = map_mem(u, s->heap_base, s->heap_size, &u->heap_mh)) != SYMM_OK)
+    if ((rc = map_mem(u, s->heap_base, s->heap_size, &u->heap_mh, "shmem_init")) != SYMM_OK)
         goto out;
     if ((st = ucp_rkey_pack(u->ctx, u->heap_mh, &rkbuf[0], &rklen[0])) != UCS_OK) {
         rc = symm_ucx_fail("packing the heap key", st);
@@ -387,8 +415,8 @@ static int ucx_init(symm_instance_t *s)
     hdr.heap_rkey_len = (uint32_t)rklen[0];
     for (int i = 0; i < s->n_data_ranges; i++) {
         hdr.data_start[i] = s->data[i].start;
-        if ((rc = map_mem(u, (void *)s->data[i].start, s->data[i].len, &u->data_mh[i])) !=
-            SYMM_OK)
+        if ((rc = map_mem(u, (void *)s->data[i].start, s->data[i].len, &u->data_mh[i],
+                          "shmem_init")) != SYMM_OK)
             goto out;
         if ((st = ucp_rkey_pack(u->ctx, u->data_mh[i], &rkbuf[1 + i], &rklen[1 + i])) !=
             UCS_OK) {
@@ -516,6 +544,11 @@ static void ucx_fini(symm_instance_t *s)
     for (int i = 0; i < SYMM_MAX_DATA_RANGES; i++)
         if (u->data_mh[i])
             ucp_mem_unmap(u->ctx, u->data_mh[i]);
+    for (int i = 0; i < SYMM_MAX_REGIONS; i++) {
+        if (u->regions[i].mh)
+            ucp_mem_unmap(u->ctx, u->regions[i].mh);
+        free(u->regions[i].keys);
+    }
     if (u->ctx)
         ucp_cleanup(u->ctx);
     pthread_mutex_destroy(&u->ctx_lock);
@@ -586,7 +619,7 @@ static int ucx_heap_grown(symm_instance_t *s, size_t new_size)
                    ucs_status_string(UCS_ERR_NO_MEMORY));
         rc = SYMM_ERR_SYS;
     } else if (rc == SYMM_OK) {
-        rc = map_mem(u, s->heap_base, new_size, &mh);
+        rc = map_mem(u, s->heap_base, new_size, &mh, "shmem_malloc");
     }
     if (rc == SYMM_OK && (st = ucp_rkey_pack(u->ctx, mh, &rk, &rklen)) != UCS_OK)
         rc = symm_ucx_fail("packing the heap key", st);
@@ -630,6 +663,82 @@ static int ucx_heap_grown(symm_instance_t *s, size_t new_size)
     }
     u->heap_mh = mh;
 out:
+    pthread_mutex_unlock(&u->ctx_lock);
+    return rc;
+}
+
+/* A registered region becomes reachable: registered here, every PE's key
+ * traded in the exchange heap growth uses (allgather_var), agreed on first.
+ * Keys are unpacked per connection on first use (peer_target), so nothing
+ * after the exchange can fail on one PE alone. */
+static int ucx_region_add(symm_instance_t *s, int id)
+{
+    ucx_state_t *u = state_of(s);
+    const symm_region_t *r = &s->regions->slot[id];
+    const char *routine = "shmemx_register";
+    ucp_mem_h mh = NULL;
+    void *rk = NULL;
+    size_t rklen = 0, stride = 0;
+    char *all = NULL;
+    ucs_status_t st;
+    int rc = SYMM_OK;
+    if (symm_fault("ucx_reg")) {
+        symm_error(routine, "UCX registration of %p + %zu bytes: %s", (void *)r->base, r->size,
+                   ucs_status_string(UCS_ERR_NO_MEMORY));
+        rc = SYMM_ERR_SYS;
+    } else {
+        rc = map_mem(u, r->base, r->size, &mh, routine);
+    }
+    if (rc == SYMM_OK && (st = ucp_rkey_pack(u->ctx, mh, &rk, &rklen)) != UCS_OK) {
+        symm_error(routine, "packing the UCX key of a registered region: %s",
+                   ucs_status_string(st));
+        rc = SYMM_ERR_SYS;
+    }
+    int arc = symm_boot_agree(s->boot, rc, routine, NULL);
+    if (arc == SYMM_OK)
+        arc = allgather_var(s, rk, rklen, &all, &stride, routine);
+    if (rk != NULL)
+        ucp_rkey_buffer_release(rk);
+    if (arc != SYMM_OK) {
+        if (mh != NULL)
+            ucp_mem_unmap(u->ctx, mh);
+        return arc;
+    }
+    u->regions[id] = (ucx_region_t){.mh = mh, .keys = all, .stride = stride};
+    return SYMM_OK;
+}
+
+/* Drop region id's keys from every connection of wk; under ctx_lock. */
+static void wk_drop_region(ucx_wk_t *wk, int n_pes, int id)
+{
+    for (int pe = 0; pe < n_pes; pe++) {
+        ucp_rkey_h *keys = wk->conn[pe].reg_rkey;
+        if (keys != NULL && keys[id] != NULL) {
+            ucp_rkey_destroy(keys[id]);
+            keys[id] = NULL;
+        }
+    }
+}
+
+/* Deregistration: my operations complete (every worker flushed), then an
+ * agreement, after which no PE has any outstanding on any copy; then keys
+ * and registration go. */
+static int ucx_region_remove(symm_instance_t *s, int id)
+{
+    ucx_state_t *u = state_of(s);
+    pthread_mutex_lock(&u->ctx_lock);
+    for (ucx_wk_t *wk = u->ctx_wks; wk != NULL; wk = wk->next)
+        symm_ucx_wk_quiet(u, wk);
+    int rc = to_symm(u, symm_ucx_wk_quiet(u, &u->dflt), s->my_pe, "flush");
+    rc = symm_boot_agree(s->boot, rc, "shmemx_deregister", NULL);
+    wk_drop_region(&u->dflt, s->n_pes, id);
+    for (int list = 0; list < 2; list++)
+        for (ucx_wk_t *wk = list == 0 ? u->ctx_wks : u->free_wks; wk != NULL; wk = wk->next)
+            wk_drop_region(wk, s->n_pes, id);
+    if (u->regions[id].mh != NULL)
+        ucp_mem_unmap(u->ctx, u->regions[id].mh);
+    free(u->regions[id].keys);
+    memset(&u->regions[id], 0, sizeof(u->regions[id]));
     pthread_mutex_unlock(&u->ctx_lock);
     return rc;
 }
@@ -681,6 +790,8 @@ static const symm_transport_ops_t ucx_ops = {
     .pe_quiet = symm_ucx_pe_quiet,
     .progress = symm_ucx_progress,
     .heap_grown = ucx_heap_grown,
+    .region_add = ucx_region_add,
+    .region_remove = ucx_region_remove,
     .ctx_create = symm_ucx_ctx_create,
     .ctx_destroy = symm_ucx_ctx_destroy,
 };

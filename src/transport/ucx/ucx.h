@@ -30,6 +30,7 @@
 #include <ucp/api/ucp.h>
 #include <ucs/config/global_opts.h>
 
+#include "mem/region.h"
 #include "mem/seg.h"
 #include "runtime/log.h"
 #include "runtime/state.h"
@@ -139,7 +140,18 @@ typedef struct ucx_conn {
     ucp_rkey_h heap_rkey;
     ucp_rkey_h data_rkey[SYMM_MAX_DATA_RANGES];
     ucp_rkey_h retired[SYMM_UCX_RETIRED_KEYS];
+    /* Keys of registered regions, by id: the array made on the
+     * connection's first use of any region, each key on first use of its
+     * region (symm_ucx_region_rkey_lazy); dropped at deregistration. */
+    ucp_rkey_h *reg_rkey;
 } ucx_conn_t;
+
+/* A registered region's registration here and every PE's packed key. */
+typedef struct ucx_region {
+    ucp_mem_h mh;
+    char *keys;              /* PE p's packed key at keys + p * stride */
+    size_t stride;
+} ucx_region_t;
 
 /* One UCP worker: the instance's (default context, target of every peer's
  * operations, run by wait loops and the progress thread), or a context's
@@ -178,6 +190,7 @@ typedef struct ucx_state {
      * being swapped: some PE may still use keys of either; unmapped at fini. */
     ucp_mem_h retired_mh[4];
     ucp_mem_h data_mh[SYMM_MAX_DATA_RANGES];
+    ucx_region_t regions[SYMM_MAX_REGIONS];
     volatile int closing;    /* finalize started: endpoint errors are expected */
     /* progress thread */
     int thread_on;
@@ -224,6 +237,9 @@ int symm_ucx_fail(const char *what, ucs_status_t st);
 void symm_ucx_conn_close(ucx_state_t *u, ucx_wk_t *wk, int pe, int force);
 /* Connect wk to pe on first use, or end the job (cold, never inlined). */
 void symm_ucx_conn_open_lazy(ucx_state_t *u, ucx_wk_t *wk, int pe);
+/* wk's key for pe's copy of region id, unpacked on first use, or end the
+ * job (cold, never inlined). */
+ucp_rkey_h symm_ucx_region_rkey_lazy(ucx_state_t *u, ucx_wk_t *wk, int pe, int id);
 
 /* ---- address translation ----------------------------------------------- */
 
@@ -250,6 +266,14 @@ static inline ucp_ep_h peer_target(ucx_state_t *u, ucx_wk_t *wk, int seg, size_t
     if (seg == SYMM_SEG_HEAP) {
         *raddr = p->heap_base + off;
         *rkey = c->heap_rkey;
+        return c->ep;
+    }
+    if (seg >= SYMM_SEG_REGION) {
+        int id = seg - SYMM_SEG_REGION;
+        ucp_rkey_h *keys = __atomic_load_n(&c->reg_rkey, __ATOMIC_ACQUIRE);
+        ucp_rkey_h k = keys != NULL ? __atomic_load_n(&keys[id], __ATOMIC_ACQUIRE) : NULL;
+        *raddr = u->inst->regions->slot[id].peers[pe].base + off;
+        *rkey = k != NULL ? k : symm_ucx_region_rkey_lazy(u, wk, pe, id);
         return c->ep;
     }
     const symm_instance_t *s = u->inst;
