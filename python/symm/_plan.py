@@ -43,7 +43,6 @@ the plan is computed from the reduced values, the same everywhere.
 import collections
 import os
 
-import numpy as np
 
 MARGIN = 0.97          # a fused form must predict <= 0.97 x unfused
 RECHECK = 32           # calls between looks at the form not chosen
@@ -76,20 +75,23 @@ class Shape:
         self._err = {"stream": collections.deque(maxlen=self.KEEP),
                      "inline": collections.deque(maxlen=self.KEEP)}
         self.last = {"unfused": -RECHECK, "stream": -RECHECK, "inline": -RECHECK}
+        self.settle()
         # This PE's measurements of the last call, reduced on the next.
-        self.pend = np.zeros(4)  # spf, comm, ratio stream, ratio inline
+        self.pend = [0.0] * 4  # spf, comm, ratio stream, ratio inline
 
-    @property
-    def spf(self):
-        return float(np.median(self._spf)) if self._spf else 0.0
+    def settle(self):
+        """The medians the plan uses, computed once per call."""
+        self.spf = _median(self._spf, 0.0)
+        self.comm = _median(self._comm, 0.0)
+        self.err = {f: _median(d, 1.0) for f, d in self._err.items()}
 
-    @property
-    def comm(self):
-        return float(np.median(self._comm)) if self._comm else 0.0
 
-    @property
-    def err(self):
-        return {f: float(np.median(d)) if d else 1.0 for f, d in self._err.items()}
+def _median(values, empty):
+    v = sorted(values)
+    if not v:
+        return empty
+    h = len(v) // 2
+    return v[h] if len(v) % 2 else 0.5 * (v[h - 1] + v[h])
 
 
 _shapes = {}
@@ -120,10 +122,11 @@ def agree(sh, reduce_max, facts, ident):
     facts (the max of each over PEs is returned) and the call's identity
     (ident: must be equal on every PE). Returns (identity equal everywhere,
     reduced facts); sh takes the reduced measurements."""
-    ident = np.asarray(ident, dtype=np.float64)
-    k, nf, ni = len(sh.pend), len(facts), len(ident)
-    r = reduce_max(np.concatenate([sh.pend, facts, ident, -ident]))
-    same = np.array_equal(r[k + nf:k + nf + ni], -r[k + nf + ni:])
+    ident = [float(x) for x in ident]
+    pend = sh.pend
+    k, nf, ni = len(pend), len(facts), len(ident)
+    r = reduce_max(pend + list(facts) + ident + [-x for x in ident])
+    same = all(r[k + nf + i] == -r[k + nf + ni + i] for i in range(ni))
     spf, comm, rs, ri = r[:k]
     if spf > 0:
         sh._spf.append(spf)
@@ -132,7 +135,8 @@ def agree(sh, reduce_max, facts, ident):
     for name, ratio in (("stream", rs), ("inline", ri)):
         if ratio > 0:
             sh._err[name].append(ratio)
-    sh.pend[:] = 0
+    sh.settle()
+    sh.pend = [0.0] * k
     return same, r[k:k + nf]
 
 

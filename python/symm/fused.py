@@ -208,12 +208,14 @@ def _reducer():
         red = fn("shmem_double_max_reduce", c_int, [c_void_p, c_void_p, c_void_p, c_size_t])
         dptr, sptr = _arrays.data_ptr(buf[1]), _arrays.data_ptr(buf[0])
 
+        src, dst = buf[0], buf[1]
+
         def r(v):
             k = len(v)
-            buf[0, :k] = v
+            src[:k] = v
             if red(TEAM_WORLD.handle, dptr, sptr, k) != 0:
                 raise SymmError("symm: fused call: the plan's reduction failed")
-            return buf[1, :k].copy()
+            return dst[:k].tolist()
         _env["reduce"] = r
     return r
 

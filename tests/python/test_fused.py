@@ -182,6 +182,7 @@ def _shape(spf, comm, err=None):
         sh._comm.append(comm)
     for f, v in (err or {}).items():
         sh._err[f].append(v)
+    sh.settle()
     sh.calls = 5
     sh.last = {f: 5 for f in sh.last}
     return sh
