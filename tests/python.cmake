@@ -134,6 +134,15 @@ if(SYMM_HAVE_TORCH)
     foreach(np 2 4)
       symm_rfc_torchrun_test(python_rfc_torchrun ${np} 120 --timeout 110 ${np}
         ${SYMM_PYTHON} -m pytest -q -p no:cacheprovider ${CMAKE_CURRENT_SOURCE_DIR}/python/test_rfc.py)
+      # Every peer through UCX: the RFC's puts, signals and alltoall on the
+      # network path.
+      if(SYMM_HAVE_UCX AND SYMM_TEST_UCX)
+        add_test(NAME python_rfc_ucx.np${np}
+          COMMAND ${SYMM_OSHRUN} --timeout 120 -np ${np} ${SYMM_PYTHON} -m pytest -q
+                  -p no:cacheprovider ${CMAKE_CURRENT_SOURCE_DIR}/python/test_rfc.py)
+        set_tests_properties(python_rfc_ucx.np${np} PROPERTIES TIMEOUT 130
+          ENVIRONMENT "${SYMM_PY_TEST_ENV};SYMM_TRANSPORT=ucx" LABELS "python;ucx")
+      endif()
     endforeach()
   endif()
   foreach(ex producer_consumer fused_matmul)
