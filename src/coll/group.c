@@ -48,6 +48,8 @@ void symm_group_of_active_set(symm_group_t *g, symm_instance_t *s, int start, in
     if (size == s->n_pes && s->team_world != NULL) {
         symm_group_of_team(g, s->team_world);
         g->psync = psync;
+        g->start = start; /* the set's key (active_key): (0, stride 1, n) */
+        g->stride = stride;
         return;
     }
     *g = (symm_group_t){s, size, rel / stride, NULL, start, stride, NULL, psync,
