@@ -52,6 +52,8 @@
 
 /* ---- errors ---------------------------------------------------------- */
 
+#define PEER_ERROR_GRACE 10 /* tenths of a second */
+
 static void peer_error(void *arg, ucp_ep_h ep, ucs_status_t status)
 {
     ucx_peer_t *p = arg;
@@ -59,8 +61,15 @@ static void peer_error(void *arg, ucp_ep_h ep, ucs_status_t status)
     if (p->u->closing)
         return;
     /* A PE of this node is reporting the failure this is a consequence of:
-     * wait for it to end this PE (core/watch.c), at most a few seconds. */
-    for (int i = 0; i < 50 && symm_pe_report_claimed(p->u->inst); i++)
+     * wait for it to end this PE (core/watch.c), at most a few seconds.
+     * A peer on another node: wait a second first in any case. Its node's
+     * survivors report it with what every PE was doing, and a PE here that
+     * ended at once would be a lost connection to them too, whose report
+     * would then name this PE instead (netns_kill saw it 1 run in 8). A
+     * peer on this node is this node's watcher's to report, but a launcher
+     * may end this PE before that report is out: say it now. */
+    int grace = p->u->inst->peers[p->pe].same_node ? 0 : PEER_ERROR_GRACE;
+    for (int i = 0; i < 50 && (i < grace || symm_pe_report_claimed(p->u->inst)); i++)
         usleep(100000);
     symm_fatal("ucx", "PE %d (%s, pid %d) died or became unreachable: connection lost (%s)",
                p->pe, p->host, (int)p->pid, ucs_status_string(status));
