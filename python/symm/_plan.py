@@ -52,7 +52,6 @@ BLOCK_COST_NET = 25e-6
 WAKE_SPARE = 50e-6     # waking a stream thread that has a core of its own
 WAKE_BUSY = 1e-3       # ... that must take the core from some PE's matmul
 BLOCKS = (1, 2, 4, 8, 16, 32)
-FORMS = ("unfused", "stream", "inline")
 
 Plan = collections.namedtuple("Plan", "form blocks block_rows reason predicted")
 Plan.__doc__ = """What a fused call ran: form ('unfused', 'stream' or 'inline'),

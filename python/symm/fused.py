@@ -243,16 +243,40 @@ def _plan_call(routine, key, mode, overlap, rows, block_rows, flops, dims):
     return sh, plan
 
 
-def _fn_put_stream():
-    return (fn("aclshmemx_putmem_on_stream", None,
-               [c_void_p, c_void_p, c_size_t, c_int32, c_void_p]),
-            fn("aclshmemx_signal_op_on_stream", None,
-               [c_void_p, c_int32, c_int, c_int, c_void_p]))
+class _Sender:
+    """A fused call's puts in its form: send(dst, src, n, sig, epoch, pe)
+    puts n bytes then sets the int32 signal at sig to epoch (on the stream,
+    sig None sends no signal), on the stream or as non-blocking puts from
+    this thread;
+    finish() waits until the sources are the caller's again."""
 
+    def __init__(self, form, routine, keep):
+        self.stream = form == "stream"
+        if self.stream:
+            self.st = _get_stream()
+            self.h = self.st._handle(routine)
+            self.st._keep.append(keep)
+            self.put = fn("aclshmemx_putmem_on_stream", None,
+                          [c_void_p, c_void_p, c_size_t, c_int32, c_void_p])
+            self.sigop = fn("aclshmemx_signal_op_on_stream", None,
+                            [c_void_p, c_int32, c_int, c_int, c_void_p])
+        else:
+            self.putsig = fn("aclshmemx_putmem_signal_nbi", None,
+                             [c_void_p, c_void_p, c_size_t, c_void_p, c_int32, c_int, c_int])
 
-def _fn_putsig_nbi():
-    return fn("aclshmemx_putmem_signal_nbi", None,
-              [c_void_p, c_void_p, c_size_t, c_void_p, c_int32, c_int, c_int])
+    def send(self, dst, src, n, sig, epoch, pe):
+        if self.stream:
+            self.put(dst, src, n, pe, self.h)
+            if sig is not None:
+                self.sigop(sig, epoch, _SIGNAL_SET, pe, self.h)
+        else:
+            self.putsig(dst, src, n, sig, epoch, _SIGNAL_SET, pe)
+
+    def finish(self):
+        if self.stream:
+            self.st.synchronize()
+        else:
+            fn("shmem_quiet", None, [])()
 
 
 def _symmetric_source(A, key, routine):
@@ -332,24 +356,14 @@ def fused_all_gather_matmul(a, b, gather_out=None, block_rows=None, out=None, ov
         gptr, sptr, row = _arrays.data_ptr(G), _arrays.data_ptr(sig), k * dt.itemsize
         aptr = _arrays.data_ptr(Asrc)
         blocks = [(bi * br, min(m, (bi + 1) * br)) for bi in range(nb)]
-        if plan.form == "stream":
-            st = _get_stream()
-            put, sigop = _fn_put_stream()
-            h = st._handle(routine)
-            st._keep.append(Asrc)
-            put(gptr + me * m * row, aptr, m * row, me, h)  # my own rows, on the stream too
-            for bi, (r0, r1) in enumerate(blocks):  # block-major: every peer gets block 0 first
-                for d in range(1, n):
-                    peer = (me + d) % n
-                    put(gptr + (me * m + r0) * row, aptr + r0 * row, (r1 - r0) * row, peer, h)
-                    sigop(sptr + 4 * (me * nb + bi), epoch, _SIGNAL_SET, peer, h)
-        else:
-            putsig = _fn_putsig_nbi()
-            for bi, (r0, r1) in enumerate(blocks):
-                for d in range(1, n):
-                    peer = (me + d) % n
-                    putsig(gptr + (me * m + r0) * row, aptr + r0 * row, (r1 - r0) * row,
-                           sptr + 4 * (me * nb + bi), epoch, _SIGNAL_SET, peer)
+        tx = _Sender(plan.form, routine, Asrc)
+        if tx.stream:  # my own rows, on the stream too; inline: copied after the puts
+            tx.send(gptr + me * m * row, aptr, m * row, None, 0, me)
+        for bi, (r0, r1) in enumerate(blocks):  # block-major: every peer gets block 0 first
+            for d in range(1, n):
+                tx.send(gptr + (me * m + r0) * row, aptr + r0 * row, (r1 - r0) * row,
+                         sptr + 4 * (me * nb + bi), epoch, (me + d) % n)
+        if not tx.stream:
             np.copyto(G[me * m:(me + 1) * m], Asrc)
         # My own rows first: no waiting.
         t1 = time.perf_counter()
@@ -360,10 +374,7 @@ def fused_all_gather_matmul(a, b, gather_out=None, block_rows=None, out=None, ov
             r0, r1 = blocks[bi]
             rows = slice(pe * m + r0, pe * m + r1)
             np.matmul(G[rows], B, out=C[rows])
-        if plan.form == "stream":
-            st.synchronize()
-        else:
-            fn("shmem_quiet", None, [])()  # a is the caller's again
+        tx.finish()  # a is the caller's again
     _plan.record(sh, plan, sh.calls, time.perf_counter() - t0, t_mm, mm_flops, t_comm)
     A_all = G.copy() if gather_out is None else gather_out
     Cres = out if out is not None else C
@@ -435,13 +446,7 @@ def fused_matmul_reduce_scatter(x, w, op="sum", out=None, block_rows=None, overl
         P = _private(("rs_send", dt.str), (M, N), dt)
         rptr, sptr = _arrays.data_ptr(recv), _arrays.data_ptr(sig)
         row = N * dt.itemsize
-        if plan.form == "stream":
-            st = _get_stream()
-            h = st._handle(routine)
-            put, sigop = _fn_put_stream()
-            st._keep.append(P)
-        else:
-            putsig = _fn_putsig_nbi()
+        tx = _Sender(plan.form, routine, P)
         pptr = _arrays.data_ptr(P)
         t1 = time.perf_counter()
         for d in range(1, n):
@@ -451,22 +456,14 @@ def fused_matmul_reduce_scatter(x, w, op="sum", out=None, block_rows=None, overl
                 np.matmul(X[rows], W, out=P[rows])
                 dst = rptr + (me * ml + r0) * row  # my slot in t's receive buffer
                 src = pptr + (t * ml + r0) * row
-                if plan.form == "stream":
-                    put(dst, src, (r1 - r0) * row, t, h)
-                    sigop(sptr + 4 * (me * nb + bi), epoch, _SIGNAL_SET, t, h)
-                else:
-                    putsig(dst, src, (r1 - r0) * row, sptr + 4 * (me * nb + bi), epoch,
-                           _SIGNAL_SET, t)
+                tx.send(dst, src, (r1 - r0) * row, sptr + 4 * (me * nb + bi), epoch, t)
             if d == 1:
                 t_mm, mm_flops = time.perf_counter() - t1, flops / n
         np.matmul(X[me * ml:(me + 1) * ml], W, out=acc)  # my own rows last
         for src_pe, bi in _arrivals(sptr, n, nb, me, epoch):
             r0, r1 = blocks[bi]
             ufunc(acc[r0:r1], recv[src_pe, r0:r1], out=acc[r0:r1])
-        if plan.form == "stream":
-            st.synchronize()
-        else:
-            fn("shmem_quiet", None, [])()  # P is ours to overwrite again
+        tx.finish()  # P is ours to overwrite again
     _plan.record(sh, plan, sh.calls, time.perf_counter() - t0, t_mm, mm_flops, t_comm)
     if o is not None and acc is not o:
         np.copyto(o, acc)
