@@ -93,7 +93,8 @@ static void *progress_main(void *arg)
                                           : us * 2;
             continue;
         }
-        /* Until idle, but yield to the PE as soon as it progresses itself. */
+        /* Until idle or PROGRESS_BURST calls, yielding to the PE as soon as it
+         * progresses itself. */
         unsigned events = 0, n, rounds = 0;
         while ((n = symm_ucx_progress_all(u)) != 0 && ++rounds < PROGRESS_BURST &&
                __atomic_load_n(&u->activity, __ATOMIC_RELAXED) == seen)
