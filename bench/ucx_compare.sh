@@ -18,7 +18,10 @@
 # sum-reduce at 8 B, 64 KiB and 1 MiB per PE, OSU-style (each call timed
 # alone, average over PEs). Raw UCX (bench/ucx_raw.c, 2 processes, one per
 # namespace) gives the floor of the point-to-point rows. Each cell is the
-# best of RUNS runs (default 3), the two libraries alternating.
+# best of RUNS runs (default 3), the two libraries alternating; the last
+# column is the ratio of the medians over the runs, which a library whose
+# times scatter more (one that polls, on an oversubscribed machine) cannot
+# win by one lucky run.
 #
 # Environment: RUNS, ITERS (net_bench iterations, default 1000),
 # SYMM_PREFIX (symm's install, default build/install), KEEP_DIR.
@@ -82,30 +85,42 @@ for ((r = 1; r <= runs; r++)); do
   done
 done
 
-# One table per layout: best of the runs (lowest time, highest bandwidth).
+# One table per layout: best of the runs (lowest time, highest bandwidth),
+# and the ratio of the runs' medians.
 awk '
 { k = $1 SUBSEP $3 SUBSEP $4; bw = ($3 == "put_bw")
   if (!(k in seen)) { seen[k] = 1; order[$1, ++n[$1]] = $3 SUBSEP $4 }
   c = k SUBSEP $2
+  all[c, ++cnt[c]] = $5
   if (!(c in best) || (bw ? $5 > best[c] : $5 < best[c])) best[c] = $5 }
 function cell(v) { return v == "" ? "-" : sprintf(v >= 100 ? "%.0f" : "%.1f", v) }
 function ratio(a, b) { return a == "" || b == "" || b == 0 ? "-" : sprintf("%.2f", a / b) }
+function median(c,    m, i, j, t, v) {
+  m = cnt[c]
+  if (m == 0) return ""
+  for (i = 1; i <= m; i++) v[i] = all[c, i]
+  for (i = 2; i <= m; i++)
+    for (j = i; j > 1 && v[j - 1] > v[j]; j--) { t = v[j]; v[j] = v[j - 1]; v[j - 1] = t }
+  return m % 2 ? v[(m + 1) / 2] : (v[m / 2] + v[m / 2 + 1]) / 2
+}
 END {
   for (np = 2; np <= 4; np += 2) {
     printf "\n## %d PEs (2 namespaces x %d)\n", np, np / 2
-    printf "| %-21s | %8s | %8s | %8s | %10s | %9s |\n", "row (us; put_bw MB/s)", "raw UCX",
-           "symm", "Open MPI", "symm/OMPI", "symm/raw"
-    printf "|%s|%s|%s|%s|%s|%s|\n", "-----------------------", "----------", "----------",
-           "----------", "------------", "-----------"
+    printf "| %-21s | %8s | %8s | %8s | %10s | %9s | %12s |\n", "row (us; put_bw MB/s)",
+           "raw UCX", "symm", "Open MPI", "symm/OMPI", "symm/raw", "median ratio"
+    printf "|%s|%s|%s|%s|%s|%s|%s|\n", "-----------------------", "----------", "----------",
+           "----------", "------------", "-----------", "--------------"
     for (i = 1; i <= n[np]; i++) {
       split(order[np, i], f, SUBSEP)
       k = np SUBSEP f[1] SUBSEP f[2]; rk = 2 SUBSEP f[1] SUBSEP f[2]
       s = best[k, "symm"]; o = best[k, "ompi"]; w = best[rk, "raw"]
+      ms = median(k SUBSEP "symm"); mo = median(k SUBSEP "ompi")
       sz = f[2] >= 1048576 ? f[2] / 1048576 " MiB" : f[2] >= 1024 ? f[2] / 1024 " KiB" : f[2] " B"
       name = f[1] (f[1] == "barrier" ? "" : " " sz)
       bw = f[1] == "put_bw"
-      printf "| %-21s | %8s | %8s | %8s | %10s | %9s |\n", name, cell(w), cell(s), cell(o),
-             bw ? ratio(o, s) : ratio(s, o), bw ? ratio(w, s) : ratio(s, w)
+      printf "| %-21s | %8s | %8s | %8s | %10s | %9s | %12s |\n", name, cell(w), cell(s), cell(o),
+             bw ? ratio(o, s) : ratio(s, o), bw ? ratio(w, s) : ratio(s, w),
+             bw ? ratio(mo, ms) : ratio(ms, mo)
     }
   }
   print "\n(ratios are time ratios: below 1.00 symm is faster; for put_bw, OMPI/symm and raw/symm)"
