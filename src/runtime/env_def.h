@@ -44,6 +44,13 @@
     X(SYMM_TRANSPORT, STR, USER, transport, "auto",                                          \
       "auto: map node-local peers, UCX for the rest; shm: node-local only; ucx: every "      \
       "peer but myself through UCX")                                                         \
+    X(SYMM_NODE_SIZE, INT, USER, node_size, "0",                                            \
+      "testing aid (SYMM_TRANSPORT=auto): split each host's PEs, in node-local order, into " \
+      "emulated nodes of this many; only PEs of one such node are mapped, the rest go "     \
+      "through UCX as if on other machines; 0 off")                                         \
+    X(SYMM_NODE_CYCLIC, BOOL, USER, node_cyclic, "0",                                       \
+      "with SYMM_NODE_SIZE: deal the host's PEs out in turn to the emulated nodes "         \
+      "(0, 2 | 1, 3), not in consecutive runs (0, 1 | 2, 3)")                               \
     X(SYMM_ATOMICS, STR, USER, atomics, "auto",                                              \
       "auto|cpu|network: who applies AMOs, signals and lock updates. cpu: the PE's CPU on "  \
       "mapped peers (not atomic against NIC atomics from other nodes); network: UCX for "    \
