@@ -73,9 +73,21 @@
       "collectives over the network send blocks up to this size eagerly (buffered at the "   \
       "receiver); larger ones by rendezvous straight into place")                            \
     X(SYMM_COLL_NODE_AWARE, BOOL, USER, coll_node_aware, "1",                                \
-      "teams spanning nodes with several PEs on one: broadcast, reduce, fcollect, alltoall " \
-      "share data on each node through memory and send between nodes from one PE per node; " \
+      "teams spanning nodes with several PEs on one: broadcast, reduce, fcollect, collect, "  \
+      "alltoall share data on each node through memory and send between nodes from one PE "  \
+      "per node; "                                                                           \
       "0: every PE exchanges messages with every other")                                     \
+    X(SYMM_COLL_HEADS, STR, USER, coll_heads, "auto",                                       \
+      "node-aware fcollect, collect and alltoall: how the nodes' heads exchange. direct: "  \
+      "each sends to every other at once; ring: N-1 rounds (alltoall: pairwise); bruck: "   \
+      "log2 N rounds; auto: direct up to SYMM_COLL_DIRECT_NODES nodes, then bruck below "   \
+      "SYMM_COLL_RING_MIN bytes, ring from it")                                             \
+    X(SYMM_COLL_DIRECT_NODES, INT, USER, coll_direct_nodes, "4",                            \
+      "SYMM_COLL_HEADS=auto: up to this many nodes the heads exchange directly")            \
+    X(SYMM_COLL_RING_MIN, SIZE, USER, coll_ring_min, "1M",                                  \
+      "SYMM_COLL_HEADS=auto past SYMM_COLL_DIRECT_NODES nodes: a collective moving at "     \
+      "least this many bytes per PE (the result of fcollect and collect, the source of "    \
+      "alltoall) runs the ring, a smaller one Bruck")                                      \
     X(SYMM_FAULT, STR, USER, fault, "",                                                      \
       "testing aid: SITE[@PE][#N],... makes step SITE (ftruncate, mmap, calloc, team, "      \
       "ucx_reg) fail on PE (default all) at its Nth call (default every call)")              \
