@@ -37,9 +37,18 @@
  *             msg:  member i sends its source to every later member and
  *             reduces what it takes from the earlier ones, in member order.
  * Node-aware (a team with several members on some node): broadcast, reduce,
- * fcollect and alltoall send between one head per node only; the node's
- * other members share through their mappings (broadcast_nodes, reduce_nodes,
- * fcollect_nodes, alltoall_nodes).
+ * fcollect, collect and alltoall send between one head per node only; the
+ * node's other members share through their mappings (broadcast_nodes,
+ * reduce_nodes, fcollect_nodes, collect_nodes: heads allgather the nodes'
+ * counts, then their blocks; alltoall_nodes).
+ * Between the heads of N nodes (fcollect, collect, alltoall; with one
+ * member per node too where it is not direct; heads_alg, SYMM_COLL_HEADS):
+ *   direct     up to SYMM_COLL_DIRECT_NODES: each head sends to all at once
+ *              (collect: its block with its counts, no round between)
+ *   bruck      below SYMM_COLL_RING_MIN bytes: ceil(log2 N) rounds
+ *              (allgather: doubling; alltoall: slots by distance bits)
+ *   ring       from it: N-1 rounds to the next head (alltoall: pairwise,
+ *              round k to the head k on)
  * The pull forms' opening barrier keeps readers off a source its owner may
  * still write; the closing one makes source and dest reusable on return.
  */
@@ -957,9 +966,33 @@ static void collect_nodes(symm_group_t *g, const nodes_t *nd, void *dest, const 
                 : __atomic_load_n((const uint64_t *)node_peer(g, g->count, i, "count", routine),
                                   __ATOMIC_RELAXED);
     }
+    /* Direct (the choice for the counts and for the data alike: it
+     * depends on N alone): my node's block is packed and sent with its
+     * counts, so the data does not wait a round for them; the others'
+     * blocks still land straight in place, taken once their counts are
+     * here. Ring and Bruck forward blocks into place: counts first. */
+    int alg = heads_alg(g, nd, 0, routine);
     sends_t q;
     sends_init(&q, 4 * N, routine);
-    heads_allgather(g, nd, tag, heads_alg(g, nd, 0, routine), (char *)cnt, coff, &q, routine);
+    char *pk = NULL;
+    size_t mine = 0;
+    if (alg == HEADS_DIRECT) {
+        for (int k = 0; k < nd->n_local; k++)
+            mine += (size_t)cnt[pos[nd->local[k]]];
+        pk = buf_get(g, mine + 1, routine);
+        size_t o = 0;
+        for (int k = 0; k < nd->n_local; k++) {
+            int i = nd->local[k];
+            size_t li = (size_t)cnt[pos[i]];
+            if (li != 0)
+                memcpy(pk + o, i == g->me ? source : node_peer(g, source, i, "source", routine),
+                       li);
+            o += li;
+        }
+        for (int k = 1; k < N && mine != 0; k++)
+            send_to(g, &q, tag_data, 0, nd->leader[(p + k) % N], pk, mine, 0, routine);
+    }
+    heads_allgather(g, nd, tag, alg, (char *)cnt, coff, &q, routine);
     size_t total = 0;
     for (int i = 0; i < n; i++) {
         len[i] = (size_t)cnt[pos[i]];
@@ -977,15 +1010,26 @@ static void collect_nodes(symm_group_t *g, const nodes_t *nd, void *dest, const 
     }
     noff[N] = total;
     char *buf = nd->contig ? dest : buf_get(g, total + 1, routine);
-    size_t o = 0;
-    for (int k = 0; k < nd->n_local; k++) {
-        int i = nd->local[k];
-        const void *x = i == g->me ? source : node_peer(g, source, i, "source", routine);
-        if (len[i] != 0)
-            memmove(buf + noff[p] + o, x, len[i]);
-        o += len[i];
+    if (alg == HEADS_DIRECT) {
+        if (mine != 0)
+            memcpy(buf + noff[p], pk, mine);
+        for (int k = 1; k < N; k++) {
+            int b = (p - k + N) % N;
+            if (fill[b] != 0)
+                recv_from(g, tag_data, 0, nd->leader[b], buf + noff[b], fill[b], routine);
+        }
+    } else {
+        size_t o = 0;
+        for (int k = 0; k < nd->n_local; k++) {
+            int i = nd->local[k];
+            const void *x = i == g->me ? source : node_peer(g, source, i, "source", routine);
+            if (len[i] != 0)
+                memmove(buf + noff[p] + o, x, len[i]);
+            o += len[i];
+        }
+        heads_allgather(g, nd, tag_data, heads_alg(g, nd, total, routine), buf, noff, &q,
+                        routine);
     }
-    heads_allgather(g, nd, tag_data, heads_alg(g, nd, total, routine), buf, noff, &q, routine);
     if (!nd->contig) {
         for (int b = 0; b < N; b++)
             fill[b] = noff[b];
@@ -1001,6 +1045,7 @@ static void collect_nodes(symm_group_t *g, const nodes_t *nd, void *dest, const 
     node_give(g, nd, tag.seq);
     node_given(g, nd);
     sends_fini(g, &q, routine);
+    buf_put(pk);
     free(mem);
 }
 
