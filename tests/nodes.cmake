@@ -9,9 +9,9 @@
 # stride -1, split_2d rows and columns, single PEs), coll_skew (back to
 # back, a PE lagging), active (whole-world active sets run on the world
 # team's node-aware forms) and team (TEST_PES_PER_NODE: SHARED must be the
-# emulated node). The heads' exchange runs as chosen (auto: direct up to 4
-# nodes, Bruck for these small blocks at 8) and forced to the ring and to
-# Bruck at every node count; coll data with SYMM_COLL_EAGER_MAX=0 sends every
+# emulated node). The heads' exchange runs as chosen (auto: direct up to 8
+# nodes), past SYMM_COLL_DIRECT_NODES (Bruck for these small blocks at 8
+# nodes), and forced to the ring and to Bruck at 2-8 nodes; coll data with SYMM_COLL_EAGER_MAX=0 sends every
 # block by rendezvous, nelems up to 1001.
 if(SYMM_HAVE_UCX)
   set(nodes_t 120)
@@ -58,6 +58,12 @@ if(SYMM_HAVE_UCX)
   symm_nodes_test(coll_active_nodes active 4 2)
   symm_nodes_test(coll_active_nodes active 6 3 ENV SYMM_NODE_CYCLIC=1)
   symm_nodes_test(coll_active_nodes active 8 1)
+  # auto past the direct limit: 8 nodes of 1 and 4 of 2 by Bruck (small),
+  # and 4 of 2 by the ring (SYMM_COLL_RING_MIN=0).
+  symm_nodes_test(coll_nodes_auto coll 8 1 ARGS quick ENV SYMM_COLL_DIRECT_NODES=2)
+  symm_nodes_test(coll_nodes_auto coll 8 2 ARGS quick ENV SYMM_COLL_DIRECT_NODES=2)
+  symm_nodes_test(coll_nodes_autoring coll 8 2 ARGS quick
+    ENV SYMM_COLL_DIRECT_NODES=2 SYMM_COLL_RING_MIN=0)
   foreach(npk 4:2 6:3 9:3)
     string(REPLACE ":" ";" npk ${npk})
     list(GET npk 0 np)

@@ -82,12 +82,12 @@
       "each sends to every other at once; ring: N-1 rounds (alltoall: pairwise); bruck: "   \
       "log2 N rounds; auto: direct up to SYMM_COLL_DIRECT_NODES nodes, then bruck below "   \
       "SYMM_COLL_RING_MIN bytes, ring from it")                                             \
-    X(SYMM_COLL_DIRECT_NODES, INT, USER, coll_direct_nodes, "4",                            \
+    X(SYMM_COLL_DIRECT_NODES, INT, USER, coll_direct_nodes, "8",                            \
       "SYMM_COLL_HEADS=auto: up to this many nodes the heads exchange directly")            \
     X(SYMM_COLL_RING_MIN, SIZE, USER, coll_ring_min, "1M",                                  \
       "SYMM_COLL_HEADS=auto past SYMM_COLL_DIRECT_NODES nodes: a collective moving at "     \
-      "least this many bytes per PE (the result of fcollect and collect, the source of "    \
-      "alltoall) runs the ring, a smaller one Bruck")                                      \
+      "least this many bytes per PE (the result of fcollect and collect; alltoall: its "    \
+      "source times Bruck's rounds) runs the ring, a smaller one Bruck")                   \
     X(SYMM_FAULT, STR, USER, fault, "",                                                      \
       "testing aid: SITE[@PE][#N],... makes step SITE (ftruncate, mmap, calloc, team, "      \
       "ucx_reg) fail on PE (default all) at its Nth call (default every call)")              \
