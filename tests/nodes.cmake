@@ -71,3 +71,6 @@ if(SYMM_HAVE_UCX)
     symm_nodes_test(team_nodes team ${np} ${k} ENV TEST_PES_PER_NODE=${k})
   endforeach()
 endif()
+# A negative node size is refused at init, on every PE.
+symm_expect_fail(node_size_bad 2 "SYMM_NODE_SIZE=-1: expected 0 \\(off\\) or a node size >= 1"
+  ${CMAKE_COMMAND} -E env SYMM_NODE_SIZE=-1 $<TARGET_FILE:empty>)
