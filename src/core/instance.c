@@ -64,6 +64,39 @@ typedef struct layout_check {
     int32_t n_ranges, map_globals;
 } layout_check_t;
 
+/* SYMM_NODE_SIZE=k (a test and benchmark aid, SYMM_TRANSPORT=auto only):
+ * the PEs of one host, in their node-local order (by rank), are split into
+ * emulated nodes of k consecutive PEs, or with SYMM_NODE_CYCLIC dealt out
+ * in turn to ceil(n/k) nodes. emu[pe]: pe's emulated node on its host (0
+ * without). Decided here, where node identity is, so every layer sees the
+ * same layout: the mappings, TEAM_SHARED, map_node, UCX's choice of
+ * transports, the watcher (PEs of other emulated nodes are remote, their
+ * death seen as a lost connection). The pids stay the host's: a report
+ * still names a process of this host by its pid. */
+static int emulate_nodes(symm_instance_t *inst, const char (*ids)[SYMM_NODE_ID_LEN], int *emu)
+{
+    int n = inst->n_pes, k = inst->cfg.node_size;
+    if (k < 0) {
+        symm_error("shmem_init", "SYMM_NODE_SIZE=%d: expected 0 (off) or a node size >= 1", k);
+        return SYMM_ERR_INVALID;
+    }
+    int on = k > 0 && strcmp(inst->cfg.transport, "auto") == 0;
+    for (int pe = 0; pe < n; pe++) {
+        int order = 0, count = 0;
+        for (int q = 0; on && q < n; q++)
+            if (memcmp(ids[q], ids[pe], SYMM_NODE_ID_LEN) == 0) {
+                order += q < pe;
+                count++;
+            }
+        int nodes = on ? (count + k - 1) / k : 1;
+        emu[pe] = !on ? 0 : inst->cfg.node_cyclic ? order % nodes : order / k;
+    }
+    return SYMM_OK;
+}
+
+/* The same node: the same host (node_id) and the same emulated node. */
+#define SAME_NODE(p, q) (memcmp(ids[p], ids[q], SYMM_NODE_ID_LEN) == 0 && emu[p] == emu[q])
+
 static int discover_node(symm_instance_t *inst)
 {
     int n = inst->n_pes, rc;
@@ -79,6 +112,7 @@ static int discover_node(symm_instance_t *inst)
         return SYMM_ERR_NOMEM;
     char (*ids)[SYMM_NODE_ID_LEN] = malloc((size_t)n * SYMM_NODE_ID_LEN);
     char mine[SYMM_NODE_ID_LEN];
+    int *emu = NULL;
     if (ids == NULL) {
         free(all);
         return SYMM_ERR_NOMEM;
@@ -112,15 +146,19 @@ static int discover_node(symm_instance_t *inst)
                 ? (int)all[pe].pid : 0;
     }
     inst->local_pes = malloc(sizeof(int) * (size_t)n);
-    if (inst->local_pes == NULL) {
+    emu = malloc(sizeof(int) * (size_t)n);
+    if (inst->local_pes == NULL || emu == NULL) {
         rc = SYMM_ERR_NOMEM;
         goto out;
     }
+    if ((rc = emulate_nodes(inst, ids, emu)) != SYMM_OK)
+        goto out;
     /* SYMM_TRANSPORT=ucx: every other PE counts as remote. */
     int force_net = strcmp(inst->cfg.transport, "ucx") == 0;
+    int me_pe = inst->my_pe;
     inst->n_local = 0;
     for (int pe = 0; pe < n; pe++) {
-        inst->peers[pe].same_node = memcmp(ids[pe], mine, SYMM_NODE_ID_LEN) == 0;
+        inst->peers[pe].same_node = SAME_NODE(pe, me_pe);
         if (!inst->peers[pe].same_node || (force_net && pe != inst->my_pe))
             continue;
         if (pe == inst->my_pe)
@@ -129,13 +167,13 @@ static int discover_node(symm_instance_t *inst)
     }
     for (int pe = 0; pe < n; pe++) {
         int q = 0;
-        while (!force_net && q < pe && memcmp(ids[q], ids[pe], SYMM_NODE_ID_LEN) != 0)
+        while (!force_net && q < pe && !SAME_NODE(q, pe))
             q++;
         inst->peers[pe].map_node = force_net ? pe : q;
     }
     inst->n_remote = n - inst->n_local;
     for (int pe = 0; pe < n && inst->n_remote > 0; pe++) {
-        if (memcmp(ids[pe], mine, SYMM_NODE_ID_LEN) == 0 && !force_net)
+        if (SAME_NODE(pe, me_pe) && !force_net)
             continue;
         if (pe == inst->my_pe)
             continue;
@@ -155,10 +193,12 @@ static int discover_node(symm_instance_t *inst)
         break;
     }
 out:
+    free(emu);
     free(ids);
     free(all);
     return rc;
 }
+#undef SAME_NODE
 
 static int check_layout(symm_instance_t *inst, const symm_data_layout_t *data)
 {

@@ -44,6 +44,13 @@
     X(SYMM_TRANSPORT, STR, USER, transport, "auto",                                          \
       "auto: map node-local peers, UCX for the rest; shm: node-local only; ucx: every "      \
       "peer but myself through UCX")                                                         \
+    X(SYMM_NODE_SIZE, INT, USER, node_size, "0",                                            \
+      "testing aid (SYMM_TRANSPORT=auto): split each host's PEs, in node-local order, into " \
+      "emulated nodes of this many; only PEs of one such node are mapped, the rest go "     \
+      "through UCX as if on other machines; 0 off")                                         \
+    X(SYMM_NODE_CYCLIC, BOOL, USER, node_cyclic, "0",                                       \
+      "with SYMM_NODE_SIZE: deal the host's PEs out in turn to the emulated nodes "         \
+      "(0, 2 | 1, 3), not in consecutive runs (0, 1 | 2, 3)")                               \
     X(SYMM_ATOMICS, STR, USER, atomics, "auto",                                              \
       "auto|cpu|network: who applies AMOs, signals and lock updates. cpu: the PE's CPU on "  \
       "mapped peers (not atomic against NIC atomics from other nodes); network: UCX for "    \
@@ -66,9 +73,21 @@
       "collectives over the network send blocks up to this size eagerly (buffered at the "   \
       "receiver); larger ones by rendezvous straight into place")                            \
     X(SYMM_COLL_NODE_AWARE, BOOL, USER, coll_node_aware, "1",                                \
-      "teams spanning nodes with several PEs on one: broadcast, reduce, fcollect, alltoall " \
-      "share data on each node through memory and send between nodes from one PE per node; " \
+      "teams spanning nodes with several PEs on one: broadcast, reduce, fcollect, collect, "  \
+      "alltoall share data on each node through memory and send between nodes from one PE "  \
+      "per node; "                                                                           \
       "0: every PE exchanges messages with every other")                                     \
+    X(SYMM_COLL_HEADS, STR, USER, coll_heads, "auto",                                       \
+      "node-aware fcollect, collect and alltoall: how the nodes' heads exchange. direct: "  \
+      "each sends to every other at once; ring: N-1 rounds (alltoall: pairwise); bruck: "   \
+      "log2 N rounds; auto: direct up to SYMM_COLL_DIRECT_NODES nodes, then bruck below "   \
+      "SYMM_COLL_RING_MIN bytes, ring from it")                                             \
+    X(SYMM_COLL_DIRECT_NODES, INT, USER, coll_direct_nodes, "8",                            \
+      "SYMM_COLL_HEADS=auto: up to this many nodes the heads exchange directly")            \
+    X(SYMM_COLL_RING_MIN, SIZE, USER, coll_ring_min, "1M",                                  \
+      "SYMM_COLL_HEADS=auto past SYMM_COLL_DIRECT_NODES nodes: a collective moving at "     \
+      "least this many bytes per PE (the result of fcollect and collect; alltoall: its "    \
+      "source times Bruck's rounds) runs the ring, a smaller one Bruck")                   \
     X(SYMM_FAULT, STR, USER, fault, "",                                                      \
       "testing aid: SITE[@PE][#N],... makes step SITE (ftruncate, mmap, calloc, team, "      \
       "ucx_reg) fail on PE (default all) at its Nth call (default every call)")              \

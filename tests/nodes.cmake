@@ -1,0 +1,76 @@
+# Several nodes emulated on this machine (SYMM_NODE_SIZE=k: each k
+# consecutive PEs of the host form a node, mapped to each other only; the
+# others are reached through UCX as if on other machines; SYMM_NODE_CYCLIC
+# deals the PEs out in turn instead, so a node's members are not
+# consecutive in the world or in strided teams). The collectives'
+# correctness programs run over 1, 2, 3, 4 and 8 emulated nodes of 1-3 PEs:
+# coll (quick: every routine and type, nelems up to 7, collect with some PEs
+# contributing 0 elements; on WORLD, SHARED = the emulated node, stride 2,
+# stride -1, split_2d rows and columns, single PEs), coll_skew (back to
+# back, a PE lagging), active (whole-world active sets run on the world
+# team's node-aware forms) and team (TEST_PES_PER_NODE: SHARED must be the
+# emulated node). The heads' exchange runs as chosen (auto: direct up to 8
+# nodes), past SYMM_COLL_DIRECT_NODES (Bruck for these small blocks at 8
+# nodes), and forced to the ring and to Bruck at 2-8 nodes; coll data with SYMM_COLL_EAGER_MAX=0 sends every
+# block by rendezvous, nelems up to 1001.
+if(SYMM_HAVE_UCX)
+  set(nodes_t 120)
+  if(SYMM_SANITIZE OR SYMM_TSAN)
+    set(nodes_t 360)
+  endif()
+  # symm_nodes_test(NAME PROGRAM NP K [ENV var=value...] [ARGS arg...]):
+  # test NAME.npNP.kK, PROGRAM under oshrun -np NP with SYMM_NODE_SIZE=K.
+  function(symm_nodes_test name prog np k)
+    cmake_parse_arguments(T "" "" "ENV;ARGS" ${ARGN})
+    add_test(NAME ${name}.np${np}.k${k}
+      COMMAND ${SYMM_OSHRUN} --timeout ${nodes_t} -np ${np} $<TARGET_FILE:${prog}> ${T_ARGS})
+    # UCX_TLS: without it symm leaves out UCX's shared-memory transports
+    # here (every unmapped peer is on another node) and this UCX warns
+    # about the names it lacks (knem, xpmem).
+    set_tests_properties(${name}.np${np}.k${k} PROPERTIES TIMEOUT ${nodes_t} LABELS ucx
+      ENVIRONMENT "SYMM_NODE_SIZE=${k};UCX_TLS=tcp,self;${T_ENV}")
+  endfunction()
+
+  foreach(npk 3:3 4:1 4:2 6:2 6:3 8:1 8:2 9:3)
+    string(REPLACE ":" ";" npk ${npk})
+    list(GET npk 0 np)
+    list(GET npk 1 k)
+    symm_nodes_test(coll_nodes coll ${np} ${k} ARGS quick)
+  endforeach()
+  foreach(npk 4:2 6:2 8:2)
+    string(REPLACE ":" ";" npk ${npk})
+    list(GET npk 0 np)
+    list(GET npk 1 k)
+    symm_nodes_test(coll_nodes_cyclic coll ${np} ${k} ARGS quick ENV SYMM_NODE_CYCLIC=1)
+  endforeach()
+  symm_nodes_test(coll_nodes_ring coll 4 1 ARGS quick ENV SYMM_COLL_HEADS=ring)
+  symm_nodes_test(coll_nodes_ring coll 6 2 ARGS quick ENV SYMM_COLL_HEADS=ring SYMM_NODE_CYCLIC=1)
+  symm_nodes_test(coll_nodes_ring coll 8 2 ARGS quick ENV SYMM_COLL_HEADS=ring)
+  symm_nodes_test(coll_nodes_bruck coll 6 2 ARGS quick ENV SYMM_COLL_HEADS=bruck)
+  symm_nodes_test(coll_nodes_bruck coll 8 2 ARGS quick ENV SYMM_COLL_HEADS=bruck SYMM_NODE_CYCLIC=1)
+  symm_nodes_test(coll_nodes_bruck coll 9 3 ARGS quick ENV SYMM_COLL_HEADS=bruck SYMM_NODE_CYCLIC=1)
+  symm_nodes_test(coll_nodes_rndv coll 4 1 ARGS data ENV SYMM_COLL_HEADS=ring SYMM_COLL_EAGER_MAX=0)
+  symm_nodes_test(coll_nodes_rndv coll 6 2 ARGS data
+    ENV SYMM_COLL_HEADS=bruck SYMM_COLL_EAGER_MAX=0 SYMM_NODE_CYCLIC=1)
+  symm_nodes_test(coll_skew_nodes coll_skew 4 2)
+  symm_nodes_test(coll_skew_nodes coll_skew 6 2 ENV SYMM_COLL_HEADS=bruck SYMM_NODE_CYCLIC=1)
+  symm_nodes_test(coll_skew_nodes coll_skew 8 2 ENV SYMM_COLL_HEADS=ring)
+  symm_nodes_test(coll_active_nodes active 4 2)
+  symm_nodes_test(coll_active_nodes active 6 3 ENV SYMM_NODE_CYCLIC=1)
+  symm_nodes_test(coll_active_nodes active 8 1)
+  # auto past the direct limit: 8 nodes of 1 and 4 of 2 by Bruck (small),
+  # and 4 of 2 by the ring (SYMM_COLL_RING_MIN=0).
+  symm_nodes_test(coll_nodes_auto coll 8 1 ARGS quick ENV SYMM_COLL_DIRECT_NODES=2)
+  symm_nodes_test(coll_nodes_auto coll 8 2 ARGS quick ENV SYMM_COLL_DIRECT_NODES=2)
+  symm_nodes_test(coll_nodes_autoring coll 8 2 ARGS quick
+    ENV SYMM_COLL_DIRECT_NODES=2 SYMM_COLL_RING_MIN=0)
+  foreach(npk 4:2 6:3 9:3)
+    string(REPLACE ":" ";" npk ${npk})
+    list(GET npk 0 np)
+    list(GET npk 1 k)
+    symm_nodes_test(team_nodes team ${np} ${k} ENV TEST_PES_PER_NODE=${k})
+  endforeach()
+endif()
+# A negative node size is refused at init, on every PE.
+symm_expect_fail(node_size_bad 2 "SYMM_NODE_SIZE=-1: expected 0 \\(off\\) or a node size >= 1"
+  ${CMAKE_COMMAND} -E env SYMM_NODE_SIZE=-1 $<TARGET_FILE:empty>)
