@@ -367,9 +367,12 @@ static int ucx_init(symm_instance_t *s)
      * sysv: ~22 ms, with posix alone ~14 ms, here). sysv duplicates posix;
      * and where UCX reaches only other nodes (node-local peers mapped) the
      * shared-memory ones serve no endpoint at all. Atomics on this PE's own
-     * word, when they go through UCX, use self. */
+     * word, when they go through UCX, use self. The shared-memory ones are
+     * left out by UCX's alias "shm", which names only those this UCX has:
+     * naming knem or xpmem where they are not built made UCX warn at every
+     * PE's start. */
     if (getenv("UCX_TLS") == NULL) {
-        const char *tls = net_only ? "^sysv,posix,cma,knem,xpmem" : "^sysv";
+        const char *tls = net_only ? "^shm" : "^sysv";
         if ((st = ucp_config_modify(cfg, "TLS", tls)) != UCS_OK)
             symm_debug("ucx", "cannot set the transport list to %s: %s", tls,
                        ucs_status_string(st));
