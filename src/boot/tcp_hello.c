@@ -808,6 +808,13 @@ int symm_tcp_connect(const char *addr, int peer, int retry, double end, int *fd_
         set_nodelay(*fd_p);
     if (rc != 1)
         return rc;
+    if (!retry && err == ECONNREFUSED) {
+        /* A tree parent listened before it registered: it has failed (and
+         * said why) or died (and its own parent says so). */
+        symm_info("bootstrap", "cannot connect to PE %d at %s: %s (it failed or exited)", peer,
+                  addr, strerror(err));
+        return SYMM_ERR_PEER;
+    }
     if (retry && connect_retryable(err)) {
         symm_error("bootstrap", "timed out after %g s waiting for PE %d at %s (%s)",
                    symm_boot_now() - t0, peer, addr, strerror(err));

@@ -312,8 +312,12 @@ int symm_tree_create(tcp_boot_t *tb, const symm_boot_tcp_params_t *p, double end
         rc = SYMM_ERR_NOMEM;
         goto err_close_listen;
     }
-    symm_info("bootstrap", "tree of fan-out %d: parent PE %d, children %d..%d", tb->tree_k,
-              tb->up_rank, tb->lo, tb->hi - 1);
+    if (nkids > 0)
+        symm_info("bootstrap", "tree of fan-out %d: parent PE %d, children %d..%d", tb->tree_k,
+                  tb->up_rank, tb->lo, tb->hi - 1);
+    else
+        symm_info("bootstrap", "tree of fan-out %d: parent PE %d, a leaf", tb->tree_k,
+                  tb->up_rank);
     if (p->rank == 0)
         return symm_tcp_root_accept(tb, p->root_addr, p->listen_fd, end);
 
