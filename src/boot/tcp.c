@@ -2,7 +2,9 @@
  * tcp.c - the built-in bootstrap: a star over TCP (also the unique-id mode).
  *
  * Owns the star's collectives and the bootstrap object: each PE sends its
- * part to rank 0, rank 0 answers everyone. Joining the star (listen, accept,
+ * part to rank 0, rank 0 answers everyone. From SYMM_BOOT_TREE_MIN PEs on
+ * (tree.c) the same object and links are shaped as a K-ary tree instead;
+ * creation chooses, every call after that goes to the one chosen. Joining the star (listen, accept,
  * hello, connect) is tcp_hello.c's; the wire format is in tcp.h. Every
  * message carries the collective's sequence number, so mismatched calls are
  * caught and named instead of mixing data.
@@ -112,14 +114,13 @@ static int int_cmp(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-int symm_tcp_root_timeout(tcp_boot_t *tb, int npend, const char *what)
+int symm_tcp_root_timeout(tcp_boot_t *tb, int npend, const char *what, double waited_s)
 {
     char list[512];
     /* The pending set is in poll order; name it in rank order. */
     qsort(tb->pfd_rank, (size_t)npend, sizeof(int), int_cmp);
     symm_boot_ranks_format(list, sizeof(list), tb->pfd_rank, npend);
-    symm_error("bootstrap", "timed out after %g s waiting for PE(s) %s %s", tb->base.timeout_s,
-               list, what);
+    symm_error("bootstrap", "timed out after %g s waiting for PE(s) %s %s", waited_s, list, what);
     return SYMM_ERR_TIMEOUT;
 }
 
@@ -201,7 +202,7 @@ static int root_gather(tcp_boot_t *tb, int type, void *out, size_t len, double e
         int pr = root_poll(tb, n, end);
         if (pr == 0) {
             snprintf(what, sizeof(what), "in %s #%u", msg_name(type), tb->seq);
-            return symm_tcp_root_timeout(tb, n, what);
+            return symm_tcp_root_timeout(tb, n, what, tb->base.timeout_s);
         }
         if (pr < 0) {
             symm_error("bootstrap", "poll failed: %s", strerror(-pr));
@@ -274,7 +275,7 @@ static int root_scatter(tcp_boot_t *tb, int type, const void *data, size_t total
         if (pr == 0) {
             snprintf(what, sizeof(what), "to take the result of %s #%u", msg_name(type),
                      tb->seq);
-            return symm_tcp_root_timeout(tb, n, what);
+            return symm_tcp_root_timeout(tb, n, what, tb->base.timeout_s);
         }
         if (pr < 0) {
             symm_error("bootstrap", "poll failed: %s", strerror(-pr));
@@ -515,6 +516,10 @@ int symm_boot_tcp_create(const symm_boot_tcp_params_t *params, symm_boot_t **boo
     tb->lo = 1;
     tb->hi = p->rank == 0 ? p->size : 1;
     tb->tree_k = symm_tree_fanout(p->size);
+    if (tb->tree_k < 0) {
+        rc = SYMM_ERR_INVALID;
+        goto err_free_boot_close_listen;
+    }
     if (tb->tree_k > 0) {
         /* A K-ary tree: the parent of r is (r-1)/K, its children K*r+1... */
         int64_t lo = (int64_t)p->rank * tb->tree_k + 1;

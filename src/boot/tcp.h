@@ -195,8 +195,9 @@ int symm_tcp_io_report(const symm_boot_conn_t *c, int pe, int io, const char *du
 /* Rank 0 gives up with status: tell every connected PE but the culprit. */
 void symm_tcp_root_abort(tcp_boot_t *tb, int culprit, int status, const size_t *sent,
                          size_t total);
-/* Rank 0 timed out waiting for the npend ranks in tb->pfd_rank: log them. */
-int symm_tcp_root_timeout(tcp_boot_t *tb, int npend, const char *what);
+/* Rank 0 (or a tree parent) timed out after waited_s waiting for the npend
+ * ranks in tb->pfd_rank: log them. */
+int symm_tcp_root_timeout(tcp_boot_t *tb, int npend, const char *what, double waited_s);
 const char *symm_tcp_msg_name(int type);
 
 /* tree.c. */

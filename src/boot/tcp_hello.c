@@ -1,5 +1,6 @@
 /*
- * tcp_hello.c - joining the TCP star: rank 0 accepts, the others connect.
+ * tcp_hello.c - joining the TCP star, or the tree (tree.c): rank 0 (and in
+ * the tree every parent) accepts, the others connect.
  *
  * Owns the connection phase of tcp.c's bootstrap: rank 0's listening socket
  * (inherited from the launcher, or bound to root_addr in unique-id mode,
@@ -19,6 +20,13 @@
  * A connection's first byte tells a plain hello from a ClientHello, so that
  * a PE whose TLS setting differs from rank 0's fails the job at once, with a
  * message saying so, once it has proven it holds the secret.
+ *
+ * In the tree, a parent accepts only its children (ranks lo..hi-1) and
+ * watches its parent and its joined children meanwhile (an abort, a lost
+ * PE); rank 0 also serves the tree's directory in the same loop: plain
+ * requests whose MAC proves the secret, each registering a listening
+ * address and answered with the parent's once that has registered. It is
+ * done when its children have joined and every PE has been answered.
  *
  * Must never: let a connection that has not presented the secret end or
  * stall the job (it is refused, logged, and rank 0 keeps waiting), sleep
@@ -611,6 +619,7 @@ static int watch_step(accept_st_t *st, symm_boot_conn_t *c, int who, uint8_t *hb
 static int root_accept_all(tcp_boot_t *tb, int lfd, double end)
 {
     accept_st_t st = {tb, NULL, 0, 0, end, NULL, 0, NULL, -1, -1};
+    double t0 = symm_boot_now();
     int size = tb->base.size, nkids = tb->hi - tb->lo, rc = SYMM_OK;
     int ndir = tb->dir != NULL ? size - 1 : 0;
     int nwatch = tb->tree_k > 0 ? 1 + nkids : 0; /* the parent, the children */
@@ -671,7 +680,12 @@ static int root_accept_all(tcp_boot_t *tb, int lfd, double end)
             pr = 1;
         }
         if (pr == 0) {
-            rc = symm_tcp_root_timeout(tb, accept_missing(&st), "to connect");
+            /* The star's rank 0 waited timeout_s from its creation; a tree
+             * parent longer, from when it started accepting. */
+            rc = symm_tcp_root_timeout(tb, accept_missing(&st), "to connect",
+                                       tb->tree_k > 0 && tb->base.rank > 0
+                                           ? symm_boot_now() - t0
+                                           : tb->base.timeout_s);
             goto err_close_pending;
         }
         if (pr < 0) {
