@@ -191,8 +191,8 @@ void symm_tree_abort(tcp_boot_t *tb, int culprit, int status, int skip_up, int s
     tb->failed = status;
 }
 
-int symm_tree_unexpected(tcp_boot_t *tb, symm_boot_conn_t *c, int from, int io,
-                         const uint8_t *hdr, const char *during, int *culprit_p)
+int symm_tree_unexpected(tcp_boot_t *tb, symm_boot_conn_t *c, int from, int io, const uint8_t *hdr,
+                         const char *during, int *culprit_p)
 {
     *culprit_p = from;
     if (io < 0)
@@ -228,8 +228,7 @@ int symm_tree_unexpected(tcp_boot_t *tb, symm_boot_conn_t *c, int from, int io,
 
 /* Register this PE's address with rank 0's directory and learn the
  * parent's: *addr (TCP_ADDR_LEN) is "" when the parent is rank 0. */
-static int dir_ask(tcp_boot_t *tb, const char *root_addr, int *lfd_p,
-                   char *parent_addr, double end)
+static int dir_ask(tcp_boot_t *tb, const char *root_addr, int *lfd_p, char *parent_addr, double end)
 {
     uint8_t msg[TCP_DIR_LEN];
     symm_boot_conn_t c = {-1, NULL, POLLIN};
@@ -252,8 +251,7 @@ static int dir_ask(tcp_boot_t *tb, const char *root_addr, int *lfd_p,
         rc = SYMM_ERR_BOOT;
         goto out;
     }
-    symm_tree_dir_pack(tb, msg, TCP_MSG_DIR, tb->base.rank, (uint64_t)tb->base.size,
-                       mine);
+    symm_tree_dir_pack(tb, msg, TCP_MSG_DIR, tb->base.rank, (uint64_t)tb->base.size, mine);
     io = symm_boot_conn_send_all(&c, msg, TCP_DIR_LEN, NULL, 0, end);
     if (io == 0 || io == SYMM_IO_EOF || io == -EPIPE || io == -ECONNRESET)
         /* After a failed send, rank 0 may still have said why. */
@@ -265,8 +263,10 @@ static int dir_ask(tcp_boot_t *tb, const char *root_addr, int *lfd_p,
     tcp_hdr_t h = tcp_hdr_unpack(msg);
     rc = SYMM_ERR_BOOT;
     if (h.magic == TCP_MAGIC && h.type == TCP_MSG_REJECT) {
-        symm_error("bootstrap", "PE 0 refused this PE's connection: %s (its bootstrap "
-                   "directory request)", tcp_reject_text(h.arg));
+        symm_error("bootstrap",
+                   "PE 0 refused this PE's connection: %s (its bootstrap "
+                   "directory request)",
+                   tcp_reject_text(h.arg));
     } else if (h.magic == TCP_MAGIC && h.type == TCP_MSG_ABORT) {
         int culprit;
         rc = symm_tree_unexpected(tb, &c, 0, 0, msg, "the bootstrap directory", &culprit);
@@ -277,8 +277,10 @@ static int dir_ask(tcp_boot_t *tb, const char *root_addr, int *lfd_p,
     } else if (symm_tree_dir_unpack(tb, msg, &mode, parent_addr) != SYMM_OK ||
                h.seq != (uint32_t)tb->tree_k || h.arg != tb->up_rank ||
                h.len != (uint64_t)tb->base.rank) {
-        symm_error("bootstrap", "the answer of PE 0's bootstrap directory fails its check "
-                   "(PE 0 of another job at %s?)", root_addr);
+        symm_error("bootstrap",
+                   "the answer of PE 0's bootstrap directory fails its check "
+                   "(PE 0 of another job at %s?)",
+                   root_addr);
     } else {
         rc = SYMM_OK;
     }
@@ -316,8 +318,7 @@ int symm_tree_create(tcp_boot_t *tb, const symm_boot_tcp_params_t *p, double end
         symm_info("bootstrap", "tree of fan-out %d: parent PE %d, children %d..%d", tb->tree_k,
                   tb->up_rank, tb->lo, tb->hi - 1);
     else
-        symm_info("bootstrap", "tree of fan-out %d: parent PE %d, a leaf", tb->tree_k,
-                  tb->up_rank);
+        symm_info("bootstrap", "tree of fan-out %d: parent PE %d, a leaf", tb->tree_k, tb->up_rank);
     if (p->rank == 0)
         return symm_tcp_root_accept(tb, p->root_addr, p->listen_fd, end);
 
@@ -328,8 +329,8 @@ int symm_tree_create(tcp_boot_t *tb, const symm_boot_tcp_params_t *p, double end
     rc = dir_ask(tb, p->root_addr, nkids > 0 ? &lfd : NULL, parent_addr, end_up);
     if (rc != SYMM_OK)
         goto err_close_listen;
-    rc = symm_tcp_peer_join(tb, parent_addr[0] ? parent_addr : p->root_addr,
-                            parent_addr[0] == '\0', end_up);
+    rc = symm_tcp_peer_join(tb, parent_addr[0] ? parent_addr : p->root_addr, parent_addr[0] == '\0',
+                            end_up);
     /* Finish the handshake now, not at the first collective as a star PE
      * does: this PE's children wait for it, and a refusal shows here. */
     if (rc == SYMM_OK && tb->hello_due)
@@ -352,8 +353,8 @@ err_close_listen:
 
 typedef struct tree_op {
     int type;
-    size_t len;          /* per PE */
-    uint8_t *pre;        /* this PE's subtree, preorder */
+    size_t len;   /* per PE */
+    uint8_t *pre; /* this PE's subtree, preorder */
     double t0, end_kids, end_up;
     char during[48];
 } tree_op_t;
@@ -374,12 +375,14 @@ static int kid_check_hdr(tcp_boot_t *tb, const tree_op_t *op, int i, const uint8
     if (h.magic != TCP_MAGIC || h.arg != r) {
         symm_error("bootstrap", "garbled message from PE %d during %s", r, op->during);
     } else if (h.type != op->type || h.seq != tb->seq) {
-        symm_error("bootstrap", "mismatched calls: PE %d is in bootstrap %s #%u, PE %d in %s",
-                   r, symm_tcp_msg_name(h.type), h.seq, tb->base.rank, op->during);
+        symm_error("bootstrap", "mismatched calls: PE %d is in bootstrap %s #%u, PE %d in %s", r,
+                   symm_tcp_msg_name(h.type), h.seq, tb->base.rank, op->during);
     } else {
-        symm_error("bootstrap", "mismatched calls: PE %d%s gives %llu bytes to %s, PE %d "
-                   "gives %zu", r, sub > 1 ? " (with its subtree)" : "",
-                   (unsigned long long)(h.len / sub), op->during, tb->base.rank, op->len);
+        symm_error("bootstrap",
+                   "mismatched calls: PE %d%s gives %llu bytes to %s, PE %d "
+                   "gives %zu",
+                   r, sub > 1 ? " (with its subtree)" : "", (unsigned long long)(h.len / sub),
+                   op->during, tb->base.rank, op->len);
     }
     return SYMM_ERR_BOOT;
 }
@@ -451,8 +454,8 @@ static int gather(tcp_boot_t *tb, tree_op_t *op, int *culprit_p, int *from_p)
             int io = symm_boot_conn_recv_some(&tb->up, tb->up_hdr, TCP_HDR_LEN, &tb->up_moved);
             if (io != 0) {
                 *from_p = tb->up_rank;
-                return symm_tree_unexpected(tb, &tb->up, tb->up_rank, io == 1 ? 0 : io,
-                                            tb->up_hdr, op->during, culprit_p);
+                return symm_tree_unexpected(tb, &tb->up, tb->up_rank, io == 1 ? 0 : io, tb->up_hdr,
+                                            op->during, culprit_p);
             }
         }
         for (int j = 0; j < n;) {
@@ -498,9 +501,11 @@ static int gather(tcp_boot_t *tb, tree_op_t *op, int *culprit_p, int *from_p)
         if (pr == 0) {
             char list[512];
             ranks_text(tb, n, list, sizeof(list));
-            symm_error("bootstrap", "timed out after %.3g s waiting for PE(s) %s in %s (%s of "
-                       "PE %d in the bootstrap tree)", symm_boot_now() - op->t0, list,
-                       op->during, n > 1 ? "children" : "a child", tb->base.rank);
+            symm_error("bootstrap",
+                       "timed out after %.3g s waiting for PE(s) %s in %s (%s of "
+                       "PE %d in the bootstrap tree)",
+                       symm_boot_now() - op->t0, list, op->during, n > 1 ? "children" : "a child",
+                       tb->base.rank);
             return SYMM_ERR_TIMEOUT;
         }
         if (pr < 0) {
@@ -535,16 +540,18 @@ static int up_exchange(tcp_boot_t *tb, tree_op_t *op, void *out, int *culprit_p)
     int io = symm_boot_conn_send_all(&tb->up, h, TCP_HDR_LEN, op->pre, mine, op->end_up);
     if (io == 0 || io == SYMM_IO_EOF || io == -EPIPE || io == -ECONNRESET) {
         /* After a failed send the parent may still have said why. */
-        int why = io == 0 ? up_recv_hdr(tb, op)
-                          : symm_boot_conn_recv_some(&tb->up, tb->up_hdr, TCP_HDR_LEN,
-                                                     &tb->up_moved);
+        int why = io == 0
+                      ? up_recv_hdr(tb, op)
+                      : symm_boot_conn_recv_some(&tb->up, tb->up_hdr, TCP_HDR_LEN, &tb->up_moved);
         if (io == 0 || why == 1)
             io = why == 1 ? 0 : why;
     }
     if (io == SYMM_IO_TIMEOUT) {
         *culprit_p = up;
-        symm_error("bootstrap", "timed out after %.3g s waiting for PE %d (the parent in the "
-                   "bootstrap tree) in %s", symm_boot_now() - op->t0, up, op->during);
+        symm_error("bootstrap",
+                   "timed out after %.3g s waiting for PE %d (the parent in the "
+                   "bootstrap tree) in %s",
+                   symm_boot_now() - op->t0, up, op->during);
         return SYMM_ERR_TIMEOUT;
     }
     if (io != 0)
@@ -556,8 +563,7 @@ static int up_exchange(tcp_boot_t *tb, tree_op_t *op, void *out, int *culprit_p)
             return symm_tree_unexpected(tb, &tb->up, up, 0, tb->up_hdr, op->during, culprit_p);
         *culprit_p = up;
         symm_error("bootstrap", "PE %d answered %s #%u (%llu bytes) to %s (%zu bytes)", up,
-                   symm_tcp_msg_name(r.type), r.seq, (unsigned long long)r.len, op->during,
-                   total);
+                   symm_tcp_msg_name(r.type), r.seq, (unsigned long long)r.len, op->during, total);
         return SYMM_ERR_BOOT;
     }
     io = total > 0 ? symm_boot_conn_recv_all(&tb->up, out, total, op->end_up) : 0;
@@ -587,8 +593,8 @@ static int scatter(tcp_boot_t *tb, const tree_op_t *op, const void *data, int *c
                 j++;
                 continue;
             }
-            int io = symm_boot_conn_send_some(&tb->peer[i], h, TCP_HDR_LEN, data, total,
-                                              &tb->moved[i]);
+            int io =
+                symm_boot_conn_send_some(&tb->peer[i], h, TCP_HDR_LEN, data, total, &tb->moved[i]);
             if (io < 0) {
                 *culprit_p = tb->lo + i;
                 return symm_tcp_io_report(&tb->peer[i], tb->lo + i, io, op->during, 0);
@@ -611,8 +617,10 @@ static int scatter(tcp_boot_t *tb, const tree_op_t *op, const void *data, int *c
         if (pr == 0) {
             char list[512];
             ranks_text(tb, n, list, sizeof(list));
-            symm_error("bootstrap", "timed out after %.3g s waiting for PE(s) %s to take the "
-                       "result of %s", symm_boot_now() - op->t0, list, op->during);
+            symm_error("bootstrap",
+                       "timed out after %.3g s waiting for PE(s) %s to take the "
+                       "result of %s",
+                       symm_boot_now() - op->t0, list, op->during);
             return SYMM_ERR_TIMEOUT;
         }
         if (pr < 0) {

@@ -58,8 +58,7 @@ enum { SC_BASIC, SC_UNIQUE, SC_MISSING, SC_SKIP, SC_DEAD, SC_MISMATCH, SC_STAR, 
 static const char *check_name[][MAX_CHECKS] = {
     [SC_BASIC] = {"create", "barrier", "allgather 1 B", "allgather 8 B", "allgather 1000 B",
                   "again: barrier", "again: allgather 8 B", "no descriptor leaked"},
-    [SC_UNIQUE] = {"create (rank 0 binds late)", "barrier", "allgather 8 B",
-                   "allgather 1000 B"},
+    [SC_UNIQUE] = {"create (rank 0 binds late)", "barrier", "allgather 8 B", "allgather 1000 B"},
     [SC_MISSING] = {"PE 0 names the missing PE 13", "the others fail, none times out first"},
     [SC_SKIP] = {"PE 2 names PE 9 skipping barrier #1", "the others fail fast"},
     [SC_DEAD] = {"PE 2 names the dead PE 10", "the others fail"},
@@ -76,11 +75,10 @@ typedef struct job {
     pid_t pid[MAX_PES + 1];
 } job_t;
 
-static int create(const job_t *job, int rank, const char *secret, double timeout,
-                  symm_boot_t **b)
+static int create(const job_t *job, int rank, const char *secret, double timeout, symm_boot_t **b)
 {
-    symm_boot_tcp_params_t p = {rank, job->size, job->addr,
-                                rank == 0 ? job->lfd : -1, secret, timeout};
+    symm_boot_tcp_params_t p = {rank,   job->size, job->addr, rank == 0 ? job->lfd : -1,
+                                secret, timeout};
     char k[16];
     snprintf(k, sizeof(k), "%d", job->k);
     setenv("SYMM_BOOT_TREE_MIN", "1", 1);
@@ -193,8 +191,8 @@ static void pe_dead(const job_t *job, int rank)
         mark(0, rc == SYMM_ERR_PEER && line != NULL, "%s", line ? line : "no message");
     } else {
         const char *line = captured("symm: bootstrap");
-        mark(1, (rc == SYMM_ERR_PEER || rc == SYMM_ERR_TIMEOUT) && t < 2.5, "rc %d after %.2f s: %s", rc, t,
-             line ? line : "(info only)");
+        mark(1, (rc == SYMM_ERR_PEER || rc == SYMM_ERR_TIMEOUT) && t < 2.5,
+             "rc %d after %.2f s: %s", rc, t, line ? line : "(info only)");
     }
 }
 
@@ -217,8 +215,8 @@ static void pe_mismatch(const job_t *job, int rank)
     } else {
         /* A PE still joining when PE 0 fails retries until 2 s (pe_dead). */
         const char *line = captured("symm: bootstrap");
-        mark(1, (rc == SYMM_ERR_PEER || rc == SYMM_ERR_TIMEOUT) && t < 3.0, "rc %d after %.2f s: %s",
-             rc, t, line ? line : "(info only)");
+        mark(1, (rc == SYMM_ERR_PEER || rc == SYMM_ERR_TIMEOUT) && t < 3.0,
+             "rc %d after %.2f s: %s", rc, t, line ? line : "(info only)");
     }
 }
 
@@ -243,8 +241,9 @@ static void pe_star(const job_t *job, int rank)
     }
     if (rank == 0) {
         const char *line = captured("PE 3 (from 127.0.0.1:");
-        mark(0, rc == SYMM_ERR_BOOT && line != NULL &&
-                    strstr(line, "runs the bootstrap as the star, PE 0 as a tree of fan-out 4"),
+        mark(0,
+             rc == SYMM_ERR_BOOT && line != NULL &&
+                 strstr(line, "runs the bootstrap as the star, PE 0 as a tree of fan-out 4"),
              "%s", line ? line : "no message");
     } else {
         mark(1, rc != 0, "rc %d", rc);
@@ -355,8 +354,8 @@ static int job_report(job_t *job, const char *label, double t0)
         close(job->lfd);
     for (int r = 0; r <= job->n; r++) {
         int st = 0;
-        if (job->pid[r] > 0 && (waitpid(job->pid[r], &st, 0) < 0 || !WIFEXITED(st) ||
-                                WEXITSTATUS(st) != 0)) {
+        if (job->pid[r] > 0 &&
+            (waitpid(job->pid[r], &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0)) {
             fprintf(stderr, "  %s: PE %d ended abnormally (status 0x%x)\n", label, r, st);
             crashed++;
         }
