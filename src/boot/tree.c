@@ -195,6 +195,16 @@ int symm_tree_unexpected(tcp_boot_t *tb, symm_boot_conn_t *c, int from, int io, 
                          const char *during, int *culprit_p)
 {
     *culprit_p = from;
+    if (io == SYMM_IO_TLS && from == tb->up_rank && tb->seq <= 1) {
+        /* The parent judges a certificate after this side's handshake is
+         * done: its refusal arrives as a TLS alert, as at the star's PE 0. */
+        *culprit_p = -1;
+        symm_error("bootstrap",
+                   "PE %d refused this PE's connection: TLS handshake failed (wrong "
+                   "job secret or certificate): %s",
+                   from, symm_tls_error(c->tls));
+        return SYMM_ERR_BOOT;
+    }
     if (io < 0)
         return symm_tcp_io_report(c, from, io, during, 0);
     tcp_hdr_t h = tcp_hdr_unpack(hdr);

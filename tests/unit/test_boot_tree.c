@@ -22,6 +22,7 @@
 #define _GNU_SOURCE
 #endif
 #include "boot/boot.h"
+#include "boot/tls.h"
 #include "runtime/log.h"
 #include "runtime/status.h"
 
@@ -53,7 +54,7 @@ typedef struct check_slot {
 
 #include "boot_harness.h"
 
-enum { SC_BASIC, SC_UNIQUE, SC_MISSING, SC_SKIP, SC_DEAD, SC_MISMATCH, SC_STAR, SC_SECRET };
+enum { SC_BASIC, SC_UNIQUE, SC_MISSING, SC_SKIP, SC_DEAD, SC_MISMATCH, SC_STAR, SC_SECRET, SC_TLS };
 
 static const char *check_name[][MAX_CHECKS] = {
     [SC_BASIC] = {"create", "barrier", "allgather 1 B", "allgather 8 B", "allgather 1000 B",
@@ -65,6 +66,7 @@ static const char *check_name[][MAX_CHECKS] = {
     [SC_MISMATCH] = {"PE 3 names mismatched PE 14", "the others fail"},
     [SC_STAR] = {"a star PE in a tree job is named", "the job fails"},
     [SC_SECRET] = {"impostor refused with its reason", "job completes", "rank 0 logs refusal"},
+    [SC_TLS] = {"PE 0 names PE 6's other TLS setting at once", "the job fails"},
 };
 
 typedef struct job {
@@ -281,6 +283,36 @@ static void pe_secret(const job_t *job, int rank)
     }
 }
 
+/* PE 6 (under PE 1) runs the bootstrap with TLS set otherwise than the
+ * rest: the directory names it before any handshake. */
+static void pe_tls(const job_t *job, int rank)
+{
+    symm_boot_t *b;
+    const char *mine = getenv("SYMM_BOOT_TLS");
+    int off = mine != NULL && strcmp(mine, "0") == 0;
+    if (rank == 6)
+        setenv("SYMM_BOOT_TLS", off ? "1" : "0", 1);
+    double t0 = now_s();
+    int rc = create(job, rank, job->secret, 3.0, &b);
+    if (rc == 0) {
+        rc = symm_boot_barrier(b);
+        symm_boot_destroy(b);
+    }
+    double t = now_s() - t0;
+    if (rank == 0) {
+        const char *line = captured("PE 6 (from 127.0.0.1:");
+        mark(0,
+             rc == SYMM_ERR_BOOT && t < 1.0 && line != NULL &&
+                 strstr(line, off ? "runs the bootstrap with TLS pre-shared key, PE 0 with "
+                                    "TLS off"
+                                  : "runs the bootstrap with TLS off, PE 0 with TLS "
+                                    "pre-shared key"),
+             "%.2f s: %s", t, line ? line : "no message");
+    } else {
+        mark(1, rc != 0, "rc %d", rc);
+    }
+}
+
 static void run_pe(const job_t *job, int rank)
 {
     my_res = job->res + (size_t)(rank < 0 ? job->n : rank) * MAX_CHECKS;
@@ -295,6 +327,7 @@ static void run_pe(const job_t *job, int rank)
     case SC_MISMATCH: pe_mismatch(job, rank); break;
     case SC_STAR: pe_star(job, rank); break;
     case SC_SECRET: pe_secret(job, rank); break;
+    case SC_TLS: pe_tls(job, rank); break;
     }
     _exit(0);
 }
@@ -449,6 +482,8 @@ int main(int argc, char **argv)
     failed += run_job(SC_MISMATCH, 21, 21, 4, -1, "size 21, mismatched calls");
     failed += run_job(SC_STAR, 21, 21, 4, -1, "size 21, PE 3 runs the star");
     failed += run_job(SC_SECRET, 21, 21, 4, -1, "size 21, wrong secret");
+    if (symm_tls_built())
+        failed += run_job(SC_TLS, 21, 21, 4, -1, "size 21, PE 6 sets TLS otherwise");
     printf("%s: %d failure(s)\n", failed ? "FAIL" : "PASS", failed);
     return failed ? 1 : 0;
 }
