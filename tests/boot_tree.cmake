@@ -29,3 +29,7 @@ foreach(np 4 17 33)
   set_tests_properties(boot_tree_uid.np${np} PROPERTIES TIMEOUT 70
     ENVIRONMENT "SYMM_BOOT_TREE_MIN=1;SYMM_BOOT_TREE_K=4")
 endforeach()
+# The default threshold (128): no variable set, the tree is used.
+add_test(NAME boot_tree_default.np128
+  COMMAND ${SYMM_OSHRUN} --timeout 100 -np 128 $<TARGET_FILE:empty>)
+set_tests_properties(boot_tree_default.np128 PROPERTIES TIMEOUT 110)

@@ -54,7 +54,19 @@ typedef struct check_slot {
 
 #include "boot_harness.h"
 
-enum { SC_BASIC, SC_UNIQUE, SC_MISSING, SC_SKIP, SC_DEAD, SC_MISMATCH, SC_STAR, SC_SECRET, SC_TLS };
+enum {
+    SC_BASIC,
+    SC_UNIQUE,
+    SC_MISSING,
+    SC_SKIP,
+    SC_DEAD,
+    SC_MISMATCH,
+    SC_STAR,
+    SC_SECRET,
+    SC_TLS,
+    SC_TREE_IN_STAR,
+    SC_ENV
+};
 
 static const char *check_name[][MAX_CHECKS] = {
     [SC_BASIC] = {"create", "barrier", "allgather 1 B", "allgather 8 B", "allgather 1000 B",
@@ -66,6 +78,8 @@ static const char *check_name[][MAX_CHECKS] = {
     [SC_MISMATCH] = {"PE 3 names mismatched PE 14", "the others fail"},
     [SC_STAR] = {"a star PE in a tree job is named", "the job fails"},
     [SC_SECRET] = {"impostor refused with its reason", "job completes", "rank 0 logs refusal"},
+    [SC_TREE_IN_STAR] = {"a tree PE in a star job is named", "the job fails"},
+    [SC_ENV] = {"bad SYMM_BOOT_TREE_K refused", "bad SYMM_BOOT_TREE_MIN refused"},
     [SC_TLS] = {"PE 0 names PE 6's other TLS setting at once", "the job fails"},
 };
 
@@ -228,14 +242,14 @@ static void pe_star(const job_t *job, int rank)
     symm_boot_t *b;
     int rc;
     if (rank == 3) {
-        symm_boot_tcp_params_t p = {rank, job->size, job->addr, -1, job->secret, 3.0};
+        symm_boot_tcp_params_t p = {rank, job->size, job->addr, -1, job->secret, 1.0};
         close(job->lfd);
         unsetenv("SYMM_BOOT_TREE_K");
         setenv("SYMM_BOOT_TREE_MIN", "1000000", 1);
         symm_log_set_pe(rank);
         rc = symm_boot_tcp_create(&p, &b);
     } else {
-        rc = create(job, rank, job->secret, 3.0, &b);
+        rc = create(job, rank, job->secret, 1.0, &b);
     }
     if (rc == 0) {
         rc = symm_boot_barrier(b);
@@ -293,7 +307,7 @@ static void pe_tls(const job_t *job, int rank)
     if (rank == 6)
         setenv("SYMM_BOOT_TLS", off ? "1" : "0", 1);
     double t0 = now_s();
-    int rc = create(job, rank, job->secret, 3.0, &b);
+    int rc = create(job, rank, job->secret, 1.0, &b);
     if (rc == 0) {
         rc = symm_boot_barrier(b);
         symm_boot_destroy(b);
@@ -313,6 +327,60 @@ static void pe_tls(const job_t *job, int rank)
     }
 }
 
+/* Size 5, the star (the default threshold), but PE 3 forces the tree. */
+static void pe_tree_in_star(const job_t *job, int rank)
+{
+    symm_boot_t *b;
+    int rc;
+    if (rank == 3) {
+        rc = create(job, rank, job->secret, 1.0, &b);
+    } else {
+        symm_boot_tcp_params_t p = {rank,        job->size, job->addr, rank == 0 ? job->lfd : -1,
+                                    job->secret, 1.0};
+        if (rank != 0)
+            close(job->lfd);
+        unsetenv("SYMM_BOOT_TREE_MIN");
+        unsetenv("SYMM_BOOT_TREE_K");
+        symm_log_set_pe(rank);
+        rc = symm_boot_tcp_create(&p, &b);
+    }
+    if (rc == 0) {
+        rc = symm_boot_barrier(b);
+        symm_boot_destroy(b);
+    }
+    if (rank == 0) {
+        const char *line = captured("PE 3 (from 127.0.0.1:");
+        mark(0,
+             rc == SYMM_ERR_BOOT && line != NULL &&
+                 strstr(line, "runs the bootstrap as a tree of fan-out 4, PE 0 as the star"),
+             "%s", line ? line : "no message");
+    } else {
+        mark(1, rc != 0, "rc %d", rc);
+    }
+}
+
+/* One process: settings out of range fail creation, saying which. */
+static void pe_env(const job_t *job)
+{
+    static const struct {
+        const char *k, *min, *needle;
+    } bad[] = {
+        {"1", "1", "SYMM_BOOT_TREE_K='1' is not a number in 2..1024"},
+        {"16", "-3", "SYMM_BOOT_TREE_MIN='-3' is not a number in 0.."},
+    };
+    for (int i = 0; i < 2; i++) {
+        symm_boot_t *b;
+        symm_boot_tcp_params_t p = {0, 4, job->addr, -1, job->secret, 1.0};
+        capture();
+        setenv("SYMM_BOOT_TREE_K", bad[i].k, 1);
+        setenv("SYMM_BOOT_TREE_MIN", bad[i].min, 1);
+        int rc = symm_boot_tcp_create(&p, &b);
+        const char *line = captured(bad[i].needle);
+        mark(i, rc == SYMM_ERR_INVALID && line != NULL, "rc %d: %s", rc,
+             line ? line : "no message");
+    }
+}
+
 static void run_pe(const job_t *job, int rank)
 {
     my_res = job->res + (size_t)(rank < 0 ? job->n : rank) * MAX_CHECKS;
@@ -328,6 +396,8 @@ static void run_pe(const job_t *job, int rank)
     case SC_STAR: pe_star(job, rank); break;
     case SC_SECRET: pe_secret(job, rank); break;
     case SC_TLS: pe_tls(job, rank); break;
+    case SC_TREE_IN_STAR: pe_tree_in_star(job, rank); break;
+    case SC_ENV: pe_env(job); break;
     }
     _exit(0);
 }
@@ -482,6 +552,8 @@ int main(int argc, char **argv)
     failed += run_job(SC_MISMATCH, 21, 21, 4, -1, "size 21, mismatched calls");
     failed += run_job(SC_STAR, 21, 21, 4, -1, "size 21, PE 3 runs the star");
     failed += run_job(SC_SECRET, 21, 21, 4, -1, "size 21, wrong secret");
+    failed += run_job(SC_TREE_IN_STAR, 5, 5, 4, -1, "size 5, PE 3 runs the tree");
+    failed += run_job(SC_ENV, 1, 1, 4, -1, "settings");
     if (symm_tls_built())
         failed += run_job(SC_TLS, 21, 21, 4, -1, "size 21, PE 6 sets TLS otherwise");
     printf("%s: %d failure(s)\n", failed ? "FAIL" : "PASS", failed);
