@@ -78,3 +78,12 @@ function(_symm_kill_mpirun_tests)
   endif()
 endfunction()
 cmake_language(DEFER CALL _symm_kill_mpirun_tests)
+
+# The same kills and exits with the tree bootstrap forced (tree.c): the
+# bash-loop modes, where no launcher ends the job, and oshrun.
+foreach(mode uid default oshrun)
+  add_test(NAME kill_${mode}_tree.np4 COMMAND bash ${SYMM_KILL_LOOP} ${mode} 4 3 kill)
+  add_test(NAME exit_${mode}_tree.np4 COMMAND bash ${SYMM_KILL_LOOP} ${mode} 4 2 exit)
+  set_tests_properties(kill_${mode}_tree.np4 exit_${mode}_tree.np4 PROPERTIES TIMEOUT 60
+    LABELS faults ENVIRONMENT "${SYMM_KILL_ENV};SYMM_BOOT_TREE_MIN=1;SYMM_BOOT_TREE_K=2")
+endforeach()

@@ -23,3 +23,4 @@ if(SYMM_HAVE_TLS)
     set_tests_properties(empty_tls_off.np${np} PROPERTIES TIMEOUT 60 ENVIRONMENT SYMM_BOOT_TLS=0)
   endforeach()
 endif()
+

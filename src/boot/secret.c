@@ -210,6 +210,11 @@ static void hmac_sha256(const void *key, size_t klen, const char *m1, const char
     sha256_final(&s, out);
 }
 
+void symm_secret_mac(const char *secret, const char *msg, uint8_t out[32])
+{
+    hmac_sha256(secret, strlen(secret), "symm-boot-mac:", msg, out);
+}
+
 /* ---- DEFAULT mode's key ----------------------------------------------------- */
 
 /* $XDG_CONFIG_HOME/symm/job.key, else ~/.config/symm/job.key; -1 when

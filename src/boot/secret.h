@@ -6,6 +6,8 @@
 #ifndef SYMM_BOOT_SECRET_H
 #define SYMM_BOOT_SECRET_H
 
+#include <stdint.h>
+
 /* Hex characters of a job secret (it is held with its NUL). */
 #define SYMM_SECRET_LEN 32
 
@@ -30,5 +32,9 @@ void symm_secret_from_addr(const char *addr, char out[SYMM_SECRET_LEN + 1]);
  * fallback to the guessable secret. */
 int symm_secret_default(const char *addr, const char *key, int loud, char out[SYMM_SECRET_LEN + 1],
                         const char *routine);
+
+/* HMAC-SHA256 of msg under the job secret: the tree's directory messages
+ * (tree.c) prove with it that they come from a PE of the job. */
+void symm_secret_mac(const char *secret, const char *msg, uint8_t out[32]);
 
 #endif

@@ -2,7 +2,9 @@
  * tcp.c - the built-in bootstrap: a star over TCP (also the unique-id mode).
  *
  * Owns the star's collectives and the bootstrap object: each PE sends its
- * part to rank 0, rank 0 answers everyone. Joining the star (listen, accept,
+ * part to rank 0, rank 0 answers everyone. From SYMM_BOOT_TREE_MIN PEs on
+ * (tree.c) the same object and links are shaped as a K-ary tree instead;
+ * creation chooses, every call after that goes to the one chosen. Joining the star (listen, accept,
  * hello, connect) is tcp_hello.c's; the wire format is in tcp.h. Every
  * message carries the collective's sequence number, so mismatched calls are
  * caught and named instead of mixing data.
@@ -40,7 +42,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-static const char *msg_name(int type)
+const char *symm_tcp_msg_name(int type)
 {
     switch (type) {
     case TCP_MSG_HELLO: return "hello";
@@ -48,9 +50,12 @@ static const char *msg_name(int type)
     case TCP_MSG_ALLGATHER: return "allgather";
     case TCP_MSG_REJECT: return "reject";
     case TCP_MSG_ABORT: return "abort";
+    case TCP_MSG_DIR: return "directory";
     }
     return "unknown message";
 }
+
+#define msg_name symm_tcp_msg_name
 
 static void step_text(char *buf, size_t cap, int type, uint32_t seq)
 {
@@ -89,14 +94,14 @@ void symm_tcp_root_abort(tcp_boot_t *tb, int culprit, int status, const size_t *
 {
     uint8_t h[TCP_HDR_LEN];
     tcp_hdr_pack(h, TCP_MSG_ABORT, tb->seq, culprit, (uint64_t)(-(int64_t)status));
-    for (int r = 1; r < tb->base.size; r++) {
-        symm_boot_conn_t *c = &tb->peer[r];
-        size_t off = 0;
+    for (int r = tb->lo; tb->peer != NULL && r < tb->hi; r++) {
+        symm_boot_conn_t *c = tcp_peer(tb, r);
+        size_t off = 0, s = sent != NULL ? sent[r - tb->peer_base] : 0;
         if (c->fd < 0 || r == culprit)
             continue;
         /* Best effort, never waiting; a TLS record cut short is as good as
          * a shutdown. */
-        if ((sent != NULL && sent[r] > 0 && sent[r] < TCP_HDR_LEN + total) ||
+        if ((s > 0 && s < TCP_HDR_LEN + total) ||
             symm_boot_conn_send_some(c, h, TCP_HDR_LEN, NULL, 0, &off) != 1)
             (void)shutdown(c->fd, SHUT_RDWR);
     }
@@ -109,14 +114,13 @@ static int int_cmp(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-int symm_tcp_root_timeout(tcp_boot_t *tb, int npend, const char *what)
+int symm_tcp_root_timeout(tcp_boot_t *tb, int npend, const char *what, double waited_s)
 {
     char list[512];
     /* The pending set is in poll order; name it in rank order. */
     qsort(tb->pfd_rank, (size_t)npend, sizeof(int), int_cmp);
     symm_boot_ranks_format(list, sizeof(list), tb->pfd_rank, npend);
-    symm_error("bootstrap", "timed out after %g s waiting for PE(s) %s %s", tb->base.timeout_s,
-               list, what);
+    symm_error("bootstrap", "timed out after %g s waiting for PE(s) %s %s", waited_s, list, what);
     return SYMM_ERR_TIMEOUT;
 }
 
@@ -198,7 +202,7 @@ static int root_gather(tcp_boot_t *tb, int type, void *out, size_t len, double e
         int pr = root_poll(tb, n, end);
         if (pr == 0) {
             snprintf(what, sizeof(what), "in %s #%u", msg_name(type), tb->seq);
-            return symm_tcp_root_timeout(tb, n, what);
+            return symm_tcp_root_timeout(tb, n, what, tb->base.timeout_s);
         }
         if (pr < 0) {
             symm_error("bootstrap", "poll failed: %s", strerror(-pr));
@@ -271,7 +275,7 @@ static int root_scatter(tcp_boot_t *tb, int type, const void *data, size_t total
         if (pr == 0) {
             snprintf(what, sizeof(what), "to take the result of %s #%u", msg_name(type),
                      tb->seq);
-            return symm_tcp_root_timeout(tb, n, what);
+            return symm_tcp_root_timeout(tb, n, what, tb->base.timeout_s);
         }
         if (pr < 0) {
             symm_error("bootstrap", "poll failed: %s", strerror(-pr));
@@ -317,13 +321,13 @@ static int peer_collective(tcp_boot_t *tb, int type, const void *in, void *out, 
         }
     }
     tcp_hdr_pack(h, type, tb->seq, tb->base.rank, len);
-    io = symm_boot_conn_send_all(&tb->root, h, TCP_HDR_LEN, in, len, end);
+    io = symm_boot_conn_send_all(&tb->up, h, TCP_HDR_LEN, in, len, end);
     if (io == 0) {
-        io = symm_boot_conn_recv_all(&tb->root, h, TCP_HDR_LEN, end);
+        io = symm_boot_conn_recv_all(&tb->up, h, TCP_HDR_LEN, end);
     } else if (io == SYMM_IO_EOF || io == -EPIPE || io == -ECONNRESET) {
         /* Rank 0 closed, maybe after saying why (a refusal, an abort, a TLS
          * alert): read that, without waiting. */
-        int why = symm_boot_conn_recv_all(&tb->root, h, TCP_HDR_LEN, symm_boot_now());
+        int why = symm_boot_conn_recv_all(&tb->up, h, TCP_HDR_LEN, symm_boot_now());
         if (why != SYMM_IO_TIMEOUT)
             io = why;
     }
@@ -331,12 +335,12 @@ static int peer_collective(tcp_boot_t *tb, int type, const void *in, void *out, 
         /* Rank 0 judges a certificate after this side's handshake is done:
          * its refusal arrives here, as a TLS alert. */
         symm_error("bootstrap", "PE 0 refused this PE's connection: TLS handshake failed (wrong "
-                   "job secret or certificate): %s", symm_tls_error(tb->root.tls));
+                   "job secret or certificate): %s", symm_tls_error(tb->up.tls));
         rc = SYMM_ERR_BOOT;
         goto err_fail;
     }
     if (io != 0) {
-        rc = symm_tcp_io_report(&tb->root, 0, io, during, symm_boot_now() - t0);
+        rc = symm_tcp_io_report(&tb->up, 0, io, during, symm_boot_now() - t0);
         goto err_fail;
     }
     tcp_hdr_t r = tcp_hdr_unpack(h);
@@ -357,10 +361,10 @@ static int peer_collective(tcp_boot_t *tb, int type, const void *in, void *out, 
         symm_error("bootstrap", "PE 0 answered %s #%u (%llu bytes) to %s (%zu bytes)",
                    msg_name(r.type), r.seq, (unsigned long long)r.len, during, total);
     } else {
-        io = total > 0 ? symm_boot_conn_recv_all(&tb->root, out, total, end) : 0;
+        io = total > 0 ? symm_boot_conn_recv_all(&tb->up, out, total, end) : 0;
         if (io == 0)
             return SYMM_OK;
-        rc = symm_tcp_io_report(&tb->root, 0, io, during, symm_boot_now() - t0);
+        rc = symm_tcp_io_report(&tb->up, 0, io, during, symm_boot_now() - t0);
     }
 err_fail:
     tb->failed = rc;
@@ -372,6 +376,8 @@ static int tcp_collective(tcp_boot_t *tb, int type, const void *in, void *out, s
     if (tb->failed != SYMM_OK)
         return tb->failed;
     tb->seq++;
+    if (tb->tree_k > 0)
+        return symm_tree_collective(tb, type, in, out, len);
     if (tb->base.rank == 0)
         return root_collective(tb, type, in, out, len);
     return peer_collective(tb, type, in, out, len);
@@ -394,11 +400,17 @@ static int tcp_allgather(symm_boot_t *boot, const void *in, void *out, size_t le
 static void tcp_fini(symm_boot_t *boot)
 {
     tcp_boot_t *tb = (tcp_boot_t *)boot;
-    symm_boot_conn_close(&tb->root);
-    for (int r = 1; tb->peer != NULL && r < boot->size; r++)
-        symm_boot_conn_close(&tb->peer[r]);
+    symm_boot_conn_close(&tb->up);
+    for (int r = tb->lo; tb->peer != NULL && r < tb->hi; r++)
+        symm_boot_conn_close(tcp_peer(tb, r));
     free(tb->peer);
+    if (tb->dir != NULL) {
+        free(tb->dir->addr);
+        free(tb->dir->seen);
+        free(tb->dir);
+    }
     symm_tls_ctx_destroy(tb->tls);
+    symm_tls_ctx_destroy(tb->tls_cli);
     free(tb->pfd);
     free(tb->pfd_rank);
     free(tb->moved);
@@ -408,6 +420,7 @@ static void tcp_fini(symm_boot_t *boot)
 
 static const symm_boot_ops_t tcp_ops = {
     .name = "tcp",
+    /* The tree is the same bootstrap, shaped otherwise: its name stays. */
     .barrier = tcp_barrier,
     .allgather = tcp_allgather,
     .fini = tcp_fini,
@@ -432,9 +445,15 @@ static int tls_start(tcp_boot_t *tb)
                   symm_tls_mode_name(tb->tls_mode));
         return SYMM_OK;
     }
-    rc = symm_tls_ctx_create(tb->tls_mode, tb->base.rank == 0, tb->base.secret, &tb->tls);
+    /* The accepting side (rank 0, the tree's parents) and the joining side
+     * (every other rank) each need their context; a tree parent both. */
+    if (tb->lo < tb->hi)
+        rc = symm_tls_ctx_create(tb->tls_mode, 1, tb->base.secret, &tb->tls);
+    if (rc == SYMM_OK && tb->base.rank != 0)
+        rc = symm_tls_ctx_create(tb->tls_mode, 0, tb->base.secret, &tb->tls_cli);
     if (rc == SYMM_OK)
-        symm_info("bootstrap", "TLS %s", symm_tls_ctx_describe(tb->tls));
+        symm_info("bootstrap", "TLS %s",
+                  symm_tls_ctx_describe(tb->tls != NULL ? tb->tls : tb->tls_cli));
     return rc;
 }
 
@@ -492,15 +511,33 @@ int symm_boot_tcp_create(const symm_boot_tcp_params_t *params, symm_boot_t **boo
     tb->base.timeout_s = p->timeout_s;
     memcpy(tb->base.secret, p->secret, TCP_SECRET_LEN);
     tb->base.secret[TCP_SECRET_LEN] = '\0';
-    tb->root = (symm_boot_conn_t){-1, NULL, POLLIN};
+    tb->up = (symm_boot_conn_t){-1, NULL, POLLIN};
+    tb->up_rank = p->rank == 0 ? -1 : 0;
+    tb->lo = 1;
+    tb->hi = p->rank == 0 ? p->size : 1;
+    tb->tree_k = symm_tree_fanout(p->size);
+    if (tb->tree_k < 0) {
+        rc = SYMM_ERR_INVALID;
+        goto err_free_boot_close_listen;
+    }
+    if (tb->tree_k > 0) {
+        /* A K-ary tree: the parent of r is (r-1)/K, its children K*r+1... */
+        int64_t lo = (int64_t)p->rank * tb->tree_k + 1;
+        tb->up_rank = p->rank == 0 ? -1 : (p->rank - 1) / tb->tree_k;
+        tb->lo = lo < p->size ? (int)lo : p->size;
+        tb->hi = lo + tb->tree_k < p->size ? (int)(lo + tb->tree_k) : p->size;
+        tb->peer_base = tb->lo;
+    }
 
     rc = tls_start(tb);
     if (rc != SYMM_OK)
         goto err_free_boot_close_listen;
-    if (p->rank == 0)
+    if (tb->tree_k > 0)
+        rc = symm_tree_create(tb, p, end);
+    else if (p->rank == 0)
         rc = root_start(tb, p, end);
     else
-        rc = symm_tcp_peer_join(tb, p->root_addr, end);
+        rc = symm_tcp_peer_join(tb, p->root_addr, 1, end);
     if (rc != SYMM_OK)
         goto err_free_boot;
     *boot_p = &tb->base;

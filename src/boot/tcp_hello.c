@@ -1,5 +1,6 @@
 /*
- * tcp_hello.c - joining the TCP star: rank 0 accepts, the others connect.
+ * tcp_hello.c - joining the TCP star, or the tree (tree.c): rank 0 (and in
+ * the tree every parent) accepts, the others connect.
  *
  * Owns the connection phase of tcp.c's bootstrap: rank 0's listening socket
  * (inherited from the launcher, or bound to root_addr in unique-id mode,
@@ -19,6 +20,13 @@
  * A connection's first byte tells a plain hello from a ClientHello, so that
  * a PE whose TLS setting differs from rank 0's fails the job at once, with a
  * message saying so, once it has proven it holds the secret.
+ *
+ * In the tree, a parent accepts only its children (ranks lo..hi-1) and
+ * watches its parent and its joined children meanwhile (an abort, a lost
+ * PE); rank 0 also serves the tree's directory in the same loop: plain
+ * requests whose MAC proves the secret, each registering a listening
+ * address and answered with the parent's once that has registered. It is
+ * done when its children have joined and every PE has been answered.
  *
  * Must never: let a connection that has not presented the secret end or
  * stall the job (it is refused, logged, and rank 0 keeps waiting), sleep
@@ -130,7 +138,7 @@ static int addr_try_each(const char *addr, int flags, double end,
 /* A connection before its hello: first its first byte tells plain from TLS
  * (PC_NEW), then the hello, plain or through TLS (which reads it from the
  * early data, or runs the handshake first). */
-enum { PC_NEW, PC_PLAIN, PC_TLS, PC_DRAIN };
+enum { PC_NEW, PC_PLAIN, PC_TLS, PC_DRAIN, PC_DIR_WAIT, PC_DIR_SEND };
 
 /* A refused connection is drained this long before it is closed, so that
  * closing with unread bytes does not reset it before its peer has read why
@@ -145,18 +153,24 @@ typedef struct pend_conn {
     int state;
     int other;          /* it speaks what rank 0 does not (plain or TLS) */
     double drain_end;   /* PC_DRAIN: close by then */
-    size_t got;
-    uint8_t buf[TCP_HELLO_LEN];
+    size_t got, need;   /* TCP_HELLO_LEN, or TCP_DIR_LEN for a directory request */
+    int dir_rank;       /* PC_DIR_*: the rank it registered */
+    uint8_t buf[TCP_DIR_LEN]; /* the hello or request; PC_DIR_SEND: the answer */
     char from[64];
 } pend_conn_t;
 
-/* Rank 0 while PEs join. */
+/* Rank 0 (or a tree parent) while PEs join. */
 typedef struct accept_st {
     tcp_boot_t *tb;
     symm_tls_ctx_t *verify; /* plain rank 0: PSK context to check a TLS speaker's secret */
     int verify_tried;
     int joined;
     double end;
+    pend_conn_t *pend;  /* the pending connections, np of them */
+    int np;
+    int *wait_at;       /* tree rank 0, by rank: its pending PC_DIR_WAIT connection, or -1 */
+    int culprit;        /* tree: whom a failure names in the abort, or -1 */
+    int from;           /* tree: the rank whose abort or loss ended it, or -1 */
 } accept_st_t;
 
 static int listen_on(int fd, const struct addrinfo *a, double end)
@@ -309,6 +323,135 @@ static int conn_classify(accept_st_t *st, pend_conn_t *c)
     return 2; /* go on */
 }
 
+static void shape_text(char *buf, size_t cap, unsigned k)
+{
+    if (k == 0)
+        snprintf(buf, cap, "the star");
+    else
+        snprintf(buf, cap, "a tree of fan-out %u", k);
+}
+
+/* A PE of this job (it holds the secret) shapes the bootstrap otherwise:
+ * refuse it and fail the job, saying so. */
+static int shape_differs(accept_st_t *st, pend_conn_t *c, int r, uint32_t k)
+{
+    tcp_boot_t *tb = st->tb;
+    uint8_t rj[TCP_HDR_LEN];
+    char theirs[48], mine[48];
+    size_t off = 0;
+    tcp_hdr_pack(rj, TCP_MSG_REJECT, 0, TCP_REJECT_TREE, 0);
+    (void)symm_boot_conn_send_some(&c->c, rj, TCP_HDR_LEN, NULL, 0, &off);
+    shape_text(theirs, sizeof(theirs), k);
+    shape_text(mine, sizeof(mine), (unsigned)tb->tree_k);
+    symm_error("bootstrap", "PE %d (from %s) runs the bootstrap as %s, PE %d as %s (set "
+               "SYMM_BOOT_TREE_MIN and SYMM_BOOT_TREE_K alike on every PE)", r, c->from, theirs,
+               tb->base.rank, mine);
+    conn_linger(c, st->end);
+    return SYMM_ERR_BOOT;
+}
+
+/* ---- the tree's directory, rank 0 ---------------------------------------- */
+
+/* Send what is left of a PC_DIR_SEND answer: 1 once sent (the connection is
+ * then used up), 0 to wait. */
+static int dir_send_step(accept_st_t *st, pend_conn_t *c)
+{
+    tcp_dir_t *d = st->tb->dir;
+    int io = symm_boot_conn_send_some(&c->c, c->buf, TCP_DIR_LEN, NULL, 0, &c->got);
+    if (io == 0)
+        return 0;
+    if (io < 0) {
+        /* It asked and left: its parent or rank 0 names it if it is gone. */
+        conn_lost(c, io, "before its directory answer");
+        return 1;
+    }
+    if (d->seen[c->dir_rank] != 2) {
+        d->seen[c->dir_rank] = 2;
+        d->answered++;
+    }
+    symm_boot_conn_close(&c->c);
+    return 1;
+}
+
+/* Pending connection i waits for its parent's address: answer it if the
+ * parent has registered. Returns as hello_step. */
+static int dir_answer(accept_st_t *st, pend_conn_t *c)
+{
+    tcp_boot_t *tb = st->tb;
+    int r = c->dir_rank, parent = (r - 1) / tb->tree_k;
+    if (parent != 0 && tb->dir->seen[parent] == 0)
+        return 0;
+    st->wait_at[r] = -1;
+    symm_tree_dir_pack(tb, c->buf, TCP_MSG_DIR_ANSWER, parent, (uint64_t)r,
+                       parent == 0 ? "" : tb->dir->addr[parent]);
+    c->state = PC_DIR_SEND;
+    c->got = 0;
+    c->c.want = POLLOUT;
+    return dir_send_step(st, c);
+}
+
+/* A whole directory request is in c->buf: judge it, record the address and
+ * answer when the parent's is known. Returns as hello_step. */
+static int dir_judge(accept_st_t *st, pend_conn_t *c, int i)
+{
+    tcp_boot_t *tb = st->tb;
+    tcp_hdr_t h = tcp_hdr_unpack(c->buf);
+    char addr[TCP_ADDR_LEN];
+    int mode, r = h.arg, size = tb->base.size;
+    if (symm_tree_dir_unpack(tb, c->buf, &mode, addr) != SYMM_OK)
+        return conn_refuse(c, TCP_REJECT_SECRET, " (in its bootstrap directory request)");
+    /* It holds the secret: a PE of this job, and a mismatch fails the job. */
+    if (tb->dir == NULL || h.seq != (uint32_t)tb->tree_k)
+        return shape_differs(st, c, r, h.seq);
+    if (mode != tb->tls_mode) {
+        uint8_t rj[TCP_HDR_LEN];
+        size_t off = 0;
+        tcp_hdr_pack(rj, TCP_MSG_REJECT, 0, TCP_REJECT_TLS, 0);
+        (void)symm_boot_conn_send_some(&c->c, rj, TCP_HDR_LEN, NULL, 0, &off);
+        symm_error("bootstrap", "PE %d (from %s) runs the bootstrap with TLS %s, PE 0 with TLS "
+                   "%s: set TLS alike on every PE (SYMM_BOOT_TLS, aclshmemx_set_conf_store_tls)",
+                   r, c->from, symm_tls_mode_name(mode), symm_tls_mode_name(tb->tls_mode));
+        conn_linger(c, st->end);
+        return SYMM_ERR_BOOT;
+    }
+    if (h.len != (uint64_t)size) {
+        symm_error("bootstrap", "PE %d (from %s) was started with job size %llu, PE 0 with %d",
+                   r, c->from, (unsigned long long)h.len, size);
+        return SYMM_ERR_BOOT;
+    }
+    if (r <= 0 || r >= size) {
+        symm_error("bootstrap", "a PE from %s claims rank %d, outside 1..%d", c->from, r,
+                   size - 1);
+        return SYMM_ERR_BOOT;
+    }
+    tcp_dir_t *d = tb->dir;
+    if (d->seen[r] != 0 && strcmp(d->addr[r], addr) != 0) {
+        symm_error("bootstrap", "two PEs claim rank %d (the second from %s)", r, c->from);
+        return SYMM_ERR_BOOT;
+    }
+    if (st->wait_at[r] >= 0) {
+        symm_error("bootstrap", "two PEs claim rank %d (the second from %s)", r, c->from);
+        return SYMM_ERR_BOOT;
+    }
+    if (d->seen[r] == 0) {
+        memcpy(d->addr[r], addr, TCP_ADDR_LEN);
+        d->seen[r] = 1;
+        /* Its children that asked already get its address now. */
+        for (int64_t k = (int64_t)r * tb->tree_k + 1;
+             k < size && k <= (int64_t)r * tb->tree_k + tb->tree_k; k++) {
+            int at = st->wait_at[k];
+            /* Once answered it is closed (fd -1), and swept by the caller. */
+            if (at >= 0 && at != i && st->pend[at].state == PC_DIR_WAIT)
+                (void)dir_answer(st, &st->pend[at]);
+        }
+    }
+    c->dir_rank = r;
+    c->state = PC_DIR_WAIT;
+    c->c.want = POLLIN; /* it says nothing more: readable means it left */
+    st->wait_at[r] = i;
+    return dir_answer(st, c);
+}
+
 /* The whole hello is in c->buf: judge it. */
 static int hello_judge(accept_st_t *st, pend_conn_t *c)
 {
@@ -328,28 +471,30 @@ static int hello_judge(accept_st_t *st, pend_conn_t *c)
         size_t off = 0;
         tcp_hdr_pack(rj, TCP_MSG_REJECT, 0, TCP_REJECT_TLS, 0);
         (void)symm_boot_conn_send_some(&c->c, rj, TCP_HDR_LEN, NULL, 0, &off);
-        symm_error("bootstrap", "PE %d (from %s) runs the bootstrap %s TLS, PE 0 %s: turn TLS on "
-                   "or off alike on every PE (SYMM_BOOT_TLS, aclshmemx_set_conf_store_tls)", r,
-                   c->from, tb->tls != NULL ? "without" : "with", tb->tls != NULL ? "with it"
-                                                                              : "without");
+        symm_error("bootstrap", "PE %d (from %s) runs the bootstrap %s TLS, PE %d %s: turn TLS "
+                   "on or off alike on every PE (SYMM_BOOT_TLS, aclshmemx_set_conf_store_tls)", r,
+                   c->from, tb->tls != NULL ? "without" : "with", tb->base.rank,
+                   tb->tls != NULL ? "with it" : "without");
         conn_linger(c, st->end);
         return SYMM_ERR_BOOT;
     }
+    if (h.seq != (uint32_t)tb->tree_k)
+        return shape_differs(st, c, r, h.seq);
     if (h.len != (uint64_t)size) {
-        symm_error("bootstrap", "PE %d (from %s) was started with job size %llu, PE 0 with %d",
-                   r, c->from, (unsigned long long)h.len, size);
+        symm_error("bootstrap", "PE %d (from %s) was started with job size %llu, PE %d with %d",
+                   r, c->from, (unsigned long long)h.len, tb->base.rank, size);
         return SYMM_ERR_BOOT;
     }
-    if (r <= 0 || r >= size) {
-        symm_error("bootstrap", "a PE from %s claims rank %d, outside 1..%d", c->from, r,
-                   size - 1);
+    if (r < tb->lo || r >= tb->hi) {
+        symm_error("bootstrap", "a PE from %s claims rank %d, outside %d..%d%s", c->from, r,
+                   tb->lo, tb->hi - 1, tb->tree_k ? " (the children of this PE)" : "");
         return SYMM_ERR_BOOT;
     }
-    if (tb->peer[r].fd >= 0) {
+    if (tcp_peer(tb, r)->fd >= 0) {
         symm_error("bootstrap", "two PEs claim rank %d (the second from %s)", r, c->from);
         return SYMM_ERR_BOOT;
     }
-    tb->peer[r] = c->c;
+    *tcp_peer(tb, r) = c->c;
     c->c = (symm_boot_conn_t){-1, NULL, POLLIN};
     st->joined++;
     return 1;
@@ -358,14 +503,25 @@ static int hello_judge(accept_st_t *st, pend_conn_t *c)
 /* Progress one pending connection. Returns 1 when it is used up (a PE
  * joined, or the connection was refused or lost), 0 to keep waiting, or a
  * failure status of the job. */
-static int hello_step(accept_st_t *st, pend_conn_t *c)
+static int hello_step(accept_st_t *st, pend_conn_t *c, int i)
 {
     int rc;
     if (c->state == PC_DRAIN)
         return conn_drain(c);
+    if (c->state == PC_DIR_SEND)
+        return dir_send_step(st, c);
+    if (c->state == PC_DIR_WAIT) {
+        /* It left before its answer (or sent what it should not). */
+        st->wait_at[c->dir_rank] = -1;
+        conn_lost(c, SYMM_IO_EOF, "while waiting for its directory answer");
+        return 1;
+    }
     if (c->state == PC_NEW && (rc = conn_classify(st, c)) != 2)
         return rc;
-    rc = symm_boot_conn_recv_some(&c->c, c->buf, TCP_HELLO_LEN, &c->got);
+    if (c->need == 0)
+        c->need = TCP_HELLO_LEN;
+again:
+    rc = symm_boot_conn_recv_some(&c->c, c->buf, c->need, &c->got);
     if (rc == SYMM_IO_TLS)
         return conn_refuse_tls(c);
     if (rc < 0) {
@@ -389,50 +545,147 @@ static int hello_step(accept_st_t *st, pend_conn_t *c)
     }
     if (rc == 0)
         return 0;
+    if (tcp_hdr_unpack(c->buf).type == TCP_MSG_DIR) {
+        /* The directory is plain: a request inside TLS is no PE's. */
+        if (c->c.tls != NULL)
+            return conn_refuse(c, TCP_REJECT_PROTOCOL, " (a directory request inside TLS)");
+        if (c->need == TCP_HELLO_LEN) {
+            c->need = TCP_DIR_LEN;
+            goto again;
+        }
+        return dir_judge(st, c, i);
+    }
     return hello_judge(st, c);
 }
 
-/* Accept until every other rank has said hello; the listening socket stays
- * the caller's to close. */
+/* Remove pending connection i (moving the last one into its place). */
+static void pend_remove(accept_st_t *st, int i)
+{
+    pend_conn_t *c = &st->pend[--st->np];
+    if (i != st->np) {
+        st->pend[i] = *c;
+        if (st->wait_at != NULL && st->pend[i].state == PC_DIR_WAIT)
+            st->wait_at[st->pend[i].dir_rank] = i;
+    }
+}
+
+/* Every expected rank has joined (and, at tree rank 0, the directory has
+ * answered every PE). */
+static int accept_done(const accept_st_t *st)
+{
+    const tcp_boot_t *tb = st->tb;
+    return st->joined == tb->hi - tb->lo &&
+           (tb->dir == NULL || tb->dir->answered == tb->base.size - 1);
+}
+
+/* The ranks still awaited into tb->pfd_rank (sized for the job at rank 0,
+ * for the children elsewhere): the children not joined and, at tree rank 0,
+ * the PEs the directory has not answered. */
+static int accept_missing(accept_st_t *st)
+{
+    tcp_boot_t *tb = st->tb;
+    int n = 0;
+    if (tb->dir != NULL) {
+        for (int r = 1; r < tb->base.size; r++)
+            if (tb->dir->seen[r] != 2 || (r >= tb->lo && r < tb->hi && tcp_peer(tb, r)->fd < 0))
+                tb->pfd_rank[n++] = r;
+        return n;
+    }
+    for (int r = tb->lo; r < tb->hi; r++)
+        if (tcp_peer(tb, r)->fd < 0)
+            tb->pfd_rank[n++] = r;
+    return n;
+}
+
+/* Tree: the parent or a joined child spoke while this PE still accepts. A
+ * child that has started may send its part of the first collective: its
+ * header waits in hb for tree.c's gather (which checks it), and the child
+ * is not watched further. Else only an abort, a refusal or a lost
+ * connection can come. */
+static int watch_step(accept_st_t *st, symm_boot_conn_t *c, int who, uint8_t *hb, size_t *moved)
+{
+    int io = symm_boot_conn_recv_some(c, hb, TCP_HDR_LEN, moved);
+    if (io == 0)
+        return SYMM_OK;
+    if (io == 1 && who != st->tb->up_rank && tcp_hdr_unpack(hb).type != TCP_MSG_ABORT)
+        return SYMM_OK;
+    st->from = who;
+    return symm_tree_unexpected(st->tb, c, who, io == 1 ? 0 : io, hb, "the bootstrap's start",
+                                &st->culprit);
+}
+
+/* Accept until every expected rank has said hello; the listening socket
+ * stays the caller's to close. */
 static int root_accept_all(tcp_boot_t *tb, int lfd, double end)
 {
-    accept_st_t st = {tb, NULL, 0, 0, end};
-    int size = tb->base.size, np = 0, rc = SYMM_OK;
+    accept_st_t st = {tb, NULL, 0, 0, end, NULL, 0, NULL, -1, -1};
+    double t0 = symm_boot_now();
+    int size = tb->base.size, nkids = tb->hi - tb->lo, rc = SYMM_OK;
+    int ndir = tb->dir != NULL ? size - 1 : 0;
+    int nwatch = tb->tree_k > 0 ? 1 + nkids : 0; /* the parent, the children */
     /* At most every PE still expected plus a few strays are served at once. */
-    pend_conn_t *pend = malloc((size_t)(size - 1 + PEND_EXTRA) * sizeof(*pend));
-    struct pollfd *pfd = malloc((size_t)(size + PEND_EXTRA) * sizeof(*pfd));
+    size_t cap = (size_t)nkids + (size_t)ndir + PEND_EXTRA;
+    st.pend = malloc(cap * sizeof(*st.pend));
+    struct pollfd *pfd = malloc((cap + 1 + (size_t)nwatch) * sizeof(*pfd));
+    if (tb->dir != NULL && (st.wait_at = malloc((size_t)size * sizeof(int))) != NULL)
+        for (int r = 0; r < size; r++)
+            st.wait_at[r] = -1;
 
-    if (pend == NULL || pfd == NULL) {
+    if (st.pend == NULL || pfd == NULL || (tb->dir != NULL && st.wait_at == NULL)) {
         symm_error("bootstrap", "out of memory");
         rc = SYMM_ERR_NOMEM;
         goto err_close_pending;
     }
-    while (st.joined < size - 1) {
-        int max_pend = size - 1 - st.joined + PEND_EXTRA, ready = 0;
+    if (tb->tree_k > 0)
+        for (int i = 0; i < nkids; i++)
+            tb->moved[i] = 0;
+    tb->up_moved = 0;
+    while (!accept_done(&st)) {
+        int np = st.np, max_pend = nkids - st.joined + ndir + PEND_EXTRA, ready = 0;
+        if (tb->dir != NULL)
+            max_pend -= tb->dir->answered;
         double t = symm_boot_now();
-        for (int i = np - 1; i >= 0; i--)
-            if (pend[i].state == PC_DRAIN && t >= pend[i].drain_end && conn_drain(&pend[i]))
-                pend[i] = pend[--np];
+        for (int i = st.np - 1; i >= 0; i--)
+            if ((st.pend[i].state == PC_DRAIN && t >= st.pend[i].drain_end &&
+                 conn_drain(&st.pend[i])) || st.pend[i].c.fd < 0)
+                pend_remove(&st, i);
+        np = st.np;
         pfd[0] = (struct pollfd){np < max_pend ? lfd : -1, POLLIN, 0};
         for (int i = 0; i < np; i++) {
-            pfd[i + 1] = (struct pollfd){pend[i].c.fd, pend[i].c.want, 0};
-            ready |= symm_boot_conn_pending(&pend[i].c);
+            pfd[i + 1] = (struct pollfd){st.pend[i].c.fd, st.pend[i].c.want, 0};
+            ready |= symm_boot_conn_pending(&st.pend[i].c);
+        }
+        if (nwatch > 0) {
+            pfd[np + 1] = (struct pollfd){tb->up.fd, POLLIN, 0};
+            ready |= symm_boot_conn_pending(&tb->up);
+            for (int i = 0; i < nkids; i++) {
+                symm_boot_conn_t *k = &tb->peer[i];
+                int parked = tb->moved[i] >= TCP_HDR_LEN;
+                pfd[np + 2 + i] = (struct pollfd){parked ? -1 : k->fd, POLLIN, 0};
+                ready |= !parked && symm_boot_conn_pending(k);
+            }
         }
 
         /* A TLS session holding decrypted bytes is ready without a wait. */
-        int pr = symm_boot_poll(pfd, (nfds_t)np + 1, ready ? 0.0 : end);
+        int pr = symm_boot_poll(pfd, (nfds_t)(np + 1 + nwatch), ready ? 0.0 : end);
         if (ready && pr >= 0) {
             for (int i = 0; i < np; i++)
-                if (symm_boot_conn_pending(&pend[i].c))
+                if (symm_boot_conn_pending(&st.pend[i].c))
                     pfd[i + 1].revents |= POLLIN;
+            if (nwatch > 0 && symm_boot_conn_pending(&tb->up))
+                pfd[np + 1].revents |= POLLIN;
+            for (int i = 0; i < nkids && nwatch > 0; i++)
+                if (tb->moved[i] < TCP_HDR_LEN && symm_boot_conn_pending(&tb->peer[i]))
+                    pfd[np + 2 + i].revents |= POLLIN;
             pr = 1;
         }
         if (pr == 0) {
-            int n = 0;
-            for (int r = 1; r < size; r++)
-                if (tb->peer[r].fd < 0)
-                    tb->pfd_rank[n++] = r;
-            rc = symm_tcp_root_timeout(tb, n, "to connect");
+            /* The star's rank 0 waited timeout_s from its creation; a tree
+             * parent longer, from when it started accepting. */
+            rc = symm_tcp_root_timeout(tb, accept_missing(&st), "to connect",
+                                       tb->tree_k > 0 && tb->base.rank > 0
+                                           ? symm_boot_now() - t0
+                                           : tb->base.timeout_s);
             goto err_close_pending;
         }
         if (pr < 0) {
@@ -440,19 +693,29 @@ static int root_accept_all(tcp_boot_t *tb, int lfd, double end)
             rc = SYMM_ERR_SYS;
             goto err_close_pending;
         }
+        if (nwatch > 0) {
+            if (pfd[np + 1].revents != 0 &&
+                (rc = watch_step(&st, &tb->up, tb->up_rank, tb->up_hdr, &tb->up_moved)) != 0)
+                goto err_close_pending;
+            for (int i = 0; i < nkids; i++)
+                if (pfd[np + 2 + i].revents != 0 &&
+                    (rc = watch_step(&st, &tb->peer[i], tb->lo + i, tb->hdr + i * TCP_HDR_LEN,
+                                     &tb->moved[i])) != 0)
+                    goto err_close_pending;
+        }
         /* Backwards, so that removing by moving the last one in is safe. */
         for (int i = np - 1; i >= 0; i--) {
             if (pfd[i + 1].revents == 0)
                 continue;
-            int used = hello_step(&st, &pend[i]);
+            int used = hello_step(&st, &st.pend[i], i);
             if (used < 0) {
                 rc = used;
                 goto err_close_pending;
             }
             if (used)
-                pend[i] = pend[--np];
+                pend_remove(&st, i);
         }
-        while ((pfd[0].revents & POLLIN) && np < max_pend) {
+        while ((pfd[0].revents & POLLIN) && st.np < max_pend) {
             struct sockaddr_storage ss;
             socklen_t sl = sizeof(ss);
             int fd = accept4(lfd, (struct sockaddr *)&ss, &sl, SOCK_NONBLOCK | SOCK_CLOEXEC);
@@ -465,24 +728,40 @@ static int root_accept_all(tcp_boot_t *tb, int lfd, double end)
                 getrlimit(RLIMIT_NOFILE, &rl);
                 symm_error("bootstrap", "accepting PE connections failed: %s (%d of %d "
                            "PEs joined; open files limit %llu)", strerror(errno), st.joined + 1,
-                           size, (unsigned long long)rl.rlim_cur);
+                           nkids + 1, (unsigned long long)rl.rlim_cur);
                 rc = SYMM_ERR_SYS;
                 goto err_close_pending;
             }
             set_nodelay(fd);
-            pend[np] = (pend_conn_t){.c = {fd, NULL, POLLIN}, .state = PC_NEW};
-            addr_text((struct sockaddr *)&ss, sl, pend[np].from, sizeof(pend[np].from));
-            np++;
+            st.pend[st.np] = (pend_conn_t){.c = {fd, NULL, POLLIN}, .state = PC_NEW,
+                                           .dir_rank = -1};
+            addr_text((struct sockaddr *)&ss, sl, st.pend[st.np].from,
+                      sizeof(st.pend[st.np].from));
+            st.np++;
         }
     }
     /* Connections still mid-hello are strays: every PE has joined. */
 err_close_pending:
-    for (int i = 0; i < np; i++)
-        symm_boot_conn_close(&pend[i].c);
-    free(pend);
+    if (rc != SYMM_OK && tb->dir != NULL) {
+        /* PEs waiting for their directory answer hear why instead. */
+        uint8_t h[TCP_HDR_LEN];
+        tcp_hdr_pack(h, TCP_MSG_ABORT, 0, st.culprit, (uint64_t)(-(int64_t)rc));
+        for (int i = 0; i < st.np; i++) {
+            size_t off = 0;
+            if (st.pend[i].state == PC_DIR_WAIT)
+                (void)symm_boot_conn_send_some(&st.pend[i].c, h, TCP_HDR_LEN, NULL, 0, &off);
+        }
+    }
+    for (int i = 0; i < st.np; i++)
+        symm_boot_conn_close(&st.pend[i].c);
+    free(st.pend);
     free(pfd);
+    free(st.wait_at);
     symm_tls_ctx_destroy(st.verify);
-    if (rc != SYMM_OK)
+    if (rc != SYMM_OK && tb->tree_k > 0)
+        symm_tree_abort(tb, st.culprit, rc, st.from >= 0 && st.from == tb->up_rank, st.from,
+                        NULL, 0);
+    else if (rc != SYMM_OK)
         symm_tcp_root_abort(tb, -1, rc, NULL, 0);
     return rc;
 }
@@ -522,23 +801,74 @@ static double connect_pause(int err, double backoff, double end)
     return ms < 0 || backoff < ms * 1e-3 ? backoff : ms * 1e-3;
 }
 
-/* Connect to rank 0, which in unique-id mode may not listen yet. */
-static int peer_connect(const char *addr, double end, int *fd_p)
+static double connect_once(int err, double backoff, double end)
+{
+    (void)err;
+    (void)backoff;
+    (void)end;
+    return -1;
+}
+
+/* Connect to PE peer at addr: rank 0, which in unique-id mode may not
+ * listen yet (retry), or a tree parent, which listened before it registered
+ * its address (no retry: a refusal means it is gone). */
+int symm_tcp_connect(const char *addr, int peer, int retry, double end, int *fd_p)
 {
     double t0 = symm_boot_now();
     int err = 0;
-    int rc = addr_try_each(addr, 0, end, connect_to, connect_pause, fd_p, &err);
+    int rc = addr_try_each(addr, 0, end, connect_to, retry ? connect_pause : connect_once, fd_p,
+                           &err);
     if (rc == SYMM_OK)
         set_nodelay(*fd_p);
     if (rc != 1)
         return rc;
-    if (connect_retryable(err)) {
-        symm_error("bootstrap", "timed out after %g s waiting for PE 0 at %s (%s)",
-                   symm_boot_now() - t0, addr, strerror(err));
+    if (!retry && err == ECONNREFUSED) {
+        /* A tree parent listened before it registered: it has failed (and
+         * said why) or died (and its own parent says so). */
+        symm_info("bootstrap", "cannot connect to PE %d at %s: %s (it failed or exited)", peer,
+                  addr, strerror(err));
+        return SYMM_ERR_PEER;
+    }
+    if (retry && connect_retryable(err)) {
+        symm_error("bootstrap", "timed out after %g s waiting for PE %d at %s (%s)",
+                   symm_boot_now() - t0, peer, addr, strerror(err));
         return SYMM_ERR_TIMEOUT;
     }
-    symm_error("bootstrap", "cannot connect to PE 0 at %s: %s", addr, strerror(err));
+    symm_error("bootstrap", "cannot connect to PE %d at %s: %s%s", peer, addr, strerror(err),
+               retry ? "" : " (did it fail or exit?)");
     return SYMM_ERR_BOOT;
+}
+
+int symm_tcp_listen_near(int fd, int *fd_p, char *addr, size_t cap)
+{
+    struct sockaddr_storage ss;
+    socklen_t sl = sizeof(ss);
+    int lfd = -1, one = 1;
+    if (getsockname(fd, (struct sockaddr *)&ss, &sl) != 0)
+        goto err;
+    /* The same address, any port: the kernel's choice, never taken. */
+    if (ss.ss_family == AF_INET)
+        ((struct sockaddr_in *)&ss)->sin_port = 0;
+    else if (ss.ss_family == AF_INET6)
+        ((struct sockaddr_in6 *)&ss)->sin6_port = 0;
+    lfd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (lfd < 0)
+        goto err;
+    (void)setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+    if (bind(lfd, (struct sockaddr *)&ss, sl) != 0 || listen(lfd, SOMAXCONN) != 0)
+        goto err;
+    sl = sizeof(ss);
+    if (getsockname(lfd, (struct sockaddr *)&ss, &sl) != 0)
+        goto err;
+    addr_text((struct sockaddr *)&ss, sl, addr, cap);
+    *fd_p = lfd;
+    return SYMM_OK;
+err:
+    symm_error("bootstrap", "cannot listen for this PE's children in the bootstrap tree: %s",
+               strerror(errno));
+    if (lfd >= 0)
+        close(lfd);
+    return SYMM_ERR_SYS;
 }
 
 /* ---- entry points --------------------------------------------------------- */
@@ -576,7 +906,8 @@ int symm_tcp_root_accept(tcp_boot_t *tb, const char *root_addr, int lfd, double 
 
 static void hello_pack(const tcp_boot_t *tb, uint8_t *hello)
 {
-    tcp_hdr_pack(hello, TCP_MSG_HELLO, 0, tb->base.rank, (uint64_t)tb->base.size);
+    tcp_hdr_pack(hello, TCP_MSG_HELLO, (uint32_t)tb->tree_k, tb->base.rank,
+                 (uint64_t)tb->base.size);
     memcpy(hello + TCP_HDR_LEN, tb->base.secret, TCP_SECRET_LEN);
 }
 
@@ -584,66 +915,70 @@ static void hello_pack(const tcp_boot_t *tb, uint8_t *hello)
  * this side can tell. */
 static int peer_handshake_failed(tcp_boot_t *tb, int io, double waited_s)
 {
-    symm_tls_t *t = tb->root.tls;
+    symm_tls_t *t = tb->up.tls;
+    int up = tb->up_rank;
     if (symm_tls_saw_plain(t)) {
-        symm_error("bootstrap", "PE 0 answered without TLS: bootstrap TLS is off on PE 0 and on "
+        symm_error("bootstrap", "PE %d answered without TLS: bootstrap TLS is off on PE %d and on "
                    "here (turn it on or off alike on every PE: SYMM_BOOT_TLS, "
-                   "aclshmemx_set_conf_store_tls)");
+                   "aclshmemx_set_conf_store_tls)", up, up);
         return SYMM_ERR_BOOT;
     }
     if (io == SYMM_IO_TLS && symm_tls_failed_on_secret(t)) {
-        symm_error("bootstrap", "PE 0 refused this PE's connection: %s (TLS handshake failed: "
-                   "PE 0 rejected this PE's pre-shared key: %s)",
-                   tcp_reject_text(TCP_REJECT_SECRET), symm_tls_error(t));
+        symm_error("bootstrap", "PE %d refused this PE's connection: %s (TLS handshake failed: "
+                   "PE %d rejected this PE's pre-shared key: %s)%s", up,
+                   tcp_reject_text(TCP_REJECT_SECRET), up, symm_tls_error(t),
+                   tb->tree_k ? " (or the directory gave a wrong address for it)" : "");
         return SYMM_ERR_BOOT;
     }
     if (io == SYMM_IO_TLS) {
-        symm_error("bootstrap", "TLS handshake with PE 0 failed (wrong job secret or certificate, "
-                   "or TLS settings that differ between PEs): %s", symm_tls_error(t));
+        symm_error("bootstrap", "TLS handshake with PE %d failed (wrong job secret or "
+                   "certificate, or TLS settings that differ between PEs%s): %s", up,
+                   tb->tree_k ? ", or a wrong address from the directory" : "",
+                   symm_tls_error(t));
         return SYMM_ERR_BOOT;
     }
-    return symm_tcp_io_report(&tb->root, 0, io, "the TLS handshake", waited_s);
+    return symm_tcp_io_report(&tb->up, up, io, "the TLS handshake", waited_s);
 }
 
-int symm_tcp_peer_join(tcp_boot_t *tb, const char *root_addr, double end)
+int symm_tcp_peer_join(tcp_boot_t *tb, const char *addr, int retry, double end)
 {
     uint8_t hello[TCP_HELLO_LEN];
-    int rc = peer_connect(root_addr, end, &tb->root.fd);
+    int rc = symm_tcp_connect(addr, tb->up_rank, retry, end, &tb->up.fd);
     if (rc != SYMM_OK)
         return rc;
     hello_pack(tb, hello);
-    if (tb->tls != NULL) {
-        rc = symm_tls_new(tb->tls, tb->root.fd, &tb->root.tls);
+    if (tb->tls_cli != NULL) {
+        rc = symm_tls_new(tb->tls_cli, tb->up.fd, &tb->up.tls);
         if (rc != SYMM_OK)
             return rc;
         tb->hello_due = 1;
-        if (!symm_tls_can_early(tb->tls))
+        if (!symm_tls_can_early(tb->tls_cli))
             return symm_tcp_peer_finish_join(tb, end, symm_boot_now());
         /* Out go the ClientHello and the hello as early data; rank 0
          * answers when it gets to it, and this PE reads the answer at its
          * first collective. */
         size_t off = 0;
         for (;;) {
-            long k = symm_tls_write_early(tb->root.tls, hello + off, TCP_HELLO_LEN - off,
-                                          &tb->root.want);
+            long k = symm_tls_write_early(tb->up.tls, hello + off, TCP_HELLO_LEN - off,
+                                          &tb->up.want);
             if (k > 0 && (off += (size_t)k) == TCP_HELLO_LEN)
                 return SYMM_OK;
             if (k < 0)
                 return peer_handshake_failed(tb, (int)k, 0);
             if (k == 0) {
-                struct pollfd p = {tb->root.fd, tb->root.want, 0};
+                struct pollfd p = {tb->up.fd, tb->up.want, 0};
                 int pr = symm_boot_poll(&p, 1, end);
                 if (pr <= 0)
-                    return symm_tcp_io_report(&tb->root, 0, pr == 0 ? SYMM_IO_TIMEOUT : pr,
+                    return symm_tcp_io_report(&tb->up, tb->up_rank, pr == 0 ? SYMM_IO_TIMEOUT : pr,
                                               "hello", tb->base.timeout_s);
             }
         }
     }
     /* A fresh socket takes 56 bytes at once; a refusal shows at the first
      * collective, where rank 0's answer is read. */
-    int io = symm_boot_conn_send_all(&tb->root, hello, TCP_HELLO_LEN, NULL, 0, end);
+    int io = symm_boot_conn_send_all(&tb->up, hello, TCP_HELLO_LEN, NULL, 0, end);
     if (io != 0)
-        return symm_tcp_io_report(&tb->root, 0, io, "hello", tb->base.timeout_s);
+        return symm_tcp_io_report(&tb->up, tb->up_rank, io, "hello", tb->base.timeout_s);
     return SYMM_OK;
 }
 
@@ -651,11 +986,11 @@ int symm_tcp_peer_finish_join(tcp_boot_t *tb, double end, double t0)
 {
     uint8_t hello[TCP_HELLO_LEN];
     for (;;) {
-        int io = symm_tls_handshake(tb->root.tls, &tb->root.want);
+        int io = symm_tls_handshake(tb->up.tls, &tb->up.want);
         if (io == 1)
             break;
         if (io == 0) {
-            struct pollfd p = {tb->root.fd, tb->root.want, 0};
+            struct pollfd p = {tb->up.fd, tb->up.want, 0};
             int pr = symm_boot_poll(&p, 1, end);
             if (pr > 0)
                 continue;
@@ -664,14 +999,14 @@ int symm_tcp_peer_finish_join(tcp_boot_t *tb, double end, double t0)
         return peer_handshake_failed(tb, io, symm_boot_now() - t0);
     }
     tb->hello_due = 0;
-    if (symm_tls_early_accepted(tb->root.tls))
+    if (symm_tls_early_accepted(tb->up.tls))
         return SYMM_OK;
     /* No early data (certificates), or rank 0 did not take it. */
     hello_pack(tb, hello);
-    int io = symm_boot_conn_send_all(&tb->root, hello, TCP_HELLO_LEN, NULL, 0, end);
+    int io = symm_boot_conn_send_all(&tb->up, hello, TCP_HELLO_LEN, NULL, 0, end);
     /* Rank 0 may have judged this side's certificate and closed already:
      * its alert is read at the first collective, which tells why. */
     if (io != 0 && io != SYMM_IO_EOF && io != -EPIPE && io != -ECONNRESET)
-        return symm_tcp_io_report(&tb->root, 0, io, "hello", symm_boot_now() - t0);
+        return symm_tcp_io_report(&tb->up, tb->up_rank, io, "hello", symm_boot_now() - t0);
     return SYMM_OK;
 }
