@@ -1,8 +1,10 @@
 /*
- * boot_harness.h - the child-side helpers shared by the bootstrap unit tests
- * (test_boot.c, test_tls.c): per-check results in shared memory, stderr
- * capture, and the allgather check. The including file defines MSG_LEN and
- * check_slot_t (with `state` and `note[MSG_LEN]`) first.
+ * boot_harness.h - the helpers shared by the bootstrap unit tests
+ * (test_boot.c, test_boot_tree.c, test_tls.c): per-check results in shared
+ * memory, stderr capture, the allgather check (child side); a job's
+ * listening socket, secret and results (parent side). The including file
+ * defines MSG_LEN, MAX_CHECKS and check_slot_t (with `state` and
+ * `note[MSG_LEN]`) first.
  */
 #ifndef SYMM_BOOT_HARNESS_H
 #define SYMM_BOOT_HARNESS_H
@@ -86,6 +88,55 @@ static int count_fds(void)
     if (d != NULL)
         closedir(d);
     return n;
+}
+
+/* ---- parent side ---------------------------------------------------------- */
+
+/* A listening socket on a free loopback port (exits on failure); its
+ * "127.0.0.1:PORT" in addr. */
+__attribute__((unused)) static int job_listen(char *addr, size_t cap)
+{
+    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    socklen_t sl = sizeof(sa);
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sl) != 0 || listen(fd, 4096) != 0 ||
+        getsockname(fd, (struct sockaddr *)&sa, &sl) != 0) {
+        perror("listen");
+        exit(2);
+    }
+    snprintf(addr, cap, "127.0.0.1:%d", ntohs(sa.sin_port));
+    return fd;
+}
+
+/* A fresh job secret: 32 random hex digits and a NUL in out. */
+static void job_secret(char *out)
+{
+    static const char hex[] = "0123456789abcdef";
+    uint8_t rnd[16];
+    int r = open("/dev/urandom", O_RDONLY);
+    if (r < 0 || read(r, rnd, sizeof(rnd)) != sizeof(rnd)) {
+        perror("urandom");
+        exit(2);
+    }
+    close(r);
+    for (int i = 0; i < 16; i++) {
+        out[2 * i] = hex[rnd[i] >> 4];
+        out[2 * i + 1] = hex[rnd[i] & 15];
+    }
+    out[32] = '\0';
+}
+
+/* Results shared with the children: MAX_CHECKS slots for each of n ranks
+ * and one more process. */
+static check_slot_t *job_results(int n)
+{
+    check_slot_t *res = mmap(NULL, sizeof(check_slot_t) * MAX_CHECKS * (size_t)(n + 1),
+                             PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (res == MAP_FAILED) {
+        perror("mmap");
+        exit(2);
+    }
+    return res;
 }
 
 #endif

@@ -388,38 +388,14 @@ static void run_pe(const job_t *job, int rank, int ready_fd)
 
 static void job_init(job_t *job, int scenario, int n, int size)
 {
-    static const char hex[] = "0123456789abcdef";
-    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-    socklen_t sl = sizeof(sa);
-    uint8_t rnd[16];
 
     memset(job, 0, sizeof(*job));
     job->scenario = scenario;
     job->n = n;
     job->size = size;
-    job->lfd = socket(AF_INET, SOCK_STREAM, 0);
-    if (job->lfd < 0 || bind(job->lfd, (struct sockaddr *)&sa, sl) != 0 ||
-        listen(job->lfd, 4096) != 0 || getsockname(job->lfd, (struct sockaddr *)&sa, &sl) != 0) {
-        perror("listen");
-        exit(2);
-    }
-    snprintf(job->addr, sizeof(job->addr), "127.0.0.1:%d", ntohs(sa.sin_port));
-    int r = open("/dev/urandom", O_RDONLY);
-    if (r < 0 || read(r, rnd, sizeof(rnd)) != sizeof(rnd)) {
-        perror("urandom");
-        exit(2);
-    }
-    close(r);
-    for (int i = 0; i < 16; i++) {
-        job->secret[2 * i] = hex[rnd[i] >> 4];
-        job->secret[2 * i + 1] = hex[rnd[i] & 15];
-    }
-    job->res = mmap(NULL, sizeof(check_slot_t) * MAX_CHECKS * (size_t)(n + 1),
-                    PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-    if (job->res == MAP_FAILED) {
-        perror("mmap");
-        exit(2);
-    }
+    job->lfd = job_listen(job->addr, sizeof(job->addr));
+    job_secret(job->secret);
+    job->res = job_results(n);
 }
 
 static void job_fork(job_t *job, int rank, int ready_fd)

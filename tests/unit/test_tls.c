@@ -669,30 +669,14 @@ static int listen_local(char *addr, size_t cap, int *port_p)
 
 static void job_init(job_t *job, int scenario, int variant, int n)
 {
-    static const char hex[] = "0123456789abcdef";
-    uint8_t rnd[16];
     memset(job, 0, sizeof(*job));
     job->scenario = scenario;
     job->variant = variant;
     job->n = n;
     job->lfd = listen_local(job->addr, sizeof(job->addr), NULL);
     memcpy(job->peer_addr, job->addr, sizeof(job->addr));
-    int r = open("/dev/urandom", O_RDONLY);
-    if (r < 0 || read(r, rnd, sizeof(rnd)) != sizeof(rnd)) {
-        perror("urandom");
-        exit(2);
-    }
-    close(r);
-    for (int i = 0; i < 16; i++) {
-        job->secret[2 * i] = hex[rnd[i] >> 4];
-        job->secret[2 * i + 1] = hex[rnd[i] & 15];
-    }
-    job->res = mmap(NULL, sizeof(check_slot_t) * MAX_CHECKS * (size_t)(n + 1),
-                    PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-    if (job->res == MAP_FAILED) {
-        perror("mmap");
-        exit(2);
-    }
+    job_secret(job->secret);
+    job->res = job_results(n);
 }
 
 static void job_fork(job_t *job, int rank)
