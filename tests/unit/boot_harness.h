@@ -139,4 +139,32 @@ static check_slot_t *job_results(int n)
     return res;
 }
 
+/* Print each check of names (NULL-terminated, at most MAX_CHECKS) for the
+ * n+1 processes' results: ok if some process ran it and none failed it and
+ * no process crashed. The number of checks not ok. */
+static int checks_report(const check_slot_t *res, int n, const char *const *names,
+                         const char *label, int crashed)
+{
+    int failed = 0;
+    for (int c = 0; c < MAX_CHECKS && names[c] != NULL; c++) {
+        int run = 0, bad = 0;
+        const char *note = "";
+        for (int r = 0; r <= n; r++) {
+            const check_slot_t *s = &res[(size_t)r * MAX_CHECKS + c];
+            run += s->state != 0;
+            if (s->state < 0 && !bad) {
+                bad = 1;
+                note = s->note;
+            } else if (s->state > 0 && note[0] == '\0') {
+                note = s->note;
+            }
+        }
+        int ok = run > 0 && !bad && !crashed;
+        failed += !ok;
+        printf("%s %s: %s%s%s%s\n", ok ? "ok  " : "FAIL", label, names[c], note[0] ? " -- " : "",
+               note, run == 0 ? " (not run)" : "");
+    }
+    return failed;
+}
+
 #endif

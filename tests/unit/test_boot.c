@@ -424,24 +424,7 @@ static int job_report(job_t *job, const char *label, double t0)
         }
     }
     double ms = (now_s() - t0) * 1e3;
-    for (int c = 0; c < MAX_CHECKS && check_name[job->scenario][c] != NULL; c++) {
-        int run = 0, bad = 0;
-        const char *note = "";
-        for (int r = 0; r <= job->n; r++) {
-            check_slot_t *s = &job->res[(size_t)r * MAX_CHECKS + c];
-            run += s->state != 0;
-            if (s->state < 0 && !bad) {
-                bad = 1;
-                note = s->note;
-            } else if (s->state > 0 && note[0] == '\0') {
-                note = s->note;
-            }
-        }
-        int ok = run > 0 && !bad && !crashed;
-        failed += !ok;
-        printf("%s %s: %s%s%s%s\n", ok ? "ok  " : "FAIL", label, check_name[job->scenario][c],
-               note[0] ? " -- " : "", note, run == 0 ? " (not run)" : "");
-    }
+    failed += checks_report(job->res, job->n, check_name[job->scenario], label, crashed);
     printf("     %s: %.1f ms in all\n", label, ms);
     munmap(job->res, sizeof(check_slot_t) * MAX_CHECKS * (size_t)(job->n + 1));
     fflush(stdout);
