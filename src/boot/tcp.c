@@ -219,14 +219,7 @@ static int root_gather(tcp_boot_t *tb, int type, void *out, size_t len, double e
                 *culprit_p = r;
                 return rc;
             }
-            if (done) {
-                tb->pfd[i] = tb->pfd[--n];
-                tb->pfd_rank[i] = tb->pfd_rank[n];
-            } else {
-                tb->pfd[i].events = tb->peer[r].want;
-                tb->pfd[i].revents = 0;
-                i++;
-            }
+            n = tcp_pfd_step(tb, &i, n, done, &tb->peer[r]);
         }
     }
     return SYMM_OK;
@@ -260,14 +253,7 @@ static int root_scatter(tcp_boot_t *tb, int type, const void *data, size_t total
                 *culprit_p = r;
                 return symm_tcp_io_report(&tb->peer[r], r, io, what, 0);
             }
-            if (io == 1) {
-                tb->pfd[i] = tb->pfd[--n];
-                tb->pfd_rank[i] = tb->pfd_rank[n];
-            } else {
-                tb->pfd[i].events = tb->peer[r].want;
-                tb->pfd[i].revents = 0;
-                i++;
-            }
+            n = tcp_pfd_step(tb, &i, n, io == 1, &tb->peer[r]);
         }
         if (n == 0)
             return SYMM_OK;

@@ -113,6 +113,23 @@ typedef struct tcp_boot {
     uint8_t *hdr;       /* TCP_HDR_LEN per peer */
 } tcp_boot_t;
 
+/* After one step on poll entry *j of n (a peer c): a finished one leaves the
+ * set (the last takes its place, *j stays), else it is re-armed for what c
+ * waits for and *j moves on. The new n. */
+static inline int tcp_pfd_step(tcp_boot_t *tb, int *j, int n, int done,
+                               const symm_boot_conn_t *c)
+{
+    if (done) {
+        tb->pfd[*j] = tb->pfd[--n];
+        tb->pfd_rank[*j] = tb->pfd_rank[n];
+    } else {
+        tb->pfd[*j].events = c->want;
+        tb->pfd[*j].revents = 0;
+        (*j)++;
+    }
+    return n;
+}
+
 static inline symm_boot_conn_t *tcp_peer(tcp_boot_t *tb, int r)
 {
     return &tb->peer[r - tb->peer_base];

@@ -483,14 +483,7 @@ static int gather(tcp_boot_t *tb, tree_op_t *op, int *culprit_p, int *from_p)
                     *from_p = tb->lo + i;
                 return rc;
             }
-            if (done) {
-                tb->pfd[j] = tb->pfd[--n];
-                tb->pfd_rank[j] = tb->pfd_rank[n];
-            } else {
-                tb->pfd[j].events = tb->peer[i].want;
-                tb->pfd[j].revents = 0;
-                j++;
-            }
+            n = tcp_pfd_step(tb, &j, n, done, &tb->peer[i]);
         }
         if (n == 0)
             return SYMM_OK;
@@ -609,14 +602,7 @@ static int scatter(tcp_boot_t *tb, const tree_op_t *op, const void *data, int *c
                 *culprit_p = tb->lo + i;
                 return symm_tcp_io_report(&tb->peer[i], tb->lo + i, io, op->during, 0);
             }
-            if (io == 1) {
-                tb->pfd[j] = tb->pfd[--n];
-                tb->pfd_rank[j] = tb->pfd_rank[n];
-            } else {
-                tb->pfd[j].events = tb->peer[i].want;
-                tb->pfd[j].revents = 0;
-                j++;
-            }
+            n = tcp_pfd_step(tb, &j, n, io == 1, &tb->peer[i]);
         }
         if (n == 0) {
             for (int i = 0; i < nkids; i++)
