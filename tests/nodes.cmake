@@ -57,6 +57,13 @@ if(SYMM_HAVE_UCX)
   symm_nodes_test(coll_skew_nodes coll_skew 4 2)
   symm_nodes_test(coll_skew_nodes coll_skew 6 2 ENV SYMM_COLL_HEADS=bruck SYMM_NODE_CYCLIC=1)
   symm_nodes_test(coll_skew_nodes coll_skew 8 2 ENV SYMM_COLL_HEADS=ring)
+  # The node-aware barrier (team/barrier.c): 10000 barrier_all checked by a
+  # put to a neighbour, team_sync on split and 2-D teams; a node whose head
+  # has no other member (5 PEs in nodes of 2); cyclic nodes.
+  symm_nodes_test(coll_barrier_nodes coll_barrier 4 2)
+  symm_nodes_test(coll_barrier_nodes coll_barrier 5 2)
+  symm_nodes_test(coll_barrier_nodes coll_barrier 6 3 ENV SYMM_NODE_CYCLIC=1)
+  symm_nodes_test(coll_barrier_nodes coll_barrier 8 2)
   symm_nodes_test(coll_active_nodes active 4 2)
   symm_nodes_test(coll_active_nodes active 6 3 ENV SYMM_NODE_CYCLIC=1)
   symm_nodes_test(coll_active_nodes active 8 1)

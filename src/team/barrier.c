@@ -9,14 +9,26 @@
  * flag gets 1 added by the transport's notification (one message; the add
  * runs on the owner's CPU).
  *
+ * A team that spans nodes with several members on some node (SYMM_TRANSPORT
+ * auto, several PEs per node) runs it in three steps instead: every member
+ * adds 1 to its node head's arrival count (a CPU atomic on the mapped
+ * word), the heads (each node's lowest member) run the dissemination among
+ * themselves over the network, and each head stores the epoch in its
+ * release word, which its members poll through the mapping. Only
+ * log2(nodes) network rounds, one message each per head, against log2(PEs)
+ * rounds where most PEs send over the network. Arrivals count up with the
+ * epochs (a head waits for epoch x members), so nothing is reset.
+ *
  * Lives next to the teams because splits and destroy need it; collectives
  * (coll/) call it, never the reverse.
  */
 #include <stdint.h>
+#include <stdlib.h>
 
 #include "mem/seg.h"
 #include "ops/signal.h"
 #include "ops/sync.h"
+#include "runtime/status.h"
 #include "team/team.h"
 
 #define FLAG_STRIDE (SYMM_CACHE_LINE / sizeof(uint64_t))
@@ -37,6 +49,77 @@ static void flag_set(symm_instance_t *s, uint64_t *flag, uint64_t value, int pe)
     symm_signal_add_one_remote(s, flag, pe, "barrier");
 }
 
+int symm_team_barrier_layout(struct symm_team *t)
+{
+    symm_instance_t *s = t->inst;
+    int n = t->size, heads = 0, mine = s->peers[s->my_pe].map_node;
+    t->bar_heads = NULL;
+    if (t->all_mapped || !s->cfg.coll_node_aware)
+        return SYMM_OK;
+    int *h = malloc(sizeof(int) * (size_t)n);
+    if (h == NULL)
+        return SYMM_ERR_NOMEM;
+    int members = 0, my_head = -1;
+    for (int i = 0; i < n; i++) {
+        int node = s->peers[t->members[i]].map_node, k = 0;
+        while (k < heads && s->peers[h[k]].map_node != node)
+            k++;
+        if (k == heads)
+            h[heads++] = t->members[i];
+        if (node == mine) {
+            if (my_head < 0)
+                my_head = k;
+            members++;
+        }
+    }
+    /* One PE per node: the flat dissemination is the same thing. */
+    if (heads == n || heads < 2) {
+        free(h);
+        return SYMM_OK;
+    }
+    t->bar_heads = h;
+    t->bar_n_heads = heads;
+    t->bar_my_head = my_head;
+    t->bar_n_members = members - 1;
+    return SYMM_OK;
+}
+
+static void wait_at_least(symm_instance_t *s, const uint64_t *w, uint64_t v)
+{
+    unsigned polls = 0;
+    while (__atomic_load_n(w, __ATOMIC_ACQUIRE) < v)
+        symm_wait_backoff(s, &polls);
+}
+
+/* The dissemination rounds over n PEs (pes[me + dist]), epoch e. */
+static void dissemination(symm_instance_t *s, struct symm_team *t, const int *pes, int n, int me,
+                          uint64_t epoch)
+{
+    for (int k = 0, dist = 1; dist < n; k++, dist <<= 1) {
+        uint64_t *flag = (uint64_t *)(void *)t->scratch + (size_t)k * FLAG_STRIDE;
+        flag_set(s, flag, epoch, pes[(me + dist) % n]);
+        wait_at_least(s, flag, epoch);
+    }
+}
+
+/* The node-aware form (see the top of this file). */
+static void node_barrier(symm_instance_t *s, struct symm_team *t, uint64_t epoch)
+{
+    uint64_t *arrived = (uint64_t *)(void *)(t->scratch + SYMM_TEAM_HBAR_OFF);
+    uint64_t *release = arrived + FLAG_STRIDE;
+    int head = t->bar_heads[t->bar_my_head];
+    if (head != s->my_pe) {
+        uint64_t *a = symm_seg_peer_addr(s, arrived, head);
+        const uint64_t *r = symm_seg_peer_addr(s, release, head);
+        __atomic_fetch_add(a, 1, __ATOMIC_RELEASE);
+        wait_at_least(s, r, epoch);
+        return;
+    }
+    wait_at_least(s, arrived, epoch * (uint64_t)t->bar_n_members);
+    dissemination(s, t, t->bar_heads, t->bar_n_heads, t->bar_my_head, epoch);
+    __atomic_store_n(release, epoch, __ATOMIC_RELEASE);
+}
+
 void symm_team_barrier(struct symm_team *t, int quiet)
 {
     symm_instance_t *s = t->inst;
@@ -55,13 +138,10 @@ void symm_team_barrier(struct symm_team *t, int quiet)
     if (locked)
         pthread_mutex_lock(&t->barrier_lock);
     uint64_t epoch = ++t->barrier_epoch;
-    for (int k = 0, dist = 1; dist < n; k++, dist <<= 1) {
-        uint64_t *flag = (uint64_t *)(void *)t->scratch + (size_t)k * FLAG_STRIDE;
-        flag_set(s, flag, epoch, t->members[(me + dist) % n]);
-        unsigned polls = 0;
-        while (__atomic_load_n(flag, __ATOMIC_ACQUIRE) < epoch)
-            symm_wait_backoff(s, &polls);
-    }
+    if (t->bar_heads != NULL)
+        node_barrier(s, t, epoch);
+    else
+        dissemination(s, t, t->members, n, me, epoch);
     if (locked)
         pthread_mutex_unlock(&t->barrier_lock);
     symm_doing_end(taken);

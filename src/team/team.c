@@ -84,6 +84,12 @@ static struct symm_team *team_new(symm_instance_t *s, int *members, int size, in
         t->config.num_contexts = config->num_contexts;
     /* A reused slot may hold a destroyed team's flags. */
     memset(t->scratch, 0, SYMM_TEAM_SLOT_SIZE);
+    if (symm_team_barrier_layout(t) != SYMM_OK) {
+        pthread_mutex_destroy(&t->barrier_lock);
+        free(members);
+        free(t);
+        return NULL;
+    }
     slot_mark(s, slot, t);
     return t;
 }
@@ -124,6 +130,7 @@ static void team_free(struct symm_team *t)
     slot_mark(t->inst, t->slot, NULL);
     pthread_mutex_destroy(&t->barrier_lock);
     free(t->coll_nodes);
+    free(t->bar_heads);
     free(t->members);
     free(t);
 }

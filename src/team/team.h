@@ -31,6 +31,7 @@
 #define SYMM_TEAM_NODE_OFF 2240     /* node-aware collectives: three words (coll/shm.c) */
 #define SYMM_TEAM_SIG_OFF 2304       /* SHMEM_DEBUG: my current collective's signature */
 #define SYMM_TEAM_VOTE_OFF 2432      /* symm_team_agree: two votes of 128 bytes */
+#define SYMM_TEAM_HBAR_OFF 2688      /* node-aware barrier: arrivals, release (two lines) */
 #define SYMM_ACTIVE_SIG_OFF (44 * 1024) /* in the misc scratch: SHMEM_DEBUG's active-set
                                            * signatures, SYMM_ACTIVE_SIG_SLOTS of 128 B */
 #define SYMM_ACTIVE_SIG_SLOTS 8
@@ -56,6 +57,12 @@ struct symm_team {
     const char *name;        /* for reports: SHMEM_TEAM_WORLD, ..., or NULL */
     void *coll_nodes;        /* coll/: the team's members by node, made on first use; freed
                               * with the team */
+    /* Node-aware barrier (team/barrier.c), where the team spans nodes and
+     * some node has several members; else bar_heads is NULL. */
+    int *bar_heads;          /* world PE of each node's lowest member, in team order */
+    int bar_n_heads;
+    int bar_my_head;         /* index in bar_heads of my node's head */
+    int bar_n_members;       /* as head: the other members of my node */
 };
 
 /* Name a collective (or barrier) on t for the status record and number it
@@ -92,6 +99,9 @@ void symm_team_fini_predefined(symm_instance_t *inst);
 
 /* Barrier over the team through its scratch flags (team/barrier.c); quiet
  * first if asked (barrier, barrier_all), not for sync. */
+/* The node layout the barrier uses, set at team creation (team/barrier.c);
+ * SYMM_ERR_NOMEM if it cannot be made. */
+int symm_team_barrier_layout(struct symm_team *t);
 void symm_team_barrier(struct symm_team *t, int quiet);
 /* The team barrier of the world team. */
 void symm_barrier_world(symm_instance_t *s, int quiet);
