@@ -64,6 +64,8 @@ if(SYMM_HAVE_UCX)
   symm_nodes_test(coll_barrier_nodes coll_barrier 5 2)
   symm_nodes_test(coll_barrier_nodes coll_barrier 6 3 ENV SYMM_NODE_CYCLIC=1)
   symm_nodes_test(coll_barrier_nodes coll_barrier 8 2)
+  # Long waits sleep and are woken by the network (pe/idle_wait.c).
+  symm_nodes_test(idle_wait_nodes idle_wait 4 2)
   symm_nodes_test(coll_active_nodes active 4 2)
   symm_nodes_test(coll_active_nodes active 6 3 ENV SYMM_NODE_CYCLIC=1)
   symm_nodes_test(coll_active_nodes active 8 1)

@@ -296,6 +296,11 @@ static int choose_sizes(symm_instance_t *inst)
     return SYMM_OK;
 }
 
+/* With a network, waits spin SPIN_NET_POLLS polls, then on for
+ * SPIN_NET_NS by the clock (ops/status.c) before they yield. */
+#define SPIN_NET_POLLS 4
+#define SPIN_NET_NS 1000
+
 static void choose_spin(symm_instance_t *inst)
 {
     /* The machine's cores, not this PE's affinity: the launcher binds each
@@ -311,9 +316,18 @@ static void choose_spin(symm_instance_t *inst)
         /* Each poll runs the network's progress (a system call over tcp):
          * 4096 of them would hold the core for milliseconds, against the
          * progress thread, or PEs of "other nodes" sharing this machine
-         * (the namespace tests), which the node-local count cannot see. A
-         * yield with nothing else to run costs about one poll. */
-        inst->spin = 64;
+         * (the namespace tests), which the node-local count cannot see. So
+         * spin by time, about SPIN_NET_NS: over tcp a poll is a system
+         * call, and 1 poll before yielding (against 64) took a 4-PE barrier
+         * across two namespaces on 2 cores from 97 to 29 us and 8 B
+         * fcollect from 66 to 25, the 2-PE rows unchanged; a NIC's
+         * user-space poll is far cheaper, and a count tuned for one is
+         * wrong for the other (a poll's cost is not known at init: UCX's
+         * interfaces start idle until the first connection). */
+    {
+        inst->spin = SPIN_NET_POLLS;
+        inst->spin_ns = SPIN_NET_NS;
+    }
     else
         /* Poll long enough to catch a fast peer. */
         inst->spin = 4096;

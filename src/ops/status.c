@@ -8,7 +8,9 @@
  */
 #include "ops/sync.h"
 
+#include <sched.h>
 #include <string.h>
+#include <time.h>
 
 #include "mem/seg.h"
 #include "runtime/pestatus.h"
@@ -44,16 +46,70 @@ static void publish(symm_instance_t *s, symm_pe_status_t *r, uint64_t now)
         symm_doing.published = r;
 }
 
-void symm_wait_slow(symm_instance_t *s, unsigned polls)
+void symm_wait_slow(symm_instance_t *s, int first)
 {
     symm_pe_status_t *r = symm_pe_status(s);
     uint64_t now = symm_now_ms();
     /* Threads of one PE (the program's, a stream's) share the record: the
      * first to publish writes it, one that finds it busy skips. */
-    if ((polls == (unsigned)s->spin || (s->spin < 1 && polls == 1)) &&
-        !__atomic_exchange_n(&r->publishing, 1, __ATOMIC_ACQUIRE)) {
+    if (first && !__atomic_exchange_n(&r->publishing, 1, __ATOMIC_ACQUIRE)) {
         publish(s, r, now);
         __atomic_store_n(&r->publishing, 0, __ATOMIC_RELEASE);
     }
     __atomic_store_n(&r->beat_ms, now, __ATOMIC_RELAXED);
+}
+
+/* When this thread's current wait last saw something happen (its first
+ * call here, or the last network event its progress found), and until when
+ * it polls on without yielding (spin_ns). */
+static __thread uint64_t idle_since_us, spin_until_ns;
+static __thread int yielded;
+
+#define WAIT_NAP_MIN_US 20
+#define WAIT_NAP_MAX_US 1000
+
+static uint64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+void symm_wait_idle(symm_instance_t *s, unsigned polls, unsigned events)
+{
+    int first = polls == (unsigned)s->spin || (s->spin < 1 && polls == 1);
+    uint64_t tn = now_ns(), t = tn / 1000u;
+    if (first || events != 0)
+        idle_since_us = t;
+    if (first) {
+        spin_until_ns = tn + (uint64_t)s->spin_ns;
+        yielded = 0;
+    }
+    if (tn < spin_until_ns)
+        return;
+    symm_wait_slow(s, !yielded);
+    yielded = 1;
+    long idle = s->cfg.wait_idle_us;
+    if (idle < 0) {
+        sched_yield();
+        return;
+    }
+    uint64_t waited = t - idle_since_us;
+    if (waited < (uint64_t)idle) {
+        sched_yield();
+        return;
+    }
+    /* A nap of 1/16 of the wait so far: a change by a mapped peer is seen
+     * at most about 6 % later than by polling. */
+    long nap = (long)(waited / 16);
+    nap = nap < WAIT_NAP_MIN_US ? WAIT_NAP_MIN_US : nap > WAIT_NAP_MAX_US ? WAIT_NAP_MAX_US : nap;
+    if (s->net != NULL) {
+        /* No event wait on this transport: keep yielding, a peer's
+         * operation may need this PE's progress. */
+        if (s->net->sleep == NULL || s->net->sleep(s, nap) < 0)
+            sched_yield();
+        return;
+    }
+    struct timespec ts = {.tv_sec = 0, .tv_nsec = nap * 1000};
+    nanosleep(&ts, NULL);
 }

@@ -5,7 +5,10 @@
  * thousand polls (a few hundred when PEs outnumber cores), then yields the
  * CPU each poll, and drives the network transport's progress, so 4 PEs on 2
  * cores never crawl and a remote peer's emulated RMA completes. Once it
- * yields, it also says what it waits for (runtime/pestatus.h).
+ * yields, it also says what it waits for (runtime/pestatus.h). A wait that
+ * has found nothing to do for SYMM_WAIT_IDLE_US sleeps between polls
+ * (symm_wait_idle, ops/status.c), so idle PEs leave the cores to the ones
+ * that communicate.
  */
 #ifndef SYMM_SYNC_H
 #define SYMM_SYNC_H
@@ -26,20 +29,30 @@ static inline void symm_cpu_relax(void)
 }
 
 /* The yielding part of a wait: publishes what this thread waits for on the
- * first yield and a heartbeat on every one (ops/status.c,
+ * first yield (first) and a heartbeat on every one (ops/status.c,
  * runtime/pestatus.h), so a hang or a dead peer can be explained. */
-void symm_wait_slow(symm_instance_t *s, unsigned polls) __attribute__((cold));
+void symm_wait_slow(symm_instance_t *s, int first) __attribute__((cold));
+
+/* The part of a wait past its spin: polls on until spin_ns has passed since
+ * the first call of this wait (network waits), then symm_wait_slow and a
+ * yield, or, once
+ * the wait has seen no network event (events: what the last progress call
+ * found) for SYMM_WAIT_IDLE_US, a sleep of at most 1/16 of the time waited
+ * so far and 1 ms. With UCX the sleep is in UCX's event wait, so a message
+ * for this PE (the target's side of an emulated put, a notification) wakes
+ * it at once; only a change a mapped peer makes in memory waits for the end
+ * of the nap. */
+void symm_wait_idle(symm_instance_t *s, unsigned polls, unsigned events) __attribute__((cold));
 
 static inline void symm_wait_backoff(symm_instance_t *s, unsigned *polls)
 {
+    unsigned events = 0;
     if (s->net)
-        s->net->progress(s);
-    if (++*polls < (unsigned)s->spin) {
+        events = s->net->progress(s);
+    if (++*polls < (unsigned)s->spin)
         symm_cpu_relax();
-    } else {
-        sched_yield();
-        symm_wait_slow(s, *polls);
-    }
+    else
+        symm_wait_idle(s, *polls, events);
 }
 
 /* Name a wait on n variables at addr (cmp against value) for the status

@@ -34,6 +34,11 @@
     X(SYMM_LOG_LEVEL, INT, USER, log_level, "1", "0 errors, 1 warnings, 2 info, 3 debug")    \
     X(SYMM_SPIN, INT, USER, spin, "-1",                                                      \
       "polls before a waiting PE starts yielding the CPU; -1 chooses by oversubscription")   \
+    X(SYMM_WAIT_IDLE_US, INT, USER, wait_idle_us, "1000",                                    \
+      "microseconds a wait finds nothing to do (no network event for it, its condition "    \
+      "unmet) before it sleeps between polls, each nap at most 1/16 of the wait so far and " \
+      "1 ms; under UCX in UCX's event wait, which a message for the PE ends at once; -1 "   \
+      "never sleeps (spin, then yield)")                                                    \
     X(SYMM_BOOTSTRAP, STR, USER, bootstrap, "auto",                                          \
       "auto|tcp|pmix|mpi|singleton: how PEs find each other (auto: oshrun, else PMIx)")      \
     X(SYMM_BOOT_TLS, STR, USER, boot_tls, "1",                                               \

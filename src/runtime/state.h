@@ -117,6 +117,7 @@ typedef struct symm_instance {
     int max_teams;           /* team scratch slots in the reserved region */
     struct symm_team_slots *team_slots; /* team/: which slots this PE uses */
     int spin;                /* polls before yielding */
+    long spin_ns;            /* then polls on for this long before yielding (network waits) */
     int threads_share_teams; /* THREAD_MULTIPLE, or a stream exists: a team's barrier
                               * may run in two threads at once (team/barrier.c locks) */
     struct symm_region_table *regions; /* registered memory (mem/region.h), NULL until used */

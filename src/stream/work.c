@@ -71,7 +71,7 @@ static void stream_wait(symm_instance_t *s, const symm_stream_item_t *item)
         }
         if (s->net)
             s->net->progress(s);
-        symm_wait_slow(s, ++polls); /* the heartbeat of a long wait */
+        symm_wait_slow(s, 0); /* the heartbeat of a long wait */
         struct timespec ts = {0, sleep_ns};
         nanosleep(&ts, NULL);
         if (sleep_ns < SYMM_STREAM_WAIT_SLEEP_MAX_NS)

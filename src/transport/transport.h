@@ -92,8 +92,14 @@ typedef struct symm_transport_ops {
      * is complete on return; other peers' operations may stay outstanding.
      * NULL: use quiet. */
     int (*pe_quiet)(struct symm_ctx *ctx, const int *pes, size_t n);
-    /* Make progress on everything outstanding (called from wait loops). */
-    void (*progress)(struct symm_instance *inst);
+    /* Make progress on everything outstanding (called from wait loops);
+     * the number of events it found. */
+    unsigned (*progress)(struct symm_instance *inst);
+    /* Block up to usec microseconds, or until a network event for this PE
+     * arrives (a wait loop with nothing to do); 0 if it slept or an event
+     * is pending, -1 if this transport cannot wake on events (the caller
+     * must not sleep then: a peer's emulated RMA waits on its progress). */
+    int (*sleep)(struct symm_instance *inst, long usec);
     /* The heap grew to new_size bytes on every PE (collective). */
     int (*heap_grown)(struct symm_instance *inst, size_t new_size);
     /* Registered memory (mem/region.h): region id, in the table on every PE

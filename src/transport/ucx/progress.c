@@ -39,11 +39,41 @@ unsigned symm_ucx_progress_all(ucx_state_t *u)
     return n;
 }
 
-void symm_ucx_progress(symm_instance_t *s)
+unsigned symm_ucx_progress(symm_instance_t *s)
 {
     ucx_state_t *u = state_of(s);
     __atomic_store_n(&u->activity, u->activity + 1, __ATOMIC_RELAXED);
-    symm_ucx_progress_all(u);
+    return symm_ucx_progress_all(u);
+}
+
+/* An idle wait's nap (ops/status.c): arm every worker and sleep in their
+ * event fds, so that a message for this PE (the target's part of a peer's
+ * emulated put, get or AMO, a notification, a collective's data) ends the
+ * nap at once. A worker with events pending (UCS_ERR_BUSY) ends it before
+ * it starts: the wait loop runs progress next. -1 where a worker has no
+ * event fd: sleeping there would hold up a peer's operation. */
+int symm_ucx_sleep(symm_instance_t *s, long usec)
+{
+    ucx_state_t *u = state_of(s);
+    struct pollfd pf[1 + SYMM_UCX_MAX_CTX_WORKERS];
+    int k = __atomic_load_n(&u->n_all_wks, __ATOMIC_ACQUIRE), n = 0;
+    for (int i = -1; i < k; i++) {
+        ucp_worker_h w = i < 0 ? u->dflt.worker : u->all_wks[i];
+        int fd = i < 0 ? u->dflt.efd : u->all_efds[i];
+        if (fd < 0)
+            return -1;
+        ucs_status_t st = ucp_worker_arm(w);
+        if (st == UCS_ERR_BUSY)
+            return 0;
+        if (st != UCS_OK)
+            return -1;
+        pf[n].fd = fd;
+        pf[n].events = POLLIN;
+        pf[n++].revents = 0;
+    }
+    struct timespec ts = {.tv_sec = usec / 1000000, .tv_nsec = (usec % 1000000) * 1000};
+    (void)ppoll(pf, (nfds_t)n, &ts, NULL);
+    return 0;
 }
 
 /* Runs the workers while the PE computes, so a peer's emulated RMA/AMO on
@@ -166,9 +196,15 @@ int symm_ucx_wk_init(ucx_state_t *u, ucx_wk_t *wk, ucs_thread_mode_t mode)
     wk->pending = malloc(PENDING_MAX * sizeof(void *));
     if (wk->conn == NULL || wk->pending == NULL)
         return SYMM_ERR_NOMEM;
+    wk->efd = -1;
     if ((st = ucp_worker_create(u->ctx, &wp, &wk->worker)) != UCS_OK) {
         symm_error("ucx", "creating a worker: %s", ucs_status_string(st));
         return SYMM_ERR_SYS;
+    }
+    if ((st = ucp_worker_get_efd(wk->worker, &wk->efd)) != UCS_OK) {
+        symm_debug("ucx", "no event fd for a worker (%s): idle waits yield, never sleep",
+                   ucs_status_string(st));
+        wk->efd = -1;
     }
     return SYMM_OK;
 }
@@ -223,6 +259,7 @@ int symm_ucx_ctx_create(struct symm_ctx *ctx)
         pthread_mutex_lock(&u->ctx_lock);
         int k = u->n_all_wks;
         u->all_wks[k] = wk->worker;
+        u->all_efds[k] = wk->efd;
         __atomic_store_n(&u->n_all_wks, k + 1, __ATOMIC_RELEASE);
         pthread_mutex_unlock(&u->ctx_lock);
     }

@@ -388,7 +388,10 @@ static int ucx_init(symm_instance_t *s)
     ucp_params_t params = {
         .field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_MT_WORKERS_SHARED |
                       UCP_PARAM_FIELD_ESTIMATED_NUM_EPS,
-        .features = UCP_FEATURE_RMA | UCP_FEATURE_AMO32 | UCP_FEATURE_AMO64 | UCP_FEATURE_AM,
+        /* WAKEUP: an idle wait sleeps in the workers' event fds
+         * (symm_ucx_sleep). Without TAG it changes no lane selection. */
+        .features = UCP_FEATURE_RMA | UCP_FEATURE_AMO32 | UCP_FEATURE_AMO64 | UCP_FEATURE_AM |
+                    UCP_FEATURE_WAKEUP,
         .mt_workers_shared = 0,
         .estimated_num_eps = (size_t)s->n_pes,
     };
@@ -801,6 +804,7 @@ static const symm_transport_ops_t ucx_ops = {
     .quiet = symm_ucx_quiet,
     .pe_quiet = symm_ucx_pe_quiet,
     .progress = symm_ucx_progress,
+    .sleep = symm_ucx_sleep,
     .heap_grown = ucx_heap_grown,
     .region_add = ucx_region_add,
     .region_remove = ucx_region_remove,

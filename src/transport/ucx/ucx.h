@@ -60,7 +60,7 @@
     X(ucs_status_string) X(ucp_am_send_nbx) X(ucp_worker_set_am_recv_handler)             \
     X(ucp_am_recv_data_nbx) X(ucp_config_print) X(ucp_worker_print_info)                  \
     X(ucp_config_modify) X(ucs_global_opts_set_value) X(ucp_am_data_release)                \
-    X(ucp_worker_query) X(ucp_ep_flush_nbx)
+    X(ucp_worker_query) X(ucp_ep_flush_nbx) X(ucp_worker_get_efd) X(ucp_worker_arm)
 
 struct symm_ucx_fns {
 #define UCX_FIELD(f) __typeof__(f) *f;
@@ -108,6 +108,8 @@ const char *symm_ucx_load_error(void);
 #define ucp_config_modify symm_ucx_fn.ucp_config_modify
 #define ucs_global_opts_set_value symm_ucx_fn.ucs_global_opts_set_value
 #define ucp_worker_print_info symm_ucx_fn.ucp_worker_print_info
+#define ucp_worker_get_efd symm_ucx_fn.ucp_worker_get_efd
+#define ucp_worker_arm symm_ucx_fn.ucp_worker_arm
 #define ucp_am_data_release symm_ucx_fn.ucp_am_data_release
 #define ucp_worker_query symm_ucx_fn.ucp_worker_query
 
@@ -158,6 +160,7 @@ typedef struct ucx_region {
  * own (its operations only; quiet and fence on it touch nothing else). */
 typedef struct ucx_wk {
     ucp_worker_h worker;
+    int efd;                 /* its event fd (UCP_FEATURE_WAKEUP), -1 if none */
     ucx_conn_t *conn;        /* [n_pes] */
     void **pending;          /* [PENDING_MAX] non-blocking requests until quiet */
     size_t n_pending;
@@ -180,6 +183,7 @@ typedef struct ucx_state {
      * finalize): wait loops and the progress thread run them all, since a
      * peer's endpoint to an idle worker still needs it to answer. */
     ucp_worker_h all_wks[SYMM_UCX_MAX_CTX_WORKERS];
+    int all_efds[SYMM_UCX_MAX_CTX_WORKERS]; /* their event fds, -1 where none */
     int n_all_wks;
     pthread_mutex_t ctx_lock;
     ucx_peer_t *peers;       /* [n_pes] */
@@ -316,7 +320,8 @@ int symm_ucx_msg_take(symm_instance_t *s, const symm_msg_tag_t *tag, int from, v
 /* progress.c */
 /* Run the default worker and every context worker; how many events. */
 unsigned symm_ucx_progress_all(ucx_state_t *u);
-void symm_ucx_progress(symm_instance_t *s);
+unsigned symm_ucx_progress(symm_instance_t *s);
+int symm_ucx_sleep(symm_instance_t *s, long usec);
 int symm_ucx_progress_thread_wanted(ucx_state_t *u, int *wanted);
 int symm_ucx_start_progress_thread(ucx_state_t *u);
 void symm_ucx_stop_progress_thread(ucx_state_t *u);
