@@ -58,6 +58,16 @@ static void node_id(char id[SYMM_NODE_ID_LEN])
     snprintf(id, SYMM_NODE_ID_LEN, "%.20s|%.36s|%lx", host, boot, (unsigned long)st.st_ino);
 }
 
+/* Whether two node ids (host|boot|netns) name one kernel: the same host
+ * and boot, any network namespace. */
+static int same_kernel(const char *a, const char *b)
+{
+    const char *ea = strrchr(a, '|'), *eb = strrchr(b, '|');
+    if (ea == NULL || eb == NULL)
+        return strcmp(a, b) == 0;
+    return ea - a == eb - b && memcmp(a, b, (size_t)(ea - a)) == 0;
+}
+
 /* Facts every PE must agree on; compared after an allgather. */
 typedef struct layout_check {
     uint64_t heap_size, slot_size, data_size, data_sig;
@@ -139,6 +149,11 @@ static int discover_node(symm_instance_t *inst)
     rc = symm_boot_allgather(inst->boot, &me, all, sizeof(me));
     if (rc != SYMM_OK)
         goto out;
+    /* PEs on this kernel (same host and boot: other network namespaces,
+     * containers and emulated nodes included), which share its cores. */
+    inst->n_host = 0;
+    for (int pe = 0; pe < n; pe++)
+        inst->n_host += same_kernel(all[pe].id, mine);
     for (int pe = 0; pe < n; pe++) {
         memcpy(ids[pe], all[pe].id, SYMM_NODE_ID_LEN);
         inst->peers[pe].pid =
@@ -296,41 +311,46 @@ static int choose_sizes(symm_instance_t *inst)
     return SYMM_OK;
 }
 
-/* With a network, waits spin SPIN_NET_POLLS polls, then on for
- * SPIN_NET_NS by the clock (ops/status.c) before they yield. */
+/* With a network, waits spin SPIN_NET_POLLS polls, then on by the clock
+ * (ops/status.c, ucx/rma.c) for SPIN_NET_NS, or SPIN_NET_OWN_NS where this
+ * kernel's PEs do not outnumber its cores, and as long again after every
+ * network event, before they yield. */
 #define SPIN_NET_POLLS 4
 #define SPIN_NET_NS 1000
+#define SPIN_NET_OWN_NS 20000
 
 static void choose_spin(symm_instance_t *inst)
 {
     /* The machine's cores, not this PE's affinity: the launcher binds each
      * PE to one core, which says nothing of how many PEs share them. */
     int ncpu = get_nprocs();
-    if (inst->cfg.spin >= 0)
+    if (inst->cfg.spin >= 0) {
         inst->spin = inst->cfg.spin;
-    else if (inst->n_local > ncpu)
+    } else if (inst->net != NULL) {
+        /* Each poll runs the network's progress (a system call over tcp):
+         * 4096 of them would hold the core for milliseconds, against the
+         * progress thread or PEs of "other nodes" on this machine (the
+         * namespace tests). So spin by time. Where the PEs of this kernel
+         * (any namespace) outnumber its cores, 1 us: 1 poll before
+         * yielding (against 64) took a 4-PE barrier across two namespaces
+         * on 2 cores from 97 to 29 us and 8 B fcollect from 66 to 25, the
+         * 2-PE rows unchanged. Where each PE has a core, 20 us, renewed by
+         * every event: a PE in a stream of messages (the target of a
+         * peer's puts, a get's initiator) keeps polling without the yield
+         * system call between polls, which cost 2-PE get and put latency
+         * 5-8 % here. A count tuned for tcp would be wrong for a NIC's
+         * cheap user-space polls, and a poll's cost is not known at init
+         * (UCX's interfaces start idle until the first connection). */
+        inst->spin = SPIN_NET_POLLS;
+        inst->spin_ns = inst->n_host > ncpu ? SPIN_NET_NS : SPIN_NET_OWN_NS;
+    } else if (inst->n_local > ncpu) {
         /* Oversubscribed: a waiter's peer may need our core, so yield at once
          * after a few polls. */
         inst->spin = 16;
-    else if (inst->net != NULL)
-        /* Each poll runs the network's progress (a system call over tcp):
-         * 4096 of them would hold the core for milliseconds, against the
-         * progress thread, or PEs of "other nodes" sharing this machine
-         * (the namespace tests), which the node-local count cannot see. So
-         * spin by time, about SPIN_NET_NS: over tcp a poll is a system
-         * call, and 1 poll before yielding (against 64) took a 4-PE barrier
-         * across two namespaces on 2 cores from 97 to 29 us and 8 B
-         * fcollect from 66 to 25, the 2-PE rows unchanged; a NIC's
-         * user-space poll is far cheaper, and a count tuned for one is
-         * wrong for the other (a poll's cost is not known at init: UCX's
-         * interfaces start idle until the first connection). */
-    {
-        inst->spin = SPIN_NET_POLLS;
-        inst->spin_ns = SPIN_NET_NS;
-    }
-    else
+    } else {
         /* Poll long enough to catch a fast peer. */
         inst->spin = 4096;
+    }
 }
 
 /* Teardown of the parts init brings up, as RELEASE hooks. */

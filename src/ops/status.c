@@ -60,35 +60,35 @@ void symm_wait_slow(symm_instance_t *s, int first)
 }
 
 /* When this thread's current wait last saw something happen (its first
- * call here, or the last network event its progress found), and until when
- * it polls on without yielding (spin_ns). */
-static __thread uint64_t idle_since_us, spin_until_ns;
-static __thread int yielded;
+ * call here, or the last network event its progress found), until when it
+ * polls on without yielding (spin_ns after either), and when it last
+ * published its status (symm_wait_slow; a PE kept spinning by a stream of
+ * events still publishes every millisecond). */
+static __thread uint64_t idle_since_us, spin_until_ns, slow_at_us;
+static __thread int published;
 
 #define WAIT_NAP_MIN_US 20
 #define WAIT_NAP_MAX_US 1000
 
-static uint64_t now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 void symm_wait_idle(symm_instance_t *s, unsigned polls, unsigned events)
 {
     int first = polls == (unsigned)s->spin || (s->spin < 1 && polls == 1);
-    uint64_t tn = now_ns(), t = tn / 1000u;
-    if (first || events != 0)
-        idle_since_us = t;
+    uint64_t tn = symm_now_ns(), t = tn / 1000u;
     if (first) {
-        spin_until_ns = tn + (uint64_t)s->spin_ns;
-        yielded = 0;
+        published = 0;
+        slow_at_us = t;
     }
+    if (first || events != 0) {
+        idle_since_us = t;
+        spin_until_ns = tn + (uint64_t)s->spin_ns;
+    }
+    if (tn < spin_until_ns && t - slow_at_us < 1000)
+        return;
+    symm_wait_slow(s, !published);
+    published = 1;
+    slow_at_us = t;
     if (tn < spin_until_ns)
         return;
-    symm_wait_slow(s, !yielded);
-    yielded = 1;
     long idle = s->cfg.wait_idle_us;
     if (idle < 0) {
         sched_yield();

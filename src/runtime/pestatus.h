@@ -19,6 +19,7 @@
 #define SYMM_PESTATUS_H
 
 #include <stdint.h>
+#include <time.h>
 
 #include "runtime/state.h"
 
@@ -148,6 +149,14 @@ static inline int symm_pe_report_claimed(const symm_instance_t *s)
 
 /* CLOCK_MONOTONIC in ms, the coarse clock (no system call, ~4 ms steps). */
 uint64_t symm_now_ms(void);
+
+/* CLOCK_MONOTONIC in ns (vDSO: no system call): the waits' timed spin. */
+static inline uint64_t symm_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
 
 /* Fill this PE's record at init (pid, host, namespace; phase RUNNING). */
 void symm_pe_status_init(symm_instance_t *s);

@@ -101,6 +101,7 @@ typedef struct symm_instance {
 
     /* --- node and mappings --- */
     int n_local;             /* node-local PEs, including me */
+    int n_host;              /* PEs on this kernel, any network namespace: they share its cores */
     int local_idx;
     int *local_pes;          /* [n_local] job ranks of the node-local PEs */
     char *heap_reserve;      /* n_local slots of slot_size */

@@ -21,13 +21,21 @@
 #include <sched.h>
 #include <string.h>
 
+#include "runtime/pestatus.h"
 #include "transport/ucx/ucx.h"
 
 /* ---- requests -------------------------------------------------------- */
 
-static void backoff(ucx_state_t *u, unsigned *polls)
+/* As every symm wait (ops/sync.h): spin polls, then on for spin_ns by the
+ * clock (renewed by any event: *until), then yield. */
+static void backoff(ucx_state_t *u, unsigned *polls, unsigned events, uint64_t *until)
 {
     if (++*polls < (unsigned)u->inst->spin)
+        return;
+    uint64_t now = symm_now_ns();
+    if (*polls == (unsigned)u->inst->spin || events != 0)
+        *until = now + (uint64_t)u->inst->spin_ns;
+    if (now < *until)
         return;
     sched_yield();
 }
@@ -41,6 +49,7 @@ ucs_status_t symm_ucx_wait_req(ucx_state_t *u, ucx_wk_t *wk, ucs_status_ptr_t re
         return UCS_PTR_STATUS(req);
     ucs_status_t st;
     unsigned polls = 0;
+    uint64_t until = 0;
     /* Each turn tells the progress thread this PE is progressing itself,
      * so it runs every worker, not only wk's: the default worker serves
      * peers, and a flush of one worker can wait on a peer's endpoint to
@@ -49,8 +58,7 @@ ucs_status_t symm_ucx_wait_req(ucx_state_t *u, ucx_wk_t *wk, ucs_status_ptr_t re
     (void)wk;
     while ((st = ucp_request_check_status(req)) == UCS_INPROGRESS) {
         __atomic_store_n(&u->activity, u->activity + 1, __ATOMIC_RELAXED);
-        if (symm_ucx_progress_all(u) == 0)
-            backoff(u, &polls);
+        backoff(u, &polls, symm_ucx_progress_all(u), &until);
     }
     ucp_request_free(req);
     return st;
