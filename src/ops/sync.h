@@ -34,11 +34,10 @@ static inline void symm_cpu_relax(void)
 void symm_wait_slow(symm_instance_t *s, int first) __attribute__((cold));
 
 /* The part of a wait past its spin: polls on until spin_ns has passed since
- * the first call of this wait (network waits), then symm_wait_slow and a
- * yield, or, once
- * the wait has seen no network event (events: what the last progress call
- * found) for SYMM_WAIT_IDLE_US, a sleep of at most 1/16 of the time waited
- * so far and 1 ms. With UCX the sleep is in UCX's event wait, so a message
+ * the first call of this wait or its last network event (events: what the
+ * last progress call found), then symm_wait_slow and a yield, or, once the
+ * wait has seen no network event for SYMM_WAIT_IDLE_US, a sleep of at most
+ * 1/16 of the time waited so far and 1 ms. With UCX the sleep is in UCX's event wait, so a message
  * for this PE (the target's side of an emulated put, a notification) wakes
  * it at once; only a change a mapped peer makes in memory waits for the end
  * of the nap. */
