@@ -651,29 +651,13 @@ static int memfind(const uint8_t *hay, size_t n, const char *needle)
 
 /* ---- parent side ---------------------------------------------------------- */
 
-static int listen_local(char *addr, size_t cap, int *port_p)
-{
-    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-    socklen_t sl = sizeof(sa);
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
-    if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sl) != 0 || listen(fd, 64) != 0 ||
-        getsockname(fd, (struct sockaddr *)&sa, &sl) != 0) {
-        perror("listen");
-        exit(2);
-    }
-    snprintf(addr, cap, "127.0.0.1:%d", ntohs(sa.sin_port));
-    if (port_p != NULL)
-        *port_p = ntohs(sa.sin_port);
-    return fd;
-}
-
 static void job_init(job_t *job, int scenario, int variant, int n)
 {
     memset(job, 0, sizeof(*job));
     job->scenario = scenario;
     job->variant = variant;
     job->n = n;
-    job->lfd = listen_local(job->addr, sizeof(job->addr), NULL);
+    job->lfd = job_listen(job->addr, sizeof(job->addr));
     memcpy(job->peer_addr, job->addr, sizeof(job->addr));
     job_secret(job->secret);
     job->res = job_results(n);
@@ -766,7 +750,7 @@ static int run_wire(int variant)
     }
     job_init(&j, SC_WIRE, variant, 2);
     sscanf(strrchr(j.addr, ':') + 1, "%d", &port);
-    int rfd = listen_local(j.peer_addr, sizeof(j.peer_addr), NULL);
+    int rfd = job_listen(j.peer_addr, sizeof(j.peer_addr));
     pid_t relay = fork();
     if (relay == 0) {
         close(j.lfd);
