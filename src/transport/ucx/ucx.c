@@ -358,21 +358,28 @@ static int ucx_init(symm_instance_t *s)
     /* Every PE holds every other's address (N of them, and a star bootstrap
      * sends N^2 at its root): where UCX reaches only PEs of other nodes, the
      * address leaves out the shared-memory transports they cannot use. */
-    int net_only = 1;
+    int n_local = 0, n_net = 0;
     for (int pe = 0; pe < s->n_pes; pe++)
-        if (is_remote(s, pe) && s->peers[pe].same_node)
-            net_only = 0;
+        if (is_remote(s, pe)) {
+            n_local += s->peers[pe].same_node;
+            n_net += !s->peers[pe].same_node;
+        }
+    int net_only = n_local == 0;
     /* Transports UCX opens for nothing, unless the user chose (UCX_TLS):
      * each costs every PE its interface at init (a worker with posix and
      * sysv: ~22 ms, with posix alone ~14 ms, here). sysv duplicates posix;
-     * and where UCX reaches only other nodes (node-local peers mapped) the
-     * shared-memory ones serve no endpoint at all. Atomics on this PE's own
+     * where UCX reaches only other nodes (node-local peers mapped) the
+     * shared-memory ones serve no endpoint at all, and where it reaches
+     * only this node's PEs (SYMM_TRANSPORT=ucx on one node) tcp serves
+     * none: its interface queries every network device with an ioctl
+     * socket each (200 sockets and 66 reads of /proc/net/route per PE
+     * here, half of a 64-PE job's system calls). Atomics on this PE's own
      * word, when they go through UCX, use self. The shared-memory ones are
      * left out by UCX's alias "shm", which names only those this UCX has:
      * naming knem or xpmem where they are not built made UCX warn at every
      * PE's start. */
     if (getenv("UCX_TLS") == NULL) {
-        const char *tls = net_only ? "^shm" : "^sysv";
+        const char *tls = net_only ? "^shm" : n_net == 0 ? "^sysv,tcp" : "^sysv";
         if ((st = ucp_config_modify(cfg, "TLS", tls)) != UCS_OK)
             symm_debug("ucx", "cannot set the transport list to %s: %s", tls,
                        ucs_status_string(st));
