@@ -22,7 +22,12 @@
  * without costing the job anything, and a forged answer cannot pass; a
  * wrong address could only make the TLS handshake (or the hello's secret
  * check) with the parent fail, which names the parent: no PE ever joins the
- * wrong job. Then the PE joins its parent as a star PE joins rank 0 (TLS
+ * wrong job. The exchange is authenticated, not encrypted, under TLS too,
+ * on purpose: it carries ranks, the job size, K, the TLS mode and listening
+ * addresses, never the secret or any allgathered data, and every address
+ * in it is shown anyway, in the TCP headers, by the connection the child
+ * then opens to its parent; encrypting it would hide nothing from someone
+ * on the path. Then the PE joins its parent as a star PE joins rank 0 (TLS
  * handshake completed at creation, so that a refusal is seen at once), and
  * accepts its own children, watching its parent and its joined children for
  * an abort meanwhile.
