@@ -18,13 +18,16 @@
 # sum-reduce at 8 B, 64 KiB and 1 MiB per PE, OSU-style (each call timed
 # alone, average over PEs). Raw UCX (bench/ucx_raw.c, 2 processes, one per
 # namespace) gives the floor of the point-to-point rows. Each cell is the
-# best of RUNS runs (default 3), the two libraries alternating; the last
-# column is the ratio of the medians over the runs, which a library whose
-# times scatter more (one that polls, on an oversubscribed machine) cannot
-# win by one lucky run.
+# best of RUNS runs (default 3), the libraries alternating; the last two
+# columns are ratios of the medians over the runs (symm's to Open MPI's, and
+# to raw UCX's), which a party whose times scatter more (one that polls on
+# an oversubscribed machine, or raw UCX's one lucky run of five) cannot win
+# by one lucky run.
 #
 # Environment: RUNS, ITERS (net_bench iterations, default 1000),
-# SYMM_PREFIX (symm's install, default build/install), KEEP_DIR.
+# SYMM_PREFIX (symm's install, default build/install), KEEP_DIR (keep the
+# work directory, its "rows" file holds every run's numbers), ROWS=FILE
+# (only print the tables of such a file; runs nothing, needs no root).
 set -euo pipefail
 tls=${1:-tcp}
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -35,6 +38,11 @@ export OMPI_MCA_opal_common_ucx_opal_mem_hooks=0
 work=${KEEP_DIR:-$(mktemp -d "${TMPDIR:-/tmp}/symm-ucx.XXXXXX")}
 mkdir -p "$work"
 
+out="$work/rows"
+if [ -n "${ROWS:-}" ]; then
+  out=$ROWS
+  [ -n "${KEEP_DIR:-}" ] || rm -rf "$work"
+else # the runs, up to the matching fi
 . "$here/../tests/scripts/netns_lib.sh"
 cleanup() { netns_down; [ -n "${KEEP_DIR:-}" ] || rm -rf "$work"; }
 trap cleanup EXIT
@@ -65,7 +73,6 @@ launch() { # ppn binary extra-args...
     -x UCX_TLS="$tls" -x OMPI_MCA_opal_common_ucx_opal_mem_hooks=0 "$@" "$bin" "$iters"
 }
 
-out="$work/rows"
 : >"$out"
 for ((r = 1; r <= runs; r++)); do
   rm -rf "$work/raw$r" && mkdir -p "$work/raw$r"   # addresses of this run only
@@ -84,6 +91,7 @@ for ((r = 1; r <= runs; r++)); do
       awk -v np=$((2 * ppn)) '$1 == "net_bench" { print np, "ompi", $2, $3, $4 }' >>"$out" || true
   done
 done
+fi
 
 # One table per layout: best of the runs (lowest time, highest bandwidth),
 # and the ratio of the runs' medians.
@@ -106,21 +114,21 @@ function median(c,    m, i, j, t, v) {
 END {
   for (np = 2; np <= 4; np += 2) {
     printf "\n## %d PEs (2 namespaces x %d)\n", np, np / 2
-    printf "| %-21s | %8s | %8s | %8s | %10s | %9s | %12s |\n", "row (us; put_bw MB/s)",
-           "raw UCX", "symm", "Open MPI", "symm/OMPI", "symm/raw", "median ratio"
-    printf "|%s|%s|%s|%s|%s|%s|%s|\n", "-----------------------", "----------", "----------",
-           "----------", "------------", "-----------", "--------------"
+    printf "| %-21s | %8s | %8s | %8s | %10s | %9s | %11s | %11s |\n", "row (us; put_bw MB/s)",
+           "raw UCX", "symm", "Open MPI", "symm/OMPI", "symm/raw", "median/OMPI", "median/raw"
+    printf "|%s|%s|%s|%s|%s|%s|%s|%s|\n", "-----------------------", "----------", "----------",
+           "----------", "------------", "-----------", "-------------", "-------------"
     for (i = 1; i <= n[np]; i++) {
       split(order[np, i], f, SUBSEP)
       k = np SUBSEP f[1] SUBSEP f[2]; rk = 2 SUBSEP f[1] SUBSEP f[2]
       s = best[k, "symm"]; o = best[k, "ompi"]; w = best[rk, "raw"]
-      ms = median(k SUBSEP "symm"); mo = median(k SUBSEP "ompi")
+      ms = median(k SUBSEP "symm"); mo = median(k SUBSEP "ompi"); mw = median(rk SUBSEP "raw")
       sz = f[2] >= 1048576 ? f[2] / 1048576 " MiB" : f[2] >= 1024 ? f[2] / 1024 " KiB" : f[2] " B"
       name = f[1] (f[1] == "barrier" ? "" : " " sz)
       bw = f[1] == "put_bw"
-      printf "| %-21s | %8s | %8s | %8s | %10s | %9s | %12s |\n", name, cell(w), cell(s), cell(o),
-             bw ? ratio(o, s) : ratio(s, o), bw ? ratio(w, s) : ratio(s, w),
-             bw ? ratio(mo, ms) : ratio(ms, mo)
+      printf "| %-21s | %8s | %8s | %8s | %10s | %9s | %11s | %11s |\n", name, cell(w), cell(s),
+             cell(o), bw ? ratio(o, s) : ratio(s, o), bw ? ratio(w, s) : ratio(s, w),
+             bw ? ratio(mo, ms) : ratio(ms, mo), bw ? ratio(mw, ms) : ratio(ms, mw)
     }
   }
   print "\n(ratios are time ratios: below 1.00 symm is faster; for put_bw, OMPI/symm and raw/symm)"
