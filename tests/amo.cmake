@@ -9,7 +9,7 @@ target_compile_options(amo PRIVATE -Wno-deprecated-declarations)
 # shmem_test_lock; and FIFO order of acquisition (mode fifo, which reads
 # the queue tail of symm's MCS lock to know when a PE is in line).
 symm_pe_test(lock)
-symm_pe_test(lock_fifo SOURCES pe/lock.c ARGS fifo TIMEOUT 30)
+symm_pe_test(lock_fifo PROGRAM lock ARGS fifo TIMEOUT 30)
 # Communication contexts: options, RMA/AMO on created contexts, quiet,
 # fence, destroy, get_team, invalid options, SHMEM_CTX_INVALID, and team
 # contexts (PE numbers within the team).

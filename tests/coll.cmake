@@ -4,17 +4,17 @@
 # Odd team sizes matter, so 3 PEs too. Registered as two runs (each well
 # under 5 s at 4 PEs on 2 cores): the data collectives, and the reductions.
 symm_pe_test(coll NPS 1 2 3 4 TIMEOUT 60 ARGS data)
-symm_pe_test(coll_reduce SOURCES pe/coll.c NPS 1 2 3 4 TIMEOUT 60 ARGS reduce)
+symm_pe_test(coll_reduce PROGRAM coll NPS 1 2 3 4 TIMEOUT 60 ARGS reduce)
 # The reductions again with every size sliced (each PE reduces 1/n, then
 # all gather; symm slices at 3 PEs and more) and with none sliced (every PE
 # reduces the whole vector).
-symm_pe_test(coll_slice0 SOURCES pe/coll.c NPS 1 2 3 4 TIMEOUT 60 ARGS reduce
+symm_pe_test(coll_slice0 PROGRAM coll NPS 1 2 3 4 TIMEOUT 60 ARGS reduce
   ENV SYMM_REDUCE_SLICE_MIN=0)
-symm_pe_test(coll_noslice SOURCES pe/coll.c NPS 1 2 3 4 TIMEOUT 60 ARGS reduce
+symm_pe_test(coll_noslice PROGRAM coll NPS 1 2 3 4 TIMEOUT 60 ARGS reduce
   ENV SYMM_REDUCE_SLICE_MIN=1G)
 # Every routine and type again (up to 7 elements) under SHMEM_DEBUG's deep
 # argument checks: none may fire.
-symm_pe_test(coll_debug SOURCES pe/coll.c NPS 1 2 3 4 TIMEOUT 60 ARGS quick ENV SHMEM_DEBUG=1)
+symm_pe_test(coll_debug PROGRAM coll NPS 1 2 3 4 TIMEOUT 60 ARGS quick ENV SHMEM_DEBUG=1)
 
 # Back-to-back collectives of every kind and size on two teams and an
 # active set, one PE lagging before some, each result checked at once and
@@ -31,9 +31,9 @@ symm_pe_test(coll_barrier NPS 1 2 3 4 TIMEOUT 60)
 # several active sets; pSync back at SHMEM_SYNC_VALUE after each call.
 symm_pe_test(active NPS 1 2 3 4 TIMEOUT 60)
 # to_all with every reduction sliced.
-symm_pe_test(active_slice0 SOURCES pe/active.c NPS 1 2 3 4 TIMEOUT 60 ENV SYMM_REDUCE_SLICE_MIN=0)
+symm_pe_test(active_slice0 PROGRAM active NPS 1 2 3 4 TIMEOUT 60 ENV SYMM_REDUCE_SLICE_MIN=0)
 # SHMEM_DEBUG matches every active-set collective on every member: no false alarm.
-symm_pe_test(active_debug SOURCES pe/active.c NPS 2 3 4 TIMEOUT 60 ENV SHMEM_DEBUG=1)
+symm_pe_test(active_debug PROGRAM active NPS 2 3 4 TIMEOUT 60 ENV SHMEM_DEBUG=1)
 
 # Active-set misuse (pe/active_errors.c): a PE outside the active set, an
 # active set reaching past the last PE, a root outside it, a negative

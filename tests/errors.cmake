@@ -4,9 +4,9 @@
 # ---- setup and query -------------------------------------------------------
 symm_pe_test(init)
 foreach(level 0 1 2 3)
-  symm_pe_test(init_thread${level} SOURCES pe/init.c ARGS thread=${level})
+  symm_pe_test(init_thread${level} PROGRAM init ARGS thread=${level})
 endforeach()
-symm_pe_test(init_start_pes SOURCES pe/init.c ARGS start_pes)
+symm_pe_test(init_start_pes PROGRAM init ARGS start_pes)
 # Without oshrun: a singleton job of one PE.
 add_test(NAME init_singleton COMMAND $<TARGET_FILE:init> singleton)
 set_tests_properties(init_singleton PROPERTIES TIMEOUT 30)

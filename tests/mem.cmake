@@ -32,23 +32,23 @@ else()
 endif()
 
 symm_pe_test(heap)
-symm_pe_test(heap_debug SOURCES pe/heap.c ENV SHMEM_DEBUG=1)
-symm_pe_test(heap_grow SOURCES pe/heap.c ENV SHMEM_SYMMETRIC_SIZE=1M ARGS grow)
-symm_pe_test(heap_exhaust SOURCES pe/heap.c
+symm_pe_test(heap_debug PROGRAM heap ENV SHMEM_DEBUG=1)
+symm_pe_test(heap_grow PROGRAM heap ENV SHMEM_SYMMETRIC_SIZE=1M ARGS grow)
+symm_pe_test(heap_exhaust PROGRAM heap
   ENV SHMEM_SYMMETRIC_SIZE=1M SYMM_MAX_SYMMETRIC_SIZE=4M ARGS exhaust)
 # An initial heap above the default maximum (64G) raises the maximum; an
 # explicit maximum below it fails init (errors.cmake). Not over UCX: that
 # would register 65 GiB per PE.
-symm_pe_test(heap_big SOURCES pe/heap.c NPS 1 2 NOUCX ENV SHMEM_SYMMETRIC_SIZE=65G ARGS big)
+symm_pe_test(heap_big PROGRAM heap NPS 1 2 NOUCX ENV SHMEM_SYMMETRIC_SIZE=65G ARGS big)
 
 # Agreed failures (pe/agree.c): a step injected to fail on PE 1 (SYMM_FAULT,
 # PE 0 at one PE) fails on every PE, which stay in step afterwards.
 symm_pe_test(agree_grow SOURCES pe/agree.c ENV SHMEM_SYMMETRIC_SIZE=1M
   "SYMM_FAULT=ftruncate@1#2" ARGS grow)
-symm_pe_test(agree_grow_ucx SOURCES pe/agree.c ENV SHMEM_SYMMETRIC_SIZE=1M
+symm_pe_test(agree_grow_ucx PROGRAM agree_grow ENV SHMEM_SYMMETRIC_SIZE=1M
   "SYMM_FAULT=ucx_reg@1#1" ARGS grow)
-symm_pe_test(agree_calloc SOURCES pe/agree.c ENV "SYMM_FAULT=calloc@1#3" ARGS calloc)
-symm_pe_test(agree_team SOURCES pe/agree.c ENV "SYMM_FAULT=team@1#1" ARGS team)
+symm_pe_test(agree_calloc PROGRAM agree_grow ENV "SYMM_FAULT=calloc@1#3" ARGS calloc)
+symm_pe_test(agree_team PROGRAM agree_grow ENV "SYMM_FAULT=team@1#1" ARGS team)
 # Init: PE 1's heap cannot be sized; every PE fails init at once naming it
 # (not after SYMM_BOOT_TIMEOUT: 20 s here, the test allows 10). The others'
 # line usually comes out, but oshrun may end them first, once PE 1 exits:

@@ -5,7 +5,7 @@
 symm_pe_test(region)
 # SHMEM_DEBUG's deep checks accept registered addresses (and a size that
 # differs stays an error returned on every PE, not a collective mismatch).
-symm_pe_test(region_debug SOURCES pe/region.c NPS 2 4 ENV SHMEM_DEBUG=1)
+symm_pe_test(region_debug PROGRAM region NPS 2 4 ENV SHMEM_DEBUG=1)
 set(SYMM_REGION $<TARGET_FILE:region>)
 symm_expect_fail(region_atomic_rw 2
   "symm: shmem_long_atomic_add: atomic on PE 1: registered region 0 \\(0x[0-9a-f]+, 64 bytes, access 'rw'\\) was registered without SHMEMX_ACCESS_ATOMIC \\(PE 0\\)"
@@ -26,8 +26,8 @@ if(SYMM_HAVE_UCX AND SYMM_TEST_UCX)
     LABELS ucx)
   # UCX as the one atomic agent: every atomic on a region, this PE's own
   # and mapped peers' included, goes through UCX with the region's key.
-  symm_pe_test(region_netamo SOURCES pe/region.c NPS 2 4 NOUCX
+  symm_pe_test(region_netamo PROGRAM region NPS 2 4 NOUCX
     ENV SYMM_TRANSPORT=ucx SYMM_ATOMICS=network)
-  symm_pe_test(region_fault SOURCES pe/region.c NPS 2 4 ARGS fault NOUCX
+  symm_pe_test(region_fault PROGRAM region NPS 2 4 ARGS fault NOUCX
     ENV SYMM_TRANSPORT=ucx "SYMM_FAULT=ucx_reg@1#1")
 endif()

@@ -7,9 +7,9 @@ symm_pe_test(team NPS 1 2 3 4 TIMEOUT 30)
 # The team limit: with SYMM_MAX_TEAMS=4 (world and shared hold two), the
 # third split fails with SHMEM_TEAM_INVALID; a destroy frees a slot again.
 # Every team alive at once works.
-symm_pe_test(team_limit SOURCES pe/team.c NPS 1 2 3 4 TIMEOUT 30 ENV SYMM_MAX_TEAMS=4 ARGS limit)
+symm_pe_test(team_limit PROGRAM team NPS 1 2 3 4 TIMEOUT 30 ENV SYMM_MAX_TEAMS=4 ARGS limit)
 # The same past 64 teams (more than one word of the slot bitmap).
-symm_pe_test(team_limit130 SOURCES pe/team.c NPS 1 2 3 4 TIMEOUT 30 ENV SYMM_MAX_TEAMS=130 ARGS limit)
+symm_pe_test(team_limit130 PROGRAM team NPS 1 2 3 4 TIMEOUT 30 ENV SYMM_MAX_TEAMS=130 ARGS limit)
 
 # Team misuse that ends the job (pe/team_errors.c).
 add_executable(team_errors pe/team_errors.c)

@@ -6,15 +6,15 @@ symm_pe_test(remote NOUCX)
 symm_expect_fail(transport_bad 2 "SYMM_TRANSPORT='bogus' is not one of auto, shm, ucx"
   ${CMAKE_COMMAND} -E env SYMM_TRANSPORT=bogus $<TARGET_FILE:empty>)
 if(SYMM_HAVE_UCX)
-  symm_pe_test(remote_ucx SOURCES pe/remote.c NPS 2 4 ENV SYMM_TRANSPORT=ucx ARGS remote NOUCX
+  symm_pe_test(remote_ucx PROGRAM remote NPS 2 4 ENV SYMM_TRANSPORT=ucx ARGS remote NOUCX
     TIMEOUT 120)
   # Atomics on PEs that compute without calling symm: over tcp (atomics
   # emulated in software) they finish only through the progress thread.
-  symm_pe_test(remote_progress SOURCES pe/remote.c NPS 2 4 ARGS progress NOUCX TIMEOUT 60
+  symm_pe_test(remote_progress PROGRAM remote NPS 2 4 ARGS progress NOUCX TIMEOUT 60
     ENV SYMM_TRANSPORT=ucx UCX_TLS=tcp SYMM_PROGRESS_THREAD=1)
   # First contacts of every PE with every other at once, straight after
   # init (endpoints are made on first use).
-  symm_pe_test(remote_connect SOURCES pe/remote.c NPS 2 4 ARGS connect NOUCX TIMEOUT 120
+  symm_pe_test(remote_connect PROGRAM remote NPS 2 4 ARGS connect NOUCX TIMEOUT 120
     ENV SYMM_TRANSPORT=ucx)
   add_test(NAME netns
     COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/scripts/netns_test.sh
