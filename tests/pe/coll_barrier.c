@@ -1,7 +1,8 @@
 /*
  * coll_barrier.c - barriers under load.
  *
- *  - 10000 shmem_barrier_all in a loop; before each, every PE puts a value
+ *  - 10000 shmem_barrier_all in a loop (argument "quick": 2000, and a fifth
+ *    of the other loops' iterations); before each, every PE puts a value
  *    that changes every iteration into its right neighbour's slot (two slots,
  *    alternating, so the write of iteration i+2 cannot race the check of
  *    iteration i); after each, the slot holds exactly the left neighbour's
@@ -19,6 +20,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <shmem.h>
 
@@ -26,7 +28,7 @@
 
 #define MAXPES 64
 
-static int me, npes;
+static int me, npes, iters_div = 1;
 
 static long val(int it, int pe, int kind)
 {
@@ -39,7 +41,7 @@ static void barrier_loop(void)
     CHECK(slot != NULL, "shmem_calloc expected memory got NULL");
     int right = (me + 1) % npes, left = (me + npes - 1) % npes;
     shmem_barrier_all();
-    for (int it = 0; it < 10000; it++) {
+    for (int it = 0; it < 10000 / iters_div; it++) {
         shmem_long_p(&slot[it % 2], val(it, me, 0), right);
         shmem_barrier_all();
         CHECK(slot[it % 2] == val(it, left, 0),
@@ -101,7 +103,7 @@ static void team_sync_loop(void)
     long *all = shmem_calloc((size_t)npes * 2, sizeof(long));
     CHECK(all != NULL, "shmem_calloc expected memory got NULL");
     shmem_barrier_all();
-    for (int it = 0; it < 2000; it++) {
+    for (int it = 0; it < 2000 / iters_div; it++) {
         steam_round(&s[0], it, 1); /* even or odd: each PE in one */
         steam_round(&s[1], it, 2);
         steam_round(&s[2], it, 3); /* row and column overlap */
@@ -138,7 +140,7 @@ static void world_mix(void)
     long *src = shmem_malloc(sizeof(long)), *dst = shmem_malloc(sizeof(long));
     CHECK(slot != NULL && src != NULL && dst != NULL, "shmem_calloc expected memory got NULL");
     shmem_barrier_all();
-    for (int it = 0; it < 3000; it++) {
+    for (int it = 0; it < 3000 / iters_div; it++) {
         long *mine = &slot[(it % 2) * npes];
         for (int p = 0; p < npes; p++)
             shmem_long_p(&mine[me], val(it, me, 6), (me + p) % npes);
@@ -172,8 +174,10 @@ static void world_mix(void)
     shmem_free(slot);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    if (argc > 1 && strcmp(argv[1], "quick") == 0)
+        iters_div = 5;
     shmem_init();
     me = shmem_my_pe();
     npes = shmem_n_pes();
