@@ -80,6 +80,13 @@ endforeach()
 add_test(NAME acl_default_loop_tcp6.np2
   COMMAND bash ${SYMM_ACL_LAUNCH} $<TARGET_FILE:acl_hello> $<TARGET_FILE:acl_port> 2 tcp6)
 set_tests_properties(acl_default_loop_tcp6.np2 PROPERTIES TIMEOUT 60 SKIP_RETURN_CODE 77)
+# The tree bootstrap over IPv6: each PE with children listens on the
+# address it reaches PE 0 from ([::1]), its children find it through PE 0's
+# directory and connect there.
+add_test(NAME acl_default_loop_tcp6_tree.np5
+  COMMAND bash ${SYMM_ACL_LAUNCH} $<TARGET_FILE:acl_hello> $<TARGET_FILE:acl_port> 5 tcp6)
+set_tests_properties(acl_default_loop_tcp6_tree.np5 PROPERTIES TIMEOUT 60 SKIP_RETURN_CODE 77
+  ENVIRONMENT "SYMM_BOOT_TREE_MIN=1;SYMM_BOOT_TREE_K=2")
 add_test(NAME acl_default_loop_range.np2
   COMMAND bash ${SYMM_ACL_LAUNCH} $<TARGET_FILE:acl_hello> $<TARGET_FILE:acl_port> 2 range)
 set_tests_properties(acl_default_loop_range.np2 PROPERTIES TIMEOUT 60)
