@@ -135,6 +135,13 @@ static void pe_basic(const job_t *job, int rank)
     }
 }
 
+/* Bootstrap timeout 1 s in the failure scenarios. The PE that names the
+ * fault must do so after its own timeout (at least 0.95 s) and not long
+ * after (2.2 s: 0.6-1 s of slack for a loaded machine, where 21 forked PEs
+ * share 2 cores with other tests); the others must end with the abort
+ * (SYMM_ERR_PEER, no timeout of their own, which comes at 2.5 s), within
+ * 2.4 s. */
+
 /* Size 21, PE 13 (a leaf under PE 3) never starts. */
 static void pe_missing(const job_t *job, int rank)
 {
@@ -148,11 +155,11 @@ static void pe_missing(const job_t *job, int rank)
     double t = now_s() - t0;
     if (rank == 0) {
         const char *line = captured("waiting for PE(s) 13 to connect");
-        mark(0, rc == SYMM_ERR_TIMEOUT && t > 0.95 && t < 1.6 && line != NULL, "%.2f s: %s", t,
+        mark(0, rc == SYMM_ERR_TIMEOUT && t > 0.95 && t < 2.2 && line != NULL, "%.2f s: %s", t,
              line ? line : "no message");
     } else {
         const char *err = captured("timed out");
-        mark(1, rc == SYMM_ERR_PEER && t < 1.8 && err == NULL, "rc %d after %.2f s%s%s", rc, t,
+        mark(1, rc == SYMM_ERR_PEER && t < 2.4 && err == NULL, "rc %d after %.2f s%s%s", rc, t,
              err ? ": " : "", err ? err : "");
     }
 }
@@ -178,11 +185,11 @@ static void pe_skip(const job_t *job, int rank)
     symm_boot_destroy(b);
     if (rank == 2) {
         const char *line = captured("waiting for PE(s) 9 in barrier #1");
-        mark(0, rc == SYMM_ERR_TIMEOUT && t > 0.95 && t < 1.6 && line != NULL, "%.2f s: %s", t,
+        mark(0, rc == SYMM_ERR_TIMEOUT && t > 0.95 && t < 2.2 && line != NULL, "%.2f s: %s", t,
              line ? line : "no message");
     } else {
         const char *err = captured("timed out");
-        mark(1, rc == SYMM_ERR_PEER && t < 1.8 && err == NULL, "rc %d after %.2f s%s%s", rc, t,
+        mark(1, rc == SYMM_ERR_PEER && t < 2.4 && err == NULL, "rc %d after %.2f s%s%s", rc, t,
              err ? ": " : "", err ? err : "");
     }
 }
