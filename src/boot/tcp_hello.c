@@ -822,9 +822,11 @@ int symm_tcp_connect(const char *addr, int peer, int retry, double end, int *fd_
         set_nodelay(*fd_p);
     if (rc != 1)
         return rc;
-    if (!retry && err == ECONNREFUSED) {
+    if (!retry && (err == ECONNREFUSED || err == ECONNRESET)) {
         /* A tree parent listened before it registered: it has failed (and
-         * said why) or died (and its own parent says so). */
+         * said why) or died (and its own parent says so). Reset: it closed
+         * its listening socket with this connection still in the backlog
+         * (seen under load: a PE joining as the job's abort passed). */
         symm_info("bootstrap", "cannot connect to PE %d at %s: %s (it failed or exited)", peer,
                   addr, strerror(err));
         return SYMM_ERR_PEER;
