@@ -7,7 +7,10 @@
  *
  * Point to point, PE 0 to the last PE (across nodes when the job spans
  * two): put 8 B + quiet, get 8 B, fetch-add 8 B (per-op latency on PE 0),
- * put bandwidth at 1 MiB (windows of 64 put_nbi + quiet). Collectives on
+ * put bandwidth at 1 MiB (windows of 64 put_nbi + quiet). The latency rows
+ * run 10 x ITERS operations (10000 by default, as bench/ucx_raw.c does):
+ * a 1000-operation loop lasts 14 ms, short enough for one scheduler hiccup
+ * on an oversubscribed machine to move its mean by 10 %. Collectives on
  * all PEs at 8 B, 64 KiB and 1 MiB per PE: barrier_all, broadcast64 (root
  * 0), fcollect64, alltoall64, double_sum_to_all. As OSU's oshm benchmarks
  * do, each call is timed alone, a barrier_all (not timed) separates calls,
@@ -90,28 +93,29 @@ int main(int argc, char **argv)
         double t = 0;
         if (me == 0) {
             long v = 7, g = 0;
-            for (int i = 0; i < iters / 10; i++) {
-                shmem_putmem(dst, &v, 8, peer);
-                shmem_quiet();
-            }
-            double t0 = now();
+            int ops = 10 * iters;
             for (int i = 0; i < iters; i++) {
                 shmem_putmem(dst, &v, 8, peer);
                 shmem_quiet();
             }
-            t = (now() - t0) / iters;
+            double t0 = now();
+            for (int i = 0; i < ops; i++) {
+                shmem_putmem(dst, &v, 8, peer);
+                shmem_quiet();
+            }
+            t = (now() - t0) / ops;
             row("put", 8, t, "us");
             t0 = now();
-            for (int i = 0; i < iters; i++)
+            for (int i = 0; i < ops; i++)
                 shmem_getmem(&g, dst, 8, peer);
-            row("get", 8, (now() - t0) / iters, "us");
+            row("get", 8, (now() - t0) / ops, "us");
             check(g == 7, "get", 8);
             t0 = now();
             long old = 0;
-            for (int i = 0; i < iters; i++)
+            for (int i = 0; i < ops; i++)
                 old = shmem_long_atomic_fetch_add(word, 1, peer);
-            row("fetch_add", 8, (now() - t0) / iters, "us");
-            check(old == iters - 1, "fetch_add", 8);
+            row("fetch_add", 8, (now() - t0) / ops, "us");
+            check(old == ops - 1, "fetch_add", 8);
             int win = 64, reps = iters / 50 > 4 ? iters / 50 : 4;
             for (int i = 0; i < win; i++)
                 shmem_putmem_nbi(dst, src, maxb, peer);

@@ -24,7 +24,8 @@
 # an oversubscribed machine, or raw UCX's one lucky run of five) cannot win
 # by one lucky run.
 #
-# Environment: RUNS, ITERS (net_bench iterations, default 1000),
+# Environment: RUNS, ITERS (net_bench iterations, default 1000; its latency
+# rows run 10 x ITERS operations, as many as raw UCX's),
 # SYMM_PREFIX (symm's install, default build/install), KEEP_DIR (keep the
 # work directory, its "rows" file holds every run's numbers), ROWS=FILE
 # (only print the tables of such a file; runs nothing, needs no root).
