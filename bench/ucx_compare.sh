@@ -28,7 +28,10 @@
 # rows run 10 x ITERS operations, as many as raw UCX's),
 # SYMM_PREFIX (symm's install, default build/install), KEEP_DIR (keep the
 # work directory, its "rows" file holds every run's numbers), ROWS=FILE
-# (only print the tables of such a file; runs nothing, needs no root).
+# (only print the tables of such a file; runs nothing, needs no root),
+# TCP_CC (the namespaces' TCP congestion control, e.g. reno; default: the
+# machine's, which a namespace inherits; only those in the machine's
+# net.ipv4.tcp_allowed_congestion_control can be set).
 set -euo pipefail
 tls=${1:-tcp}
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -48,6 +51,11 @@ else # the runs, up to the matching fi
 cleanup() { netns_down; [ -n "${KEEP_DIR:-}" ] || rm -rf "$work"; }
 trap cleanup EXIT
 if ! netns_up "uc$$"; then exit 77; fi
+if [ -n "${TCP_CC:-}" ]; then
+  for ns in "$nsa" "$nsb"; do
+    ip netns exec "$ns" sysctl -qw net.ipv4.tcp_congestion_control="$TCP_CC"
+  done
+fi
 # The rsh agent: "HOST CMD..." runs CMD in the namespace that owns HOST.
 cat >"$work/nsexec.sh" <<EOF
 #!/bin/sh
