@@ -61,6 +61,10 @@ if(SYMM_HAVE_UCX)
     COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/scripts/netns_test.sh "$<TARGET_FILE:remote> die")
   set_tests_properties(netns_death PROPERTIES TIMEOUT 120 SKIP_RETURN_CODE 77 LABELS ucx
     ENVIRONMENT "NETNS_EXPECT_FAIL=PE 1 \\([^,]+, pid [0-9]+\\) died or became unreachable: connection lost")
+  add_test(NAME netns_death_coll
+    COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/scripts/netns_test.sh "$<TARGET_FILE:remote> die_coll")
+  set_tests_properties(netns_death_coll PROPERTIES TIMEOUT 120 SKIP_RETURN_CODE 77 LABELS ucx
+    ENVIRONMENT "NETNS_EXPECT_FAIL=PE 1 \\([^,]+, pid [0-9]+\\) died or became unreachable: connection lost")
   # 2 PEs per "node", one SIGKILLed mid-barrier: its node-local peer names
   # it (core/watch.c), the other node's PEs lose their connection to it.
   add_test(NAME netns_kill

@@ -4,7 +4,8 @@
  * namespaces: tests/scripts/netns_test.sh). With argument "remote" it first
  * checks that no peer is mapped (shmem_ptr NULL, TEAM_SHARED is myself), so
  * the rest cannot pass by memcpy. With "die", PE 1 exits after init and PE 0
- * keeps reading from it: the job must end naming PE 1. With "progress", PE 0
+ * keeps reading from it: the job must end naming PE 1 ("die_coll": the same
+ * with PE 0 in a 1 MiB fcollect). With "progress", PE 0
  * does atomics on PEs that compute without calling symm (progress thread).
  * With "connect", every PE reads from every other one straight after init,
  * all at once (first contacts cross: endpoints are made on first use, while
@@ -61,6 +62,33 @@ int main(int argc, char **argv)
         }
         shmem_free(heap);
         free(src);
+        shmem_finalize();
+        return 0;
+    }
+    if (argc > 1 && strcmp(argv[1], "die_coll") == 0) {
+        /* The same, after 1 MiB fcollects (their messages go on a second
+         * endpoint without UCX's failure handling, transport/ucx): PE 0's
+         * next fcollect waits on the dead PE and must end naming it. */
+        const size_t nb = 1u << 20;
+        unsigned char *d = shmem_malloc(nb * (size_t)npes), *s = shmem_malloc(nb);
+        CHECK(d && s, "allocation expected memory");
+        for (int r = 0; r < 3; r++) {
+            memset(s, (me * 7 + r) & 0xff, nb);
+            shmem_fcollectmem(SHMEM_TEAM_WORLD, d, s, nb);
+            for (int p = 0; p < npes; p++)
+                CHECK_EQ("fcollect byte", (p * 7 + r) & 0xff, (int)d[(size_t)p * nb + nb / 2]);
+        }
+        shmem_barrier_all();
+        if (me == 1)
+            _exit(7);
+        if (me == 0) {
+            for (int i = 0; i < 600; i++) {
+                shmem_fcollectmem(SHMEM_TEAM_WORLD, d, s, nb);
+                usleep(100000);
+            }
+            printf("remote die_coll: PE 1's death went unnoticed for 60 s\n");
+            return 1;
+        }
         shmem_finalize();
         return 0;
     }

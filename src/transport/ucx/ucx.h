@@ -139,6 +139,7 @@ typedef struct ucx_peer {
 
 typedef struct ucx_conn {
     ucp_ep_h ep;
+    ucp_ep_h bulk; /* large collective messages to another node (symm_ucx_bulk_ep) */
     ucp_rkey_h heap_rkey;
     ucp_rkey_h data_rkey[SYMM_MAX_DATA_RANGES];
     ucp_rkey_h retired[SYMM_UCX_RETIRED_KEYS];
@@ -254,6 +255,9 @@ static inline ucx_wk_t *wk_of(ucx_state_t *u, struct symm_ctx *ctx)
 }
 
 /* wk's connection to pe, made on first use. */
+/* The endpoint for a collective message of n bytes to pe (default worker). */
+ucp_ep_h symm_ucx_bulk_ep(ucx_state_t *u, int pe);
+
 static inline ucx_conn_t *conn_of(ucx_state_t *u, ucx_wk_t *wk, int pe)
 {
     ucx_conn_t *c = &wk->conn[pe];
