@@ -58,8 +58,16 @@ static void peer_error(void *arg, ucp_ep_h ep, ucs_status_t status)
 {
     ucx_peer_t *p = arg;
     (void)ep;
-    if (p->u->closing)
-        return;
+    if (!p->u->closing)
+        symm_ucx_peer_lost(p->u, p->pe, status);
+}
+
+/* The report of a lost peer, from its endpoint's error callback or from a
+ * failed operation on an endpoint without one (symm_ucx_bulk_ep): either
+ * may come first. */
+void symm_ucx_peer_lost(ucx_state_t *u, int pe, ucs_status_t status)
+{
+    ucx_peer_t *p = &u->peers[pe];
     /* A PE of this node is reporting the failure this is a consequence of:
      * wait for it to end this PE (core/watch.c), at most a few seconds.
      * A peer on another node: wait a second first in any case. Its node's

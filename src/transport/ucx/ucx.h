@@ -225,13 +225,20 @@ ucs_status_t symm_ucx_keep_req(ucx_state_t *u, ucx_wk_t *wk, ucs_status_ptr_t re
 /* Complete everything wk has issued, with a worker flush. */
 ucs_status_t symm_ucx_wk_quiet(ucx_state_t *u, ucx_wk_t *wk);
 
+/* A lost peer (its connection reset or timed out): the job ends with the
+ * report of it (ucx.c), after the grace its node's survivors get. */
+__attribute__((noreturn)) void symm_ucx_peer_lost(ucx_state_t *u, int pe, ucs_status_t st);
+
 static inline int to_symm(ucx_state_t *u, ucs_status_t st, int pe, const char *what)
 {
     if (st == UCS_OK)
         return SYMM_OK;
-    if (!u->closing)
-        symm_fatal("ucx", "%s to PE %d failed: %s", what, pe, ucs_status_string(st));
-    return SYMM_ERR_PEER;
+    if (u->closing)
+        return SYMM_ERR_PEER;
+    if (st == UCS_ERR_ENDPOINT_TIMEOUT || st == UCS_ERR_CONNECTION_RESET ||
+        st == UCS_ERR_UNREACHABLE || st == UCS_ERR_NOT_CONNECTED)
+        symm_ucx_peer_lost(u, pe, st);
+    symm_fatal("ucx", "%s to PE %d failed: %s", what, pe, ucs_status_string(st));
 }
 
 /* ---- connections and setup (ucx.c) ------------------------------------- */
