@@ -64,7 +64,14 @@ if(SYMM_HAVE_UCX)
   add_test(NAME netns_death_coll
     COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/scripts/netns_test.sh "$<TARGET_FILE:remote> die_coll")
   set_tests_properties(netns_death_coll PROPERTIES TIMEOUT 120 SKIP_RETURN_CODE 77 LABELS ucx
-    ENVIRONMENT "NETNS_EXPECT_FAIL=PE 1 \\([^,]+, pid [0-9]+\\) died or became unreachable: connection lost")
+    ENVIRONMENT "SYMM_UCX_BULK_EP=1;NETNS_EXPECT_FAIL=PE 1 \\([^,]+, pid [0-9]+\\) died or became unreachable: connection lost")
+  # Every collective message on the second endpoint (SYMM_UCX_BULK_EP) where
+  # the peer is on the other "node", mapped peers in the same groups.
+  add_test(NAME netns_bulk
+    COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/scripts/netns_test.sh "$<TARGET_FILE:coll> data"
+      $<TARGET_FILE:coll_skew>)
+  set_tests_properties(netns_bulk PROPERTIES TIMEOUT ${netns_total} SKIP_RETURN_CODE 77
+    LABELS ucx ENVIRONMENT "NETNS_PPN=2;NETNS_TIMEOUT=${netns_t};SYMM_UCX_BULK_EP=1;SYMM_COLL_EAGER_MAX=0")
   # 2 PEs per "node", one SIGKILLed mid-barrier: its node-local peer names
   # it (core/watch.c), the other node's PEs lose their connection to it.
   add_test(NAME netns_kill

@@ -82,11 +82,11 @@
     X(SYMM_COLL_EAGER_MAX, SIZE, USER, coll_eager_max, "64K",                                \
       "collectives over the network send blocks up to this size eagerly (buffered at the "   \
       "receiver); larger ones by rendezvous straight into place")                            \
-    X(SYMM_UCX_BULK_EP, BOOL, USER, ucx_bulk_ep, "1",                                        \
-      "collective messages above SYMM_COLL_EAGER_MAX to a PE on another node go on a second "  \
-      "endpoint without UCX peer-failure handling, where UCX 1.13 moves them in one "          \
-      "zero-copy write instead of 64 KiB fragments; the first endpoint still detects a lost "  \
-      "peer")                                                                                  \
+    X(SYMM_UCX_BULK_EP, BOOL, USER, ucx_bulk_ep, "0",                                        \
+      "1: collective messages above SYMM_COLL_EAGER_MAX to a PE on another node go on a "      \
+      "second endpoint without UCX peer-failure handling, where UCX 1.13 moves them over "     \
+      "tcp in one zero-copy write instead of 64 KiB fragments (faster under reno, slower "     \
+      "under BBR's pacing); the first endpoint still detects a lost peer")                     \
     X(SYMM_COLL_NODE_AWARE, BOOL, USER, coll_node_aware, "1",                                \
       "teams spanning nodes with several PEs on one: broadcast, reduce, fcollect, collect, "  \
       "alltoall share data on each node through memory and send between nodes from one PE "  \
