@@ -212,8 +212,8 @@ static int conn_open(ucx_state_t *u, ucx_wk_t *wk, int pe)
  * went from 431-474 to 909 us (bench/ucx_compare.sh, 5 runs each). The
  * first endpoint, which every PE pair also has (a message first waits for
  * conn_of), still reports a lost peer (peer_error); a transfer cut short
- * on this one fails its request, which the collective reports naming the
- * PE. Nothing but messages uses it: it needs no keys. */
+ * on this one fails its request, which to_symm reports the same way
+ * (symm_ucx_peer_lost). Nothing but messages uses it: it needs no keys. */
 ucp_ep_h symm_ucx_bulk_ep(ucx_state_t *u, int pe)
 {
     ucx_wk_t *wk = &u->dflt;

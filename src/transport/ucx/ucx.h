@@ -261,10 +261,11 @@ static inline ucx_wk_t *wk_of(ucx_state_t *u, struct symm_ctx *ctx)
     return ctx->net != NULL ? (ucx_wk_t *)ctx->net : &u->dflt;
 }
 
-/* wk's connection to pe, made on first use. */
-/* The endpoint for a collective message of n bytes to pe (default worker). */
+/* The default worker's endpoint for a large collective message to pe
+ * (ucx.c: the second one where SYMM_UCX_BULK_EP and pe is on another node). */
 ucp_ep_h symm_ucx_bulk_ep(ucx_state_t *u, int pe);
 
+/* wk's connection to pe, made on first use. */
 static inline ucx_conn_t *conn_of(ucx_state_t *u, ucx_wk_t *wk, int pe)
 {
     ucx_conn_t *c = &wk->conn[pe];
