@@ -66,9 +66,10 @@ int main(int argc, char **argv)
         return 0;
     }
     if (argc > 1 && strcmp(argv[1], "die_coll") == 0) {
-        /* The same, after 1 MiB fcollects (their messages go on a second
-         * endpoint without UCX's failure handling, transport/ucx): PE 0's
-         * next fcollect waits on the dead PE and must end naming it. */
+        /* The same, after 1 MiB fcollects (under SYMM_UCX_BULK_EP=1, as
+         * netns_death_coll runs it, their messages go on a second endpoint
+         * without UCX's failure handling): PE 0's next fcollect waits on
+         * the dead PE and must end naming it. */
         const size_t nb = 1u << 20;
         unsigned char *d = shmem_malloc(nb * (size_t)npes), *s = shmem_malloc(nb);
         CHECK(d && s, "allocation expected memory");
