@@ -5,7 +5,8 @@
  * message keeps its boundaries), the descriptor messages, and the check that
  * every peer runs as this PE's user. The node leader (node_idx 0) listens;
  * every other PE connects and sends its descriptors; the leader sends each PE
- * everyone else's. One bootstrap allgather first orders listen before connect,
+ * everyone else's and closes only after the member has closed (it holds them
+ * all then). One bootstrap allgather first orders listen before connect,
  * checks that the PEs agree on the node map, and makes a setup failure on any
  * PE fail the call on all of them.
  *
@@ -326,6 +327,40 @@ static int leader_send(fd_xchg_t *x, int sock, int idx)
     return SYMM_OK;
 }
 
+/* Wait for member idx to close its end, which it does once it holds every
+ * descriptor. The leader closes last: a Unix socket closed while anything
+ * is unread on either side can reset its peer, whose messages still queued
+ * are then lost. (Once in a loaded test run a member reported "PE 0 closed
+ * its fd-passing connection" while its leader had sent everything and gone
+ * on; this ordering rules that out, whichever side was left unread.) */
+static int leader_linger(fd_xchg_t *x, int sock, int idx)
+{
+    for (;;) {
+        char b[sizeof(fd_msg_t)];
+        ssize_t k = recv(sock, b, sizeof(b), MSG_DONTWAIT);
+        if (k == 0 || (k < 0 && errno == ECONNRESET))
+            return SYMM_OK; /* closed: it took everything */
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k > 0 || (errno != EAGAIN && errno != EWOULDBLOCK)) {
+            symm_error("bootstrap", "fd passing: unexpected %s from PE %d after its descriptors",
+                       k > 0 ? "message" : strerror(errno), x->node_ranks[idx]);
+            return SYMM_ERR_BOOT;
+        }
+        struct pollfd p = {sock, POLLIN, 0};
+        int pr = symm_boot_poll(&p, 1, x->end);
+        if (pr == 0) {
+            symm_error("bootstrap", "timed out after %g s waiting for PE %d to take its "
+                       "descriptors", symm_boot_now() - x->t0, x->node_ranks[idx]);
+            return SYMM_ERR_TIMEOUT;
+        }
+        if (pr < 0) {
+            symm_error("bootstrap", "fd passing: poll failed: %s", strerror(-pr));
+            return SYMM_ERR_SYS;
+        }
+    }
+}
+
 static int leader_run(fd_xchg_t *x, int lfd)
 {
     int nm = x->n_node - 1, cap = nm + PEND_EXTRA, nc = 0, done = 0, rc = SYMM_OK;
@@ -405,6 +440,8 @@ static int leader_run(fd_xchg_t *x, int lfd)
     lfd = -1;
     for (int i = 1; i < x->n_node && rc == SYMM_OK; i++)
         rc = leader_send(x, member_fd[i], i);
+    for (int i = 1; i < x->n_node && rc == SYMM_OK; i++)
+        rc = leader_linger(x, member_fd[i], i);
 
 err_close_conns:
     if (lfd >= 0)
