@@ -11,8 +11,12 @@
 # team's node-aware forms) and team (TEST_PES_PER_NODE: SHARED must be the
 # emulated node). The heads' exchange runs as chosen (auto: direct up to 8
 # nodes), past SYMM_COLL_DIRECT_NODES (Bruck for these small blocks at 8
-# nodes), and forced to the ring and to Bruck at 2-8 nodes; coll data with SYMM_COLL_EAGER_MAX=0 sends every
-# block by rendezvous, nelems up to 1001.
+# nodes), and forced to the ring and to Bruck at 2-8 nodes; coll data (nelems
+# up to 1001) with SYMM_COLL_EAGER_MAX=0 and SYMM_COLL_EXCHANGE_EAGER_MAX=0
+# sends every block by rendezvous; with SYMM_COLL_EAGER_MAX=1K alone,
+# broadcasts send blocks past 1 KiB by rendezvous and exchanges send them
+# eagerly (SYMM_COLL_EXCHANGE_EAGER_MAX), and with that at 4K too, an
+# exchange's round goes eagerly or by rendezvous by its size.
 if(SYMM_HAVE_UCX)
   set(nodes_t 120)
   if(SYMM_SANITIZE OR SYMM_TSAN)
@@ -51,9 +55,14 @@ if(SYMM_HAVE_UCX)
   symm_nodes_test(coll_nodes_bruck coll 6 2 ARGS quick ENV SYMM_COLL_HEADS=bruck)
   symm_nodes_test(coll_nodes_bruck coll 8 2 ARGS quick ENV SYMM_COLL_HEADS=bruck SYMM_NODE_CYCLIC=1)
   symm_nodes_test(coll_nodes_bruck coll 9 3 ARGS quick ENV SYMM_COLL_HEADS=bruck SYMM_NODE_CYCLIC=1)
-  symm_nodes_test(coll_nodes_rndv coll 4 1 ARGS data ENV SYMM_COLL_HEADS=ring SYMM_COLL_EAGER_MAX=0)
+  symm_nodes_test(coll_nodes_rndv coll 4 1 ARGS data
+    ENV SYMM_COLL_HEADS=ring SYMM_COLL_EAGER_MAX=0 SYMM_COLL_EXCHANGE_EAGER_MAX=0)
   symm_nodes_test(coll_nodes_rndv coll 6 2 ARGS data
-    ENV SYMM_COLL_HEADS=bruck SYMM_COLL_EAGER_MAX=0 SYMM_NODE_CYCLIC=1)
+    ENV SYMM_COLL_HEADS=bruck SYMM_COLL_EAGER_MAX=0 SYMM_COLL_EXCHANGE_EAGER_MAX=0
+        SYMM_NODE_CYCLIC=1)
+  symm_nodes_test(coll_nodes_xeager coll 2 1 ARGS data ENV SYMM_COLL_EAGER_MAX=1K)
+  symm_nodes_test(coll_nodes_xeager coll 4 2 ARGS data
+    ENV SYMM_COLL_EAGER_MAX=1K SYMM_COLL_EXCHANGE_EAGER_MAX=4K)
   symm_nodes_test(coll_skew_nodes coll_skew 4 2)
   symm_nodes_test(coll_skew_nodes coll_skew 6 2 ENV SYMM_COLL_HEADS=bruck SYMM_NODE_CYCLIC=1)
   symm_nodes_test(coll_skew_nodes coll_skew 8 2 ENV SYMM_COLL_HEADS=ring)

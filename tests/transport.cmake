@@ -71,7 +71,7 @@ if(SYMM_HAVE_UCX)
     COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/scripts/netns_test.sh "$<TARGET_FILE:coll> data"
       $<TARGET_FILE:coll_skew>)
   set_tests_properties(netns_bulk PROPERTIES TIMEOUT ${netns_total} SKIP_RETURN_CODE 77
-    LABELS ucx ENVIRONMENT "NETNS_PPN=2;NETNS_TIMEOUT=${netns_t};SYMM_UCX_BULK_EP=1;SYMM_COLL_EAGER_MAX=0")
+    LABELS ucx ENVIRONMENT "NETNS_PPN=2;NETNS_TIMEOUT=${netns_t};SYMM_UCX_BULK_EP=1;SYMM_COLL_EAGER_MAX=0;SYMM_COLL_EXCHANGE_EAGER_MAX=0")
   # 2 PEs per "node", one SIGKILLed mid-barrier: its node-local peer names
   # it (core/watch.c), the other node's PEs lose their connection to it.
   add_test(NAME netns_kill

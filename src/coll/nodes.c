@@ -175,7 +175,8 @@ void broadcast_nodes(symm_group_t *g, const nodes_t *nd, void *dest, const void 
     sends_init(&q, 32, routine);
     for (mask >>= 1; mask > 0; mask >>= 1)
         if (v + mask < N)
-            send_to(g, &q, tag, 0, HEAD((v + mask + R) % N), out, nbytes, sync, routine);
+            send_to(g, &q, tag, 0, HEAD((v + mask + R) % N), out, nbytes,
+                    sync ? SEND_SYNC : SEND_SIZE, routine);
 #undef HEAD
     node_given(g, nd);
     sends_fini(g, &q, routine);
@@ -212,8 +213,9 @@ void reduce_nodes(symm_group_t *g, const nodes_t *nd, void *dest, const void *so
     /* My node's sources are read: dest is free to write, even in place. */
     sends_t q;
     sends_init(&q, N, routine);
+    int how = exchange_how(g, bytes * (size_t)(N - 1));
     for (int k = 1; k < N; k++)
-        send_to(g, &q, tag, 0, nd->leader[(nd->my_node + k) % N], part, bytes, 0, routine);
+        send_to(g, &q, tag, 0, nd->leader[(nd->my_node + k) % N], part, bytes, how, routine);
     reduce_taken(g, dest, part, count, elem, op, tag, 0, nd->leader, N, nd->my_node, routine);
     node_give(g, nd, tag.seq);
     node_given(g, nd);
@@ -270,10 +272,11 @@ static void heads_send_range(symm_group_t *g, const nodes_t *nd, sends_t *q, sym
                              const char *routine)
 {
     int N = nd->n_nodes, end = a + cnt < N ? a + cnt : N;
+    int how = exchange_how(g, off[N] - off[0]); /* no head takes more in a round */
     if (off[end] > off[a])
-        send_to(g, q, tag, r, nd->leader[node], buf + off[a], off[end] - off[a], 0, routine);
+        send_to(g, q, tag, r, nd->leader[node], buf + off[a], off[end] - off[a], how, routine);
     if (a + cnt > N && off[a + cnt - N] > off[0])
-        send_to(g, q, tag, r + 1, nd->leader[node], buf, off[a + cnt - N] - off[0], 0, routine);
+        send_to(g, q, tag, r + 1, nd->leader[node], buf, off[a + cnt - N] - off[0], how, routine);
 }
 
 static void heads_recv_range(symm_group_t *g, const nodes_t *nd, symm_msg_tag_t tag, int r,
@@ -479,8 +482,9 @@ void collect_nodes(symm_group_t *g, const nodes_t *nd, void *dest, const void *s
                        li);
             o += li;
         }
+        int how = exchange_how(g, mine * (size_t)(N - 1));
         for (int k = 1; k < N && mine != 0; k++)
-            send_to(g, &q, tag_data, 0, nd->leader[(p + k) % N], pk, mine, 0, routine);
+            send_to(g, &q, tag_data, 0, nd->leader[(p + k) % N], pk, mine, how, routine);
     }
     heads_allgather(g, nd, tag, alg, (char *)cnt, coff, &q, routine);
     size_t total = 0;
@@ -587,7 +591,8 @@ static void alltoall_bruck(symm_group_t *g, const nodes_t *nd, symm_msg_tag_t ta
                 memcpy(a, at[j], len[j]);
                 a += len[j];
             }
-        send_to(g, q, tag, k, nd->leader[(p + d) % N], out, (size_t)(a - out), 0, routine);
+        send_to(g, q, tag, k, nd->leader[(p + d) % N], out, (size_t)(a - out),
+                exchange_how(g, arena), routine);
         char *in = a;
         for (int j = d; j < N; j++)
             if (j & d) {
@@ -647,7 +652,8 @@ static void alltoall_packs(symm_group_t *g, const nodes_t *nd, symm_msg_tag_t ta
                     memcpy(p, SRC(nd->local[a]) + (size_t)j * nbytes, nbytes);
                     p += nbytes;
                 }
-        send_to(g, q, tag, 0, nd->leader[node], start, (size_t)(p - start), 0, routine);
+        send_to(g, q, tag, 0, nd->leader[node], start, (size_t)(p - start),
+                exchange_how(g, far), routine);
         if (alg == HEADS_DIRECT && k < N - 1)
             continue;
         for (int r = alg == HEADS_DIRECT ? 1 : k; r <= k; r++) {

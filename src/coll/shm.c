@@ -103,17 +103,15 @@ void sends_fini(symm_group_t *g, sends_t *q, const char *routine)
         free(q->h);
 }
 
-/* Send n bytes of src to member i under tag + round; sync: completes only
- * once i has taken it (see broadcast_msg). Up to SYMM_COLL_EAGER_MAX bytes
- * go eagerly: a rendezvous costs a round trip before the data moves (over
- * tcp a 8 KiB block took 66 us by rendezvous, 11 us eagerly). */
 void send_to(symm_group_t *g, sends_t *q, symm_msg_tag_t tag, int round, int i,
-             const void *src, size_t n, int sync, const char *routine)
+             const void *src, size_t n, int how, const char *routine)
 {
     int pe = symm_group_pe(g, i);
     tag.seq += (uint64_t)round;
-    int how = sync ? SYMM_MSG_SYNC : n <= g->s->cfg.coll_eager_max ? SYMM_MSG_EAGER : SYMM_MSG_AUTO;
-    int rc = g->s->net->msg_send(g->s, pe, &tag, src, n, how, &q->h[q->n]);
+    int msg = how == SEND_SYNC                                                ? SYMM_MSG_SYNC
+              : how == SEND_EAGER || n <= g->s->cfg.coll_eager_max ? SYMM_MSG_EAGER
+                                                                          : SYMM_MSG_AUTO;
+    int rc = g->s->net->msg_send(g->s, pe, &tag, src, n, msg, &q->h[q->n]);
     if (rc != 0)
         symm_fatal(routine, "sending %zu bytes to PE %d failed: %s", n, pe,
                    symm_status_str((symm_status_t)rc));
@@ -331,7 +329,8 @@ static void broadcast_msg(symm_group_t *g, void *dest, const void *source, size_
     sends_init(&q, 32, routine);
     for (mask >>= 1; mask > 0; mask >>= 1)
         if (v + mask < n)
-            send_to(g, &q, tag, 0, (v + mask + root) % n, from, nbytes, sync, routine);
+            send_to(g, &q, tag, 0, (v + mask + root) % n, from, nbytes,
+                    sync ? SEND_SYNC : SEND_SIZE, routine);
     if (copy == NULL) {
         sends_fini(g, &q, routine);
         return;
@@ -368,9 +367,10 @@ static void exchange_msg(symm_group_t *g, void *dest, const void *source, size_t
     symm_msg_tag_t tag = symm_group_next_tag(g);
     sends_t q;
     sends_init(&q, n, routine);
+    int how = exchange_how(g, nbytes * (size_t)(n - 1));
     for (int k = 1; k < n; k++) {
         int j = (g->me + k) % n;
-        send_to(g, &q, tag, 0, j, src + (size_t)j * stride, nbytes, 0, routine);
+        send_to(g, &q, tag, 0, j, src + (size_t)j * stride, nbytes, how, routine);
     }
     memmove((char *)dest + (size_t)g->me * nbytes, src + (size_t)g->me * stride, nbytes);
     for (int k = 1; k < n; k++) {
@@ -393,8 +393,11 @@ static void collect_msg(symm_group_t *g, void *dest, const void *source, size_t 
     sends_init(&q, n, routine);
     /* The spec forbids source and dest to overlap; unlike fcollect's,
      * dest's extent is known only from the messages, too late to copy. */
+    /* (Each member knows only its own block: it bounds the round by n-1
+     * blocks of its size, as fcollect's.) */
+    int how = exchange_how(g, nbytes * (size_t)(n - 1));
     for (int k = 1; k < n; k++)
-        send_to(g, &q, tag, 0, (g->me + k) % n, source, nbytes, 0, routine);
+        send_to(g, &q, tag, 0, (g->me + k) % n, source, nbytes, how, routine);
     size_t off = 0, mine = 0;
     size_t here[64], *len = n <= 64 ? here : malloc(sizeof(size_t) * (size_t)n);
     if (len == NULL)
@@ -461,8 +464,9 @@ static void reduce_msg(symm_group_t *g, void *dest, const void *source, size_t c
     sends_t q;
     sends_init(&q, n, routine);
     if (n < 2 || bytes < g->s->cfg.reduce_slice_min || (size_t)n > count) {
+        int how = exchange_how(g, bytes * (size_t)(n - 1));
         for (int k = 1; k < n; k++)
-            send_to(g, &q, tag, 0, (g->me + k) % n, source, bytes, 0, routine);
+            send_to(g, &q, tag, 0, (g->me + k) % n, source, bytes, how, routine);
         const char *d = dest, *s = source;
         int overlap = bytes != 0 && d < s + bytes && s < d + bytes;
         char *acc = overlap ? buf_get(g, bytes, routine) : dest;
@@ -475,10 +479,12 @@ static void reduce_msg(symm_group_t *g, void *dest, const void *source, size_t c
         return;
     }
     size_t lo = count * (size_t)g->me / (size_t)n, hi = count * (size_t)(g->me + 1) / (size_t)n;
+    /* Either round: n-1 slices of about bytes/n reach each member. */
+    int how = exchange_how(g, bytes);
     for (int k = 1; k < n; k++) {
         int j = (g->me + k) % n;
         size_t jlo = count * (size_t)j / (size_t)n, jhi = count * (size_t)(j + 1) / (size_t)n;
-        send_to(g, &q, tag, 0, j, (const char *)source + jlo * elem, (jhi - jlo) * elem, 0,
+        send_to(g, &q, tag, 0, j, (const char *)source + jlo * elem, (jhi - jlo) * elem, how,
                 routine);
     }
     char *acc = buf_get(g, (hi - lo) * elem + 1, routine);
@@ -489,7 +495,7 @@ static void reduce_msg(symm_group_t *g, void *dest, const void *source, size_t c
     memcpy(mine, acc, (hi - lo) * elem);
     buf_put(acc);
     for (int k = 1; k < n; k++)
-        send_to(g, &q, tag, 1, (g->me + k) % n, mine, (hi - lo) * elem, 0, routine);
+        send_to(g, &q, tag, 1, (g->me + k) % n, mine, (hi - lo) * elem, how, routine);
     for (int k = 1; k < n; k++) {
         int j = (g->me - k + n) % n;
         size_t jlo = count * (size_t)j / (size_t)n, jhi = count * (size_t)(j + 1) / (size_t)n;
@@ -799,7 +805,7 @@ static void scan_msg(symm_group_t *g, void *dest, const void *source, size_t cou
     sends_t q;
     sends_init(&q, n, routine);
     for (int j = g->me + 1; j < n; j++)
-        send_to(g, &q, tag, 0, j, source, bytes, sync, routine);
+        send_to(g, &q, tag, 0, j, source, bytes, sync ? SEND_SYNC : SEND_SIZE, routine);
     /* dest is source (in place): accumulate aside until my sends are done. */
     int same = dest == source;
     char *acc = same ? buf_get(g, bytes, routine) : dest;

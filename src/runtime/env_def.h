@@ -82,6 +82,12 @@
     X(SYMM_COLL_EAGER_MAX, SIZE, USER, coll_eager_max, "64K",                                \
       "collectives over the network send blocks up to this size eagerly (buffered at the "   \
       "receiver); larger ones by rendezvous straight into place")                            \
+    X(SYMM_COLL_EXCHANGE_EAGER_MAX, SIZE, USER, coll_exchange_eager_max, "8M",              \
+      "exchanges over the network (fcollect, collect, alltoall, reductions) send every "     \
+      "block eagerly, whatever its size, while what one PE receives in one round totals at " \
+      "most this (held at the receiver until it takes it): no rendezvous round trip where "  \
+      "every member sends at once; beyond it, blocks above SYMM_COLL_EAGER_MAX by "          \
+      "rendezvous")                                                                          \
     X(SYMM_UCX_BULK_EP, BOOL, USER, ucx_bulk_ep, "0",                                        \
       "1: collective messages above SYMM_COLL_EAGER_MAX to a PE on another node go on a "      \
       "second endpoint without UCX peer-failure handling, where UCX 1.13 moves them over "     \
