@@ -72,6 +72,13 @@ if(SYMM_HAVE_UCX)
       $<TARGET_FILE:coll_skew>)
   set_tests_properties(netns_bulk PROPERTIES TIMEOUT ${netns_total} SKIP_RETURN_CODE 77
     LABELS ucx ENVIRONMENT "NETNS_PPN=2;NETNS_TIMEOUT=${netns_t};SYMM_UCX_BULK_EP=1;SYMM_COLL_EAGER_MAX=0;SYMM_COLL_EXCHANGE_EAGER_MAX=0")
+  # SYMM_UCX_BULK_EP=auto by the namespace's TCP congestion control, as
+  # symm-info states it; a bad value fails init on every PE, naming it.
+  add_test(NAME ucx_bulk_rule
+    COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/scripts/bulk_rule.sh $<TARGET_FILE:symm-info>)
+  set_tests_properties(ucx_bulk_rule PROPERTIES TIMEOUT 30 SKIP_RETURN_CODE 77 LABELS ucx)
+  symm_expect_fail(ucx_bulk_ep_bad 2 "SYMM_UCX_BULK_EP='bogus' is not one of auto, 0, 1"
+    ${CMAKE_COMMAND} -E env SYMM_UCX_BULK_EP=bogus SYMM_NODE_SIZE=1 $<TARGET_FILE:empty>)
   # 2 PEs per "node", one SIGKILLed mid-barrier: its node-local peer names
   # it (core/watch.c), the other node's PEs lose their connection to it.
   add_test(NAME netns_kill

@@ -77,6 +77,11 @@ int main(int argc, char **argv)
     symm_atomics_mode_t amode;
     int bad = symm_atomics_mode(&cfg, "symm-info", &amode) != 0;
     printf("  a singleton: cpu (every PE is node-local)\n");
+    /* The same rule a PE applies at init where UCX reaches other nodes. */
+    char why[128];
+    int bulk = symm_ucx_bulk_rule(cfg.ucx_bulk_ep, why, sizeof(why));
+    bad |= bulk < 0;
+    printf("large collective messages to other nodes: %s\n", why);
     printf("bootstrap: tcp (oshrun), singleton"
 #ifdef SYMM_HAVE_PMIX
            ", pmix (mpirun, srun --mpi=pmix; libpmix.so.2 loaded at run time)"

@@ -88,11 +88,13 @@
       "most this (held at the receiver until it takes it): no rendezvous round trip where "  \
       "every member sends at once; beyond it, blocks above SYMM_COLL_EAGER_MAX by "          \
       "rendezvous")                                                                          \
-    X(SYMM_UCX_BULK_EP, BOOL, USER, ucx_bulk_ep, "0",                                        \
-      "1: collective messages above SYMM_COLL_EAGER_MAX to a PE on another node go on a "      \
-      "second endpoint without UCX peer-failure handling, where UCX 1.13 moves them over "     \
-      "tcp in one zero-copy write instead of 64 KiB fragments (faster under reno, slower "     \
-      "under BBR's pacing); the first endpoint still detects a lost peer")                     \
+    X(SYMM_UCX_BULK_EP, STR, USER, ucx_bulk_ep, "auto",                                      \
+      "1: collective messages above SYMM_COLL_EAGER_MAX to a PE on another node go by "       \
+      "rendezvous on a second endpoint without UCX peer-failure handling, where UCX 1.13 "    \
+      "moves them over tcp in one zero-copy write instead of 64 KiB fragments (faster under " \
+      "reno, slower under BBR's pacing); the first endpoint still detects a lost peer; "      \
+      "auto: 1 where the network is tcp (no /sys/class/infiniband) and the kernel's TCP "     \
+      "congestion control is not bbr; 0: never")                                             \
     X(SYMM_COLL_NODE_AWARE, BOOL, USER, coll_node_aware, "1",                                \
       "teams spanning nodes with several PEs on one: broadcast, reduce, fcollect, collect, "  \
       "alltoall share data on each node through memory and send between nodes from one PE "  \

@@ -128,5 +128,11 @@ const char *symm_ucx_version(void);
  * runtime/atomics.h; tl: the device transport or ""), from a throw-away
  * UCP context and worker; -1 without UCX. For symm-info. */
 int symm_ucx_atomics_probe(char *tl, size_t tl_len);
+/* SYMM_UCX_BULK_EP's rule (value: the variable's, auto|0|1): 1 where large
+ * collective messages to other nodes go by rendezvous on a second endpoint
+ * without UCX's peer-failure handling, else 0; why says which and why
+ * ("off (TCP congestion control bbr paces one large write)"). Reads this
+ * process's network namespace: the sender's kernel paces what it sends. */
+int symm_ucx_bulk_rule(const char *value, char *why, size_t len);
 
 #endif

@@ -176,6 +176,7 @@ typedef struct ucx_wk {
 
 typedef struct ucx_state {
     symm_instance_t *inst;
+    int bulk; /* large collective messages to other nodes on the second endpoint (symm_ucx_bulk_rule) */
     ucp_context_h ctx;
     ucx_wk_t dflt;
     ucx_wk_t *ctx_wks;       /* workers of live contexts, guarded by ctx_lock */
