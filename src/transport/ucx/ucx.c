@@ -209,9 +209,9 @@ static int conn_open(ucx_state_t *u, ucx_wk_t *wk, int pe)
  * as one zero-copy write the receiver reads into place (raw UCP, 1 MiB
  * each way between two namespaces: 320 against 205 us; symm's 1 MiB
  * fcollect at 2 PEs 300-400 against 191-195 us, Open MPI's 196, with the
- * namespaces on reno). Off by default (SYMM_UCX_BULK_EP): under this
- * machine's BBR, whose pacing spreads the one large write, the same row
- * went from 431-474 to 909 us (bench/ucx_compare.sh, 5 runs each). The
+ * namespaces on reno). Not under BBR, whose pacing spreads the one large
+ * write: the same row went from 431-474 to 909 us (bench/ucx_compare.sh,
+ * 5 runs each); symm_ucx_bulk_rule decides (u->bulk). The
  * first endpoint, which every PE pair also has (a message first waits for
  * conn_of), still reports a lost peer (peer_error); a transfer cut short
  * on this one fails its request, which to_symm reports the same way
