@@ -56,8 +56,8 @@ enum { SEND_SIZE = 0, SEND_SYNC = 1, SEND_EAGER = 2 };
  * in all from the others: every member sends at once and is about to
  * receive, so a rendezvous would only add its round trip before each
  * block moves (2 PEs across namespaces, 1 MiB fcollect, medians of 8
- * alternating jobs under reno: 486 us eagerly against 545, a 1 MiB
- * sum-reduce 525 against 668). What is eager is held at the receiver until
+ * alternating jobs under reno: 496 us eagerly against 539, a 1 MiB
+ * sum-reduce 526 against 671). What is eager is held at the receiver until
  * it takes it: bounded by SYMM_COLL_EXCHANGE_EAGER_MAX per round. */
 static inline int exchange_how(const symm_group_t *g, size_t round_bytes)
 {

@@ -131,7 +131,8 @@ int symm_ucx_atomics_probe(char *tl, size_t tl_len);
 /* SYMM_UCX_BULK_EP's rule (value: the variable's, auto|0|1): 1 where large
  * collective messages to other nodes go by rendezvous on a second endpoint
  * without UCX's peer-failure handling, else 0; why says which and why
- * ("off (TCP congestion control bbr paces one large write)"). Reads this
+ * ("on the first endpoint (SYMM_UCX_BULK_EP=auto; tcp, congestion control
+ * bbr paces one large write)"), or why the value is bad (-1). Reads this
  * process's network namespace: the sender's kernel paces what it sends. */
 int symm_ucx_bulk_rule(const char *value, char *why, size_t len);
 

@@ -200,12 +200,15 @@ int symm_ucx_msg_send(symm_instance_t *s, int pe, const symm_msg_tag_t *tag, con
     ucx_state_t *u = state_of(s);
     ucx_wk_t *wk = &u->dflt;
     *handle = NULL;
-    ucp_ep_h ep = conn_of(u, wk, pe)->ep, bulk = n > s->cfg.coll_eager_max ? symm_ucx_bulk_ep(u, pe) : ep;
+    ucp_ep_h ep = conn_of(u, wk, pe)->ep;
     /* On the second endpoint, by rendezvous whatever how says: its one
      * zero-copy write is why it exists (symm_ucx_bulk_ep). */
-    if (bulk != ep) {
-        ep = bulk;
-        how = SYMM_MSG_SYNC;
+    if (n > s->cfg.coll_eager_max) {
+        ucp_ep_h bulk = symm_ucx_bulk_ep(u, pe);
+        if (bulk != ep) {
+            ep = bulk;
+            how = SYMM_MSG_SYNC;
+        }
     }
     ucx_send_t *r = malloc(sizeof(*r));
     if (r == NULL)

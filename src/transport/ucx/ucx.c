@@ -440,11 +440,8 @@ static int ucx_init(symm_instance_t *s)
             symm_debug("ucx", "cannot set the transport list to %s: %s", tls,
                        ucs_status_string(st));
     }
-    /* A shared-memory interface fills its first receive pool at open: 512
-     * buffers of 8 KiB each, 4 MiB written per PE (a third of UCX's start
-     * here). It grows on demand, so start it at 64: only where symm chose
-     * the transports and kept posix (UCX warns of a setting no interface
-     * takes). */
+    /* Large collective messages to other nodes: which endpoint (and
+     * SHMEM_INFO's line saying so). */
     if (n_net > 0) {
         int bulk = symm_ucx_bulk_rule(s->cfg.ucx_bulk_ep, s->bulk_why, sizeof(s->bulk_why));
         if (bulk < 0) {
@@ -454,6 +451,11 @@ static int ucx_init(symm_instance_t *s)
         }
         u->bulk = bulk;
     }
+    /* A shared-memory interface fills its first receive pool at open: 512
+     * buffers of 8 KiB each, 4 MiB written per PE (a third of UCX's start
+     * here). It grows on demand, so start it at 64: only where symm chose
+     * the transports and kept posix (UCX warns of a setting no interface
+     * takes). */
     if (getenv("UCX_TLS") == NULL && !net_only && getenv("UCX_MM_RX_BUFS_GROW") == NULL &&
         getenv("UCX_POSIX_RX_BUFS_GROW") == NULL)
         (void)ucp_config_modify(cfg, "MM_RX_BUFS_GROW", "64");
