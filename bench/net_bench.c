@@ -17,6 +17,8 @@
  * and the row is the average over PEs of the mean time per call. Each
  * result is checked; a wrong one is reported and the exit status is 1.
  * Output, PE 0 only, one row per line: "net_bench OP BYTES VALUE UNIT".
+ * NET_BENCH_ONLY=ROW[,ROW...] runs only those rows, each OP (every size)
+ * or OP:BYTES (fcollect:1048576); it must be the same on every PE.
  */
 #include <shmem.h>
 #include <stdio.h>
@@ -48,6 +50,24 @@ static double pe_avg(double v)
     shmem_double_sum_to_all(&time_all, &time_sum, 1, 0, 0, npes, pwrk, psync[1]);
     shmem_barrier_all();
     return time_all / npes;
+}
+
+/* Whether NET_BENCH_ONLY asks for row OP at BYTES (unset: every row). */
+static int wanted(const char *op, size_t bytes)
+{
+    const char *p = getenv("NET_BENCH_ONLY");
+    if (p == NULL || *p == '\0')
+        return 1;
+    size_t n = strlen(op);
+    while (*p != '\0') {
+        const char *e = strchr(p, ',');
+        size_t len = e != NULL ? (size_t)(e - p) : strlen(p);
+        if (len >= n && strncmp(p, op, n) == 0 &&
+            (len == n || (p[n] == ':' && strtoull(p + n + 1, NULL, 0) == bytes)))
+            return 1;
+        p += len + (e != NULL);
+    }
+    return 0;
 }
 
 static void row(const char *op, size_t bytes, double v, const char *unit)
@@ -104,17 +124,20 @@ int main(int argc, char **argv)
                 shmem_quiet();
             }
             t = (now() - t0) / ops;
-            row("put", 8, t, "us");
+            if (wanted("put", 8))
+                row("put", 8, t, "us");
             t0 = now();
             for (int i = 0; i < ops; i++)
                 shmem_getmem(&g, dst, 8, peer);
-            row("get", 8, (now() - t0) / ops, "us");
+            if (wanted("get", 8))
+                row("get", 8, (now() - t0) / ops, "us");
             check(g == 7, "get", 8);
             t0 = now();
             long old = 0;
             for (int i = 0; i < ops; i++)
                 old = shmem_long_atomic_fetch_add(word, 1, peer);
-            row("fetch_add", 8, (now() - t0) / ops, "us");
+            if (wanted("fetch_add", 8))
+                row("fetch_add", 8, (now() - t0) / ops, "us");
             check(old == ops - 1, "fetch_add", 8);
             int win = 64, reps = iters / 50 > 4 ? iters / 50 : 4;
             for (int i = 0; i < win; i++)
@@ -126,7 +149,8 @@ int main(int argc, char **argv)
                     shmem_putmem_nbi(dst, src, maxb, peer);
                 shmem_quiet();
             }
-            row("put_bw", maxb, (double)maxb * win * reps / (now() - t0), "MB/s");
+            if (wanted("put_bw", maxb))
+                row("put_bw", maxb, (double)maxb * win * reps / (now() - t0), "MB/s");
         }
         shmem_barrier_all();
     }
@@ -141,7 +165,8 @@ int main(int argc, char **argv)
         acc += now() - t0;
     }
     double v = pe_avg(acc / iters);
-    row("barrier", 0, v, "us");
+    if (wanted("barrier", 0))
+        row("barrier", 0, v, "us");
 
     /* ---- collectives ------------------------------------------------------- */
     static const size_t sizes[] = {8, 65536, 1u << 20};
@@ -153,6 +178,8 @@ int main(int argc, char **argv)
         shmem_barrier_all();
         for (int op = 0; op < 4; op++) {
             static const char *const names[] = {"broadcast", "fcollect", "alltoall", "sum_reduce"};
+            if (!wanted(names[op], bytes))
+                continue;
             acc = 0;
             for (int i = -it / 10 - 1; i < it; i++) {
                 long *ps = op == 1 || op == 2 ? psync_c[i & 1] : psync[i & 1];

@@ -31,7 +31,10 @@
 # (only print the tables of such a file; runs nothing, needs no root),
 # TCP_CC (the namespaces' TCP congestion control, e.g. reno; default: the
 # machine's, which a namespace inherits; only those in the machine's
-# net.ipv4.tcp_allowed_congestion_control can be set).
+# net.ipv4.tcp_allowed_congestion_control can be set), ONLY (net_bench's
+# rows to run, NET_BENCH_ONLY's form: ONLY=fcollect:1048576,sum_reduce:1048576
+# runs those two; the point-to-point rows still run, unprinted), SYMM_ENV
+# (VAR=VALUE ... given to symm's PEs only, to compare its settings).
 set -euo pipefail
 tls=${1:-tcp}
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -79,8 +82,11 @@ launch() { # ppn binary extra-args...
   # this one machine the same core for both namespaces.
   ip netns exec "$nsa" mpirun --allow-run-as-root --bind-to none -np $((2 * ppn)) \
     --host "$net.1:$ppn,$net.2:$ppn" --mca plm_rsh_agent "$work/nsexec.sh" \
-    -x UCX_TLS="$tls" -x OMPI_MCA_opal_common_ucx_opal_mem_hooks=0 "$@" "$bin" "$iters"
+    -x UCX_TLS="$tls" -x OMPI_MCA_opal_common_ucx_opal_mem_hooks=0 \
+    -x NET_BENCH_ONLY="${ONLY:-}" "$@" "$bin" "$iters"
 }
+symm_env=()
+for e in ${SYMM_ENV:-}; do symm_env+=(-x "$e"); done
 
 : >"$out"
 for ((r = 1; r <= runs; r++)); do
@@ -93,7 +99,7 @@ for ((r = 1; r <= runs; r++)); do
          $1 == "put_bw" && $2 == 1048576 { print "2 raw put_bw 1048576", $3 }' >>"$out"
   wait
   for ppn in 1 2; do
-    launch $ppn "$work/nb_symm" 2>"$work/symm.err" |
+    launch $ppn "$work/nb_symm" "${symm_env[@]}" 2>"$work/symm.err" |
       awk -v np=$((2 * ppn)) '$1 == "net_bench" { print np, "symm", $2, $3, $4 }' >>"$out" ||
       { echo "symm run failed:"; cat "$work/symm.err"; exit 1; }
     launch $ppn "$work/nb_ompi" "${ompi_ucx[@]}" 2>/dev/null |
