@@ -33,8 +33,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "runtime/log.h"
-
 #ifdef SYMM_HAVE_UCX
 
 #if defined(__has_feature)
