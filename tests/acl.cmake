@@ -1,4 +1,4 @@
-# The aclshmem host API (include/aclshmem.h, src/api/aclshmem_*.c) and its
+# The aclshmem host API (include/aclshmem.h, src/api/acl/aclshmem_*.c) and its
 # examples (examples/acl_*.c).
 #
 # acl_host PART under oshrun at 1, 2, 4 PEs: every part starts its own

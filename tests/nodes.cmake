@@ -66,7 +66,7 @@ if(SYMM_HAVE_UCX)
   symm_nodes_test(coll_skew_nodes coll_skew 4 2)
   symm_nodes_test(coll_skew_nodes coll_skew 6 2 ENV SYMM_COLL_HEADS=bruck SYMM_NODE_CYCLIC=1)
   symm_nodes_test(coll_skew_nodes coll_skew 8 2 ENV SYMM_COLL_HEADS=ring)
-  # The node-aware barrier (team/barrier.c): 10000 barrier_all checked by a
+  # The node-aware barrier (team/team_barrier.c): 10000 barrier_all checked by a
   # put to a neighbour, team_sync on split and 2-D teams; a node whose head
   # has no other member (5 PEs in nodes of 2); cyclic nodes. Past 4 PEs a
   # fifth of the iterations (quick): 5 to 8 oversubscribed PEs polling tcp

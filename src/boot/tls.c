@@ -1,7 +1,7 @@
 /*
  * tls.c - TLS 1.3 over the bootstrap's sockets (OpenSSL), and its settings.
  *
- * Owns the process-wide TLS settings (set by src/api/acl_tls.c, read when a
+ * Owns the process-wide TLS settings (set by src/api/acl/aclshmem_tls.c, read when a
  * bootstrap is created), the OpenSSL contexts of the two modes and the
  * sessions over the tcp star's sockets. See tls.h for the contract.
  *

@@ -1,7 +1,7 @@
 /*
  * tls.h - TLS 1.3 over the bootstrap's sockets (OpenSSL), and its settings.
  *
- * Private to src/boot/ and to src/api/acl_tls.c (the public setters). The
+ * Private to src/boot/ and to src/api/acl/aclshmem_tls.c (the public setters). The
  * tcp star (tcp.c, tcp_hello.c) wraps each connection in a symm_tls_t after
  * connect/accept; boot_io.c reads and writes through it. Everything is
  * non-blocking: a call that cannot go on says which poll() event it waits

@@ -1,5 +1,5 @@
 /*
- * barrier.c - the barrier of a group: the team barrier (team/barrier.c) for
+ * barrier.c - the barrier of a group: the team barrier (team/team_barrier.c) for
  * a team, a counting dissemination on the user's pSync for a deprecated
  * active set.
  *

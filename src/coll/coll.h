@@ -2,7 +2,7 @@
  * coll.h - collectives over a group of PEs, behind one interface.
  *
  * A group is a team or a deprecated active set (PE_start, stride, size,
- * pSync). Every collective entry point (src/api/coll.c) builds a group and
+ * pSync). Every collective entry point (src/api/shmem/shmem_coll.c) builds a group and
  * calls one routine here, which picks the algorithm: node-local groups (all
  * members mapped) use the memory-speed algorithms of coll/shm.c, pulling
  * straight from peers' buffers; groups with unmapped members exchange

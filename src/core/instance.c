@@ -312,7 +312,7 @@ static int choose_sizes(symm_instance_t *inst)
 }
 
 /* With a network, waits spin SPIN_NET_POLLS polls, then on by the clock
- * (ops/status.c, ucx/rma.c) for SPIN_NET_NS, or SPIN_NET_OWN_NS where this
+ * (ops/wait_status.c, ucx/rma.c) for SPIN_NET_NS, or SPIN_NET_OWN_NS where this
  * kernel's PEs do not outnumber its cores, and as long again after every
  * network event, before they yield. */
 #define SPIN_NET_POLLS 4

@@ -5,8 +5,8 @@
  * the order in which the bootstrap, the node's mappings, the transports,
  * the allocator and the predefined teams come up, and it ends an instance
  * by running the shutdown hooks each layer registered (runtime/state.h), so
- * no layer is named by the code that ends it. The API layer (api/setup.c,
- * api/aclshmem_init.c) decides when; this layer decides how.
+ * no layer is named by the code that ends it. The API layer (api/shmem/shmem_setup.c,
+ * api/acl/aclshmem_init.c) decides when; this layer decides how.
  *
  * Layer core/ (below api/, above stream/; docs/ARCHITECTURE.md): the life of
  * an instance and collective heap growth. It includes and calls only its own

@@ -6,7 +6,7 @@
 
 #include <stdint.h>
 
-#include "ops/region.h"
+#include "ops/region_ops.h"
 #include "runtime/log.h"
 #include "runtime/status.h"
 

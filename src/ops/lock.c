@@ -1,6 +1,6 @@
 /*
  * lock.c - the distributed lock of shmem_set_lock / shmem_test_lock /
- * shmem_clear_lock (entry points in api/lock.c): an MCS queue lock built
+ * shmem_clear_lock (entry points in api/shmem/shmem_lock.c): an MCS queue lock built
  * on 32-bit AMOs, FIFO fair, no lost wake-ups.
  *
  * The user's symmetric long (initially 0) holds two 32-bit words. Word 0 of

@@ -1,7 +1,7 @@
 /*
  * p2p_scan.h - the one scan behind every multi-variable wait and test
- * (OpenSHMEM's all/any/some and _vector families in api/p2p.c, aclshmem's in
- * api/aclshmem_p2p.c). SYMM_DEF_P2P_SCAN(N, T) defines, for one type:
+ * (OpenSHMEM's all/any/some and _vector families in api/shmem/shmem_p2p.c, aclshmem's in
+ * api/acl/aclshmem_p2p.c). SYMM_DEF_P2P_SCAN(N, T) defines, for one type:
  *   symm_p2p_scan_N  one pass over the variables status leaves in, each read
  *                    once with an acquire load (other PEs update them);
  *   symm_p2p_sync_N  wait (back-off, network progress) or test once, and

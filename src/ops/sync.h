@@ -7,7 +7,7 @@
  * cores never crawl and a remote peer's emulated RMA completes. Once it
  * yields, it also says what it waits for (runtime/pestatus.h). A wait that
  * has found nothing to do for SYMM_WAIT_IDLE_US sleeps between polls
- * (symm_wait_idle, ops/status.c), so idle PEs leave the cores to the ones
+ * (symm_wait_idle, ops/wait_status.c), so idle PEs leave the cores to the ones
  * that communicate.
  */
 #ifndef SYMM_SYNC_H
@@ -29,7 +29,7 @@ static inline void symm_cpu_relax(void)
 }
 
 /* The yielding part of a wait: publishes what this thread waits for on the
- * first yield (first) and a heartbeat on every one (ops/status.c,
+ * first yield (first) and a heartbeat on every one (ops/wait_status.c,
  * runtime/pestatus.h), so a hang or a dead peer can be explained. */
 void symm_wait_slow(symm_instance_t *s, int first) __attribute__((cold));
 

@@ -1,7 +1,7 @@
 /*
  * pestatus.c - this PE's status record: its identity at init, its phase.
  *
- * The blocking-call part is written by ops/status.c (it needs symmetric
+ * The blocking-call part is written by ops/wait_status.c (it needs symmetric
  * address translation, a layer up); the watcher that reads records is
  * core/watch.c.
  */

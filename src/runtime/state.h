@@ -120,8 +120,8 @@ typedef struct symm_instance {
     int spin;                /* polls before yielding */
     long spin_ns;            /* then polls on for this long before yielding (network waits) */
     int threads_share_teams; /* THREAD_MULTIPLE, or a stream exists: a team's barrier
-                              * may run in two threads at once (team/barrier.c locks) */
-    struct symm_region_table *regions; /* registered memory (mem/region.h), NULL until used */
+                              * may run in two threads at once (team/team_barrier.c locks) */
+    struct symm_region_table *regions; /* registered memory (mem/region_table.h), NULL until used */
 
     /* --- lifecycle --- */
     bool initialized;

@@ -1,7 +1,7 @@
 /*
  * stream.c - streams: the queue of work items, the progress thread, and the
  * streams' lifecycle (create, synchronize, destroy, the default stream).
- * The public entry points that use them are in api/stream.c.
+ * The public entry points that use them are in api/api_stream.c.
  *
  * Queue: a chain of blocks of SYMM_STREAM_BLOCK items. Producers (any user
  * thread) append under the stream's mutex and publish the new count with a

@@ -4,7 +4,7 @@
  *
  * stream.c owns the queue, the thread and the streams' lifecycle; work.c
  * owns what an item does (symm_stream_exec runs one item on the thread).
- * The public entry points (api/stream.c) check their arguments on the
+ * The public entry points (api/api_stream.c) check their arguments on the
  * caller's thread, resolve team handles, and enqueue: the engine never looks
  * anything up in the API's tables. The queue is a list of fixed blocks of
  * items: producers append under the stream's mutex; the thread reads items

@@ -1,7 +1,7 @@
 /*
  * work.c - the work a stream runs: symm_stream_exec, on the stream's thread.
  *
- * Items come checked and resolved from the entry points (api/stream.c). The
+ * Items come checked and resolved from the entry points (api/api_stream.c). The
  * thread runs an item through the core routines (ops/): puts and gets as
  * symm_rma_put/get (complete locally on return), a signal after a fence so
  * it is ordered after the stream's puts, barriers with quiet. A wait on a

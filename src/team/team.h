@@ -57,7 +57,7 @@ struct symm_team {
     const char *name;        /* for reports: SHMEM_TEAM_WORLD, ..., or NULL */
     void *coll_nodes;        /* coll/: the team's members by node, made on first use; freed
                               * with the team */
-    /* Node-aware barrier (team/barrier.c), where the team spans nodes and
+    /* Node-aware barrier (team/team_barrier.c), where the team spans nodes and
      * some node has several members; else bar_heads is NULL. */
     int *bar_heads;          /* world PE of each node's lowest member, in team order */
     int bar_n_heads;
@@ -97,9 +97,9 @@ static inline int symm_team_world_pe(const struct symm_team *t, int idx)
 int symm_team_init_predefined(symm_instance_t *inst);
 void symm_team_fini_predefined(symm_instance_t *inst);
 
-/* Barrier over the team through its scratch flags (team/barrier.c); quiet
+/* Barrier over the team through its scratch flags (team/team_barrier.c); quiet
  * first if asked (barrier, barrier_all), not for sync. */
-/* The node layout the barrier uses, set at team creation (team/barrier.c);
+/* The node layout the barrier uses, set at team creation (team/team_barrier.c);
  * SYMM_ERR_NOMEM if it cannot be made. */
 int symm_team_barrier_layout(struct symm_team *t);
 void symm_team_barrier(struct symm_team *t, int quiet);

@@ -1,6 +1,6 @@
 /*
  * shm_region.c - how node-local peers reach a registered region
- * (mem/region.h): through the kernel (process_vm_readv/writev into the
+ * (mem/region_table.h): through the kernel (process_vm_readv/writev into the
  * owner's process, any memory, RMA only), or, for regions with atomic
  * access, through shared memory: the owner's pages are moved into a memfd
  * mapped over the same addresses (copy, then mmap MAP_FIXED|MAP_SHARED, as

@@ -102,7 +102,7 @@ typedef struct symm_transport_ops {
     int (*sleep)(struct symm_instance *inst, long usec);
     /* The heap grew to new_size bytes on every PE (collective). */
     int (*heap_grown)(struct symm_instance *inst, size_t new_size);
-    /* Registered memory (mem/region.h): region id, in the table on every PE
+    /* Registered memory (mem/region_table.h): region id, in the table on every PE
      * but not live yet, becomes reachable through this transport (its
      * registration, its keys to every PE). Collective and agreed: it fails
      * on every PE or on none, logged where it failed. region_remove: the

@@ -30,7 +30,7 @@
 #include <ucp/api/ucp.h>
 #include <ucs/config/global_opts.h>
 
-#include "mem/region.h"
+#include "mem/region_table.h"
 #include "mem/seg.h"
 #include "runtime/log.h"
 #include "runtime/state.h"
