@@ -14,35 +14,43 @@
  * direct, ring or Bruck, coll_heads.c). Where messages are not available
  * (no transport message support) the pull forms serve every group.
  *
- * collective  algorithm             file                      chosen when
- * barrier     team                  team/team_barrier.c       a team
- *             psync                 barrier/barrier_psync.c   an active set
- * broadcast   pull                  bcast/bcast_pull.c        not msg, or 0 bytes
- *             msg (binomial tree)   bcast/bcast_msg.c         msg, no node layout
- *             nodes                 bcast/bcast_nodes.c       msg, team over nodes with
- *                                                             several members on one
- * fcollect    pull                  fcollect/fcollect_pull.c  not msg, or 0 bytes
- *             msg (flat exchange)   coll_exchange.c           msg, no heads layout
- *             nodes                 fcollect/fcollect_nodes.c msg, heads layout (as broadcast,
- *                                                             or heads by ring or Bruck)
- * collect     pull                  collect/collect_pull.c    not msg
- *             msg                   collect/collect_msg.c     msg, no heads layout
- *             nodes                 collect/collect_nodes.c   msg, heads layout
- * alltoall    pull                  alltoall/alltoall_pull.c  not msg, or 0 bytes
- *             msg (flat exchange)   coll_exchange.c           msg, no heads layout, or in place
- *             nodes (direct/pair)   alltoall/alltoall_nodes.c msg, heads layout, not in place
- *             nodes (Bruck heads)   alltoall/alltoall_bruck.c as nodes, heads by Bruck
- * alltoalls   pull (strided gets)   alltoall/alltoalls_pull.c always
- * reduce      pull whole            reduce/reduce_pull.c      not msg (or 1 PE): 2 PEs, below
- *                                                             SYMM_REDUCE_SLICE_MIN, or n > count
- *             pull slice            reduce/reduce_pull.c      not msg, otherwise
- *             msg whole             reduce/reduce_msg.c       msg, below SYMM_REDUCE_SLICE_MIN
- *                                                             or n > count
- *             msg slice             reduce/reduce_msg.c       msg, otherwise
- *             nodes                 reduce/reduce_nodes.c     msg, node layout, below
- *                                                             SYMM_REDUCE_SLICE_MIN or 2 nodes
- * scan        pull                  scan/scan_pull.c          not msg (or 1 PE)
- *             msg                   scan/scan_msg.c           msg, 2+ PEs
+ * Each algorithm: its file; when it is chosen: why it wins there.
+ * barrier
+ *   team        team/team_barrier.c        a team: the team's scratch flags
+ *   psync       barrier/barrier_psync.c    an active set: counts on the user's pSync
+ * broadcast
+ *   pull        bcast/bcast_pull.c         not msg, or 0 bytes: one copy per member
+ *   msg         bcast/bcast_msg.c          msg, no node layout: binomial tree, log2 n rounds
+ *   nodes       bcast/bcast_nodes.c        msg, node layout: the tree spans heads only
+ * fcollect
+ *   pull        fcollect/fcollect_pull.c   not msg, or 0 bytes: one copy per block
+ *   msg         coll_exchange.c            msg, no heads layout: one round, all blocks at once
+ *   nodes       fcollect/fcollect_nodes.c  msg, heads layout: N(N-1) messages, not n(n-1)
+ * collect
+ *   pull        collect/collect_pull.c     not msg: one copy per block
+ *   msg         collect/collect_msg.c      msg, no heads layout: one round, lengths as offsets
+ *   nodes       collect/collect_nodes.c    msg, heads layout: as fcollect's
+ * alltoall
+ *   pull        alltoall/alltoall_pull.c   not msg, or 0 bytes: one copy per block
+ *   msg         coll_exchange.c            msg, no heads layout or in place: one round
+ *   nodes       alltoall/alltoall_nodes.c  msg, heads layout, not in place: one pack per
+ *                                          pair of heads (direct, or pairwise rounds)
+ *   nodes Bruck alltoall/alltoall_bruck.c  as nodes, heads by Bruck: log2 N messages a head
+ * alltoalls
+ *   pull        alltoall/alltoalls_pull.c  always: strided gets
+ * reduce (all in member order: identical bits everywhere)
+ *   pull whole  reduce/reduce_pull.c       not msg (or 1 PE), 2 PEs, n > count or below
+ *                                          SYMM_REDUCE_SLICE_MIN: one barrier fewer
+ *   pull slice  reduce/reduce_pull.c       not msg, otherwise: each member reduces 1/n
+ *   msg whole   reduce/reduce_msg.c        msg, n > count or below SYMM_REDUCE_SLICE_MIN:
+ *                                          one round
+ *   msg slice   reduce/reduce_msg.c        msg, otherwise: reduce-scatter then allgather,
+ *                                          each member reduces 1/n
+ *   nodes       reduce/reduce_nodes.c      msg, node layout, below SYMM_REDUCE_SLICE_MIN or
+ *                                          2 nodes: only heads exchange (partials)
+ * scan
+ *   pull        scan/scan_pull.c           not msg (or 1 PE): reads in place
+ *   msg         scan/scan_msg.c            msg, 2+ PEs: each source to every later member
  *
  * Node layout (symm_coll_team_nodes): a team, SYMM_COLL_NODE_AWARE on,
  * several nodes and several members on some node. Heads layout

@@ -65,7 +65,7 @@ const nodes_t *symm_coll_team_nodes(symm_group_t *g)
     return nd != NULL && nd->n_nodes > 1 && nd->n_nodes < g->size ? nd : NULL;
 }
 
-/* The layout for fcollect, collect and alltoall: as team_nodes, and also
+/* The layout for fcollect, collect and alltoall: as symm_coll_team_nodes, and also
  * with one member per node where the heads go by ring or Bruck (each
  * member then its node's head); with direct exchanges the flat forms are
  * the same messages. bytes: as symm_coll_heads_alg's, the same on every member. */
