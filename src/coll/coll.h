@@ -3,11 +3,15 @@
  *
  * A group is a team or a deprecated active set (PE_start, stride, size,
  * pSync). Every collective entry point (src/api/shmem/shmem_coll.c) builds a group and
- * calls one routine here, which picks the algorithm: node-local groups (all
- * members mapped) use the memory-speed algorithms of coll/shm.c, pulling
+ * calls one routine here, which picks the algorithm (coll/coll_dispatch.c,
+ * its table naming every algorithm and when it is chosen): node-local
+ * groups (all members mapped) use the memory-speed pull forms, reading
  * straight from peers' buffers; groups with unmapped members exchange
  * tagged messages through the network transport where it has them
- * (coll/shm.c), with no barriers.
+ * (coll/coll_msg.h), with no barriers, and teams over several nodes send
+ * between one head per node (coll/coll_nodes.h). One directory per
+ * collective (bcast/, fcollect/, collect/, alltoall/, reduce/, scan/,
+ * barrier/), one file per algorithm.
  *
  * Layer coll/ (below stream/, above team/; docs/ARCHITECTURE.md): collectives
  * over a group (team or active set). It includes and calls only its own
@@ -31,13 +35,13 @@ typedef struct symm_group {
     int start, stride;
     struct symm_team *team;  /* barrier on the team's scratch flags, or */
     long *psync;             /* counting barrier on the user's pSync; an active set
-                              * of the whole world has both (coll/group.c) */
+                              * of the whole world has both (coll/coll_group.c) */
     uint64_t *count;         /* symmetric word for collect's element count */
     int all_mapped;
 } symm_group_t;
 
 /* The group of a team: its members, its barrier, the count word of its
- * scratch slot (coll/group.c). */
+ * scratch slot (coll/coll_group.c). */
 struct symm_team;
 void symm_group_of_team(symm_group_t *g, struct symm_team *t);
 /* The group of a deprecated active set (PE_start, logPE_stride, PE_size)
@@ -58,7 +62,7 @@ int symm_group_doing(const symm_group_t *g, const char *routine, int root, uint6
  * group's collectives in the same order. A team is known by its scratch
  * slot (one live team per slot on a PE) and member hash, an active set by
  * (start, stride, size); counted per team, and per active set in a table
- * that keeps every set ever used (coll/group.c). */
+ * that keeps every set ever used (coll/coll_group.c). */
 symm_msg_tag_t symm_group_next_tag(const symm_group_t *g);
 
 static inline int symm_group_pe(const symm_group_t *g, int i)
@@ -71,7 +75,7 @@ static inline int symm_group_pe(const symm_group_t *g, int i)
 typedef void (*symm_reduce_fn)(void *out, const void *a, const void *b, size_t n);
 
 /* Barrier over the group: the team barrier (team/team.h) for a team, a
- * counting barrier on pSync for an active set. */
+ * counting barrier on pSync for an active set (coll/barrier/barrier_psync.c). */
 void symm_group_barrier(symm_group_t *g, int quiet);
 
 /* All sizes in bytes. root is a group index. update_root: the root's dest

@@ -2,7 +2,7 @@
  * reduce_ops.c - element-wise reduction kernels: out[i] = a[i] OP b[i].
  * out may be a (accumulate); the compiler vectorises the loops behind a
  * runtime overlap check (this file is built with -O3). Two inputs, so the
- * first step needs no copy: a memcpy into a stack buffer ran 10x slower
+ * first step needs no copy: a memcpy into a stack buffer runs far slower
  * than the arithmetic here (rep movsb on AMD EPYC).
  */
 #include "coll/reduce_ops.h"

@@ -1,27 +1,22 @@
 /*
- * barrier.c - the barrier of a group: the team barrier (team/team_barrier.c) for
- * a team, a counting dissemination on the user's pSync for a deprecated
- * active set.
+ * barrier_psync.c - the barrier of a deprecated active set: a counting
+ * dissemination on the user's pSync (a team's barrier is the team barrier,
+ * team/team_barrier.c; coll_dispatch.c chooses).
  *
- * pSync barrier: the team barrier's rounds, but each flag counts arrivals
- * (atomic add of 1 at the partner, atomic subtract of 1 by the owner once
- * seen), so pSync is back at SHMEM_SYNC_VALUE when the barrier ends, as the
- * spec requires of the deprecated routines.
+ * The team barrier's rounds, but each flag counts arrivals (atomic add of 1
+ * at the partner, atomic subtract of 1 by the owner once seen), so pSync is
+ * back at SHMEM_SYNC_VALUE when the barrier ends, as the spec requires of
+ * the deprecated routines.
  */
 #include <stdint.h>
 
-#include "coll/coll.h"
+#include "coll/coll_algs.h"
 #include "mem/seg.h"
 #include "ops/signal.h"
 #include "ops/sync.h"
-#include "team/team.h"
 
-void symm_group_barrier(symm_group_t *g, int quiet)
+void symm_coll_barrier_psync(symm_group_t *g, int quiet)
 {
-    if (g->team != NULL) {
-        symm_team_barrier(g->team, quiet);
-        return;
-    }
     symm_instance_t *s = g->s;
     int n = g->size;
     if (quiet)

@@ -1,5 +1,5 @@
 /*
- * group.c - the groups collectives run over: a team, or a deprecated active
+ * coll_group.c - the groups collectives run over: a team, or a deprecated active
  * set with the user's pSync.
  *
  * Owns the layout decisions: which scratch word of a team slot, and which

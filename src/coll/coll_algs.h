@@ -1,0 +1,82 @@
+/*
+ * coll_algs.h - every algorithm of every collective (coll/ internal), one
+ * entry each, grouped by collective; coll_dispatch.c chooses among them
+ * (its table says when each is chosen). The arguments are those of the
+ * collective's entry point in coll/coll.h; a node-aware form also takes the
+ * team's layout over nodes (coll_nodes.h).
+ *
+ * Forms: pull (every member mapped: read straight from the peers' buffers
+ * between two barriers; coll_pull.h), msg (tagged messages, no barriers;
+ * coll_msg.h), nodes (one head per node exchanges messages, its node's
+ * members share through their mappings; coll_nodes.h).
+ */
+#ifndef SYMM_COLL_ALGS_H
+#define SYMM_COLL_ALGS_H
+
+#include <stddef.h>
+
+#include "coll/coll.h"
+#include "coll/coll_nodes.h"
+
+#pragma GCC visibility push(hidden)
+
+/* barrier/barrier_psync.c: an active set's counting barrier on pSync. */
+void symm_coll_barrier_psync(symm_group_t *g, int quiet);
+
+/* bcast/ */
+void symm_coll_bcast_pull(symm_group_t *g, void *dest, const void *source, size_t nbytes, int root,
+                          int update_root, const char *routine);
+void symm_coll_bcast_msg(symm_group_t *g, void *dest, const void *source, size_t nbytes, int root,
+                         int update_root, const char *routine);
+void symm_coll_bcast_nodes(symm_group_t *g, const nodes_t *nd, void *dest, const void *source,
+                           size_t nbytes, int root, int update_root, const char *routine);
+
+/* fcollect/ (its message form: symm_coll_exchange_msg, per_peer 0) */
+void symm_coll_fcollect_pull(symm_group_t *g, void *dest, const void *source, size_t nbytes,
+                             const char *routine);
+void symm_coll_fcollect_nodes(symm_group_t *g, const nodes_t *nd, void *dest, const void *source,
+                              size_t nbytes, const char *routine);
+
+/* coll_exchange.c: the flat message exchange of fcollect (per_peer 0: my
+ * whole source to every member) and alltoall (per_peer 1: block j of my
+ * source to member j). */
+void symm_coll_exchange_msg(symm_group_t *g, void *dest, const void *source, size_t nbytes,
+                            int per_peer, const char *routine);
+
+/* collect/ */
+void symm_coll_collect_pull(symm_group_t *g, void *dest, const void *source, size_t nbytes,
+                            const char *routine);
+void symm_coll_collect_msg(symm_group_t *g, void *dest, const void *source, size_t nbytes,
+                           const char *routine);
+void symm_coll_collect_nodes(symm_group_t *g, const nodes_t *nd, void *dest, const void *source,
+                             size_t nbytes, const char *routine);
+
+/* alltoall/ (its message form: symm_coll_exchange_msg, per_peer 1) */
+void symm_coll_alltoall_pull(symm_group_t *g, void *dest, const void *source, size_t nbytes,
+                             const char *routine);
+void symm_coll_alltoall_nodes(symm_group_t *g, const nodes_t *nd, void *dest, const void *source,
+                              size_t nbytes, const char *routine);
+void symm_coll_alltoalls_pull(symm_group_t *g, void *dest, const void *source, ptrdiff_t dst,
+                              ptrdiff_t sst, size_t nelems, size_t elem, const char *routine);
+
+/* reduce/ */
+void symm_coll_reduce_pull_whole(symm_group_t *g, void *dest, const void *source, size_t count,
+                                 size_t elem, symm_reduce_fn op, const char *routine);
+void symm_coll_reduce_pull_slice(symm_group_t *g, void *dest, const void *source, size_t count,
+                                 size_t elem, symm_reduce_fn op, const char *routine);
+void symm_coll_reduce_msg_whole(symm_group_t *g, void *dest, const void *source, size_t count,
+                                size_t elem, symm_reduce_fn op, const char *routine);
+void symm_coll_reduce_msg_slice(symm_group_t *g, void *dest, const void *source, size_t count,
+                                size_t elem, symm_reduce_fn op, const char *routine);
+void symm_coll_reduce_nodes(symm_group_t *g, const nodes_t *nd, void *dest, const void *source,
+                            size_t count, size_t elem, symm_reduce_fn op, const char *routine);
+
+/* scan/ */
+void symm_coll_scan_pull(symm_group_t *g, void *dest, const void *source, size_t count, size_t elem,
+                         symm_reduce_fn op, int exclusive, const char *routine);
+void symm_coll_scan_msg(symm_group_t *g, void *dest, const void *source, size_t count, size_t elem,
+                        symm_reduce_fn op, int exclusive, const char *routine);
+
+#pragma GCC visibility pop
+
+#endif

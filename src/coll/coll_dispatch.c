@@ -1,0 +1,174 @@
+/*
+ * coll_dispatch.c - which algorithm runs each collective: the entry points
+ * of coll/coll.h, and nothing else. Each algorithm is in its own file
+ * (coll_algs.h lists them); the choice depends only on what is the same on
+ * every member (the group, its mapping, the sizes, the configuration), so
+ * all members run the same algorithm.
+ *
+ * Three forms. pull: every member mapped (node-local group); each reads
+ * what it needs from its peers' symmetric buffers between two barriers
+ * (coll_pull.h). msg: some member unmapped and the transport has tagged
+ * messages (use_msg, coll_msg.h); no barriers. nodes: a message group that
+ * is a team over several nodes; one head per node exchanges messages, its
+ * node's members share through their mappings (coll_nodes.h; the heads go
+ * direct, ring or Bruck, coll_heads.c). Where messages are not available
+ * (no transport message support) the pull forms serve every group.
+ *
+ * Each algorithm: its file; when it is chosen: why it wins there.
+ * barrier
+ *   team        team/team_barrier.c        a team: the team's scratch flags
+ *   psync       barrier/barrier_psync.c    an active set: counts on the user's pSync
+ * broadcast
+ *   pull        bcast/bcast_pull.c         not msg, or 0 bytes: one copy per member
+ *   msg         bcast/bcast_msg.c          msg, no node layout: binomial tree, log2 n rounds
+ *   nodes       bcast/bcast_nodes.c        msg, node layout: the tree spans heads only
+ * fcollect
+ *   pull        fcollect/fcollect_pull.c   not msg, or 0 bytes: one copy per block
+ *   msg         coll_exchange.c            msg, no heads layout: one round, all blocks at once
+ *   nodes       fcollect/fcollect_nodes.c  msg, heads layout: N(N-1) messages, not n(n-1)
+ * collect
+ *   pull        collect/collect_pull.c     not msg: one copy per block
+ *   msg         collect/collect_msg.c      msg, no heads layout: one round, lengths as offsets
+ *   nodes       collect/collect_nodes.c    msg, heads layout: as fcollect's
+ * alltoall
+ *   pull        alltoall/alltoall_pull.c   not msg, or 0 bytes: one copy per block
+ *   msg         coll_exchange.c            msg, no heads layout or in place: one round
+ *   nodes       alltoall/alltoall_nodes.c  msg, heads layout, not in place: one pack per
+ *                                          pair of heads (direct, or pairwise rounds)
+ *   nodes Bruck alltoall/alltoall_bruck.c  as nodes, heads by Bruck: log2 N messages a head
+ * alltoalls
+ *   pull        alltoall/alltoalls_pull.c  always: strided gets
+ * reduce (all in member order: identical bits everywhere)
+ *   pull whole  reduce/reduce_pull.c       not msg (or 1 PE), 2 PEs, n > count or below
+ *                                          SYMM_REDUCE_SLICE_MIN: one barrier fewer
+ *   pull slice  reduce/reduce_pull.c       not msg, otherwise: each member reduces 1/n
+ *   msg whole   reduce/reduce_msg.c        msg, n > count or below SYMM_REDUCE_SLICE_MIN:
+ *                                          one round
+ *   msg slice   reduce/reduce_msg.c        msg, otherwise: reduce-scatter then allgather,
+ *                                          each member reduces 1/n
+ *   nodes       reduce/reduce_nodes.c      msg, node layout, below SYMM_REDUCE_SLICE_MIN or
+ *                                          2 nodes: only heads exchange (partials)
+ * scan
+ *   pull        scan/scan_pull.c           not msg (or 1 PE): reads in place
+ *   msg         scan/scan_msg.c            msg, 2+ PEs: each source to every later member
+ *
+ * Node layout (symm_coll_team_nodes): a team, SYMM_COLL_NODE_AWARE on,
+ * several nodes and several members on some node. Heads layout
+ * (symm_coll_heads_nodes): the node layout, or one member per node where
+ * the heads would go by ring or Bruck (SYMM_COLL_HEADS, coll_heads.c).
+ */
+#include <stdint.h>
+
+#include "coll/coll_algs.h"
+#include "coll/coll_msg.h"
+#include "coll/coll_nodes.h"
+#include "team/team.h"
+
+void symm_group_barrier(symm_group_t *g, int quiet)
+{
+    if (g->team != NULL) {
+        symm_team_barrier(g->team, quiet);
+        return;
+    }
+    symm_coll_barrier_psync(g, quiet);
+}
+
+void symm_coll_broadcast(symm_group_t *g, void *dest, const void *source, size_t nbytes, int root,
+                         int update_root, const char *routine)
+{
+    if (nbytes != 0 && use_msg(g)) {
+        const nodes_t *nd = symm_coll_team_nodes(g);
+        if (nd != NULL)
+            symm_coll_bcast_nodes(g, nd, dest, source, nbytes, root, update_root, routine);
+        else
+            symm_coll_bcast_msg(g, dest, source, nbytes, root, update_root, routine);
+        return;
+    }
+    symm_coll_bcast_pull(g, dest, source, nbytes, root, update_root, routine);
+}
+
+void symm_coll_fcollect(symm_group_t *g, void *dest, const void *source, size_t nbytes,
+                        const char *routine)
+{
+    if (nbytes != 0 && use_msg(g)) {
+        const nodes_t *nd = symm_coll_heads_nodes(g, nbytes * (size_t)g->size, 0, routine);
+        if (nd != NULL)
+            symm_coll_fcollect_nodes(g, nd, dest, source, nbytes, routine);
+        else
+            symm_coll_exchange_msg(g, dest, source, nbytes, 0, routine);
+        return;
+    }
+    symm_coll_fcollect_pull(g, dest, source, nbytes, routine);
+}
+
+void symm_coll_collect(symm_group_t *g, void *dest, const void *source, size_t nbytes,
+                       const char *routine)
+{
+    if (use_msg(g)) {
+        /* (The sizes differ per member, the choice must not.) */
+        const nodes_t *nd = symm_coll_heads_nodes(g, 0, 0, routine);
+        if (nd != NULL)
+            symm_coll_collect_nodes(g, nd, dest, source, nbytes, routine);
+        else
+            symm_coll_collect_msg(g, dest, source, nbytes, routine);
+        return;
+    }
+    symm_coll_collect_pull(g, dest, source, nbytes, routine);
+}
+
+void symm_coll_alltoall(symm_group_t *g, void *dest, const void *source, size_t nbytes,
+                        const char *routine)
+{
+    if (nbytes != 0 && use_msg(g)) {
+        size_t all = nbytes * (size_t)g->size;
+        const nodes_t *nd = symm_coll_heads_nodes(g, all, 1, routine);
+        /* In place (spec: undefined, but the flat exchange copes) runs flat. */
+        if (nd != NULL && ((const char *)source + all <= (char *)dest ||
+                           (char *)dest + all <= (const char *)source))
+            symm_coll_alltoall_nodes(g, nd, dest, source, nbytes, routine);
+        else
+            symm_coll_exchange_msg(g, dest, source, nbytes, 1, routine);
+        return;
+    }
+    symm_coll_alltoall_pull(g, dest, source, nbytes, routine);
+}
+
+void symm_coll_alltoalls(symm_group_t *g, void *dest, const void *source, ptrdiff_t dst,
+                         ptrdiff_t sst, size_t nelems, size_t elem, const char *routine)
+{
+    symm_coll_alltoalls_pull(g, dest, source, dst, sst, nelems, elem, routine);
+}
+
+void symm_coll_reduce(symm_group_t *g, void *dest, const void *source, size_t count, size_t elem,
+                      symm_reduce_fn op, const char *routine)
+{
+    size_t bytes = count * elem;
+    int n = g->size;
+    if (use_msg(g) && n > 1) {
+        const nodes_t *nd = count != 0 ? symm_coll_team_nodes(g) : NULL;
+        if (nd != NULL && (bytes < g->s->cfg.reduce_slice_min || nd->n_nodes <= 2))
+            symm_coll_reduce_nodes(g, nd, dest, source, count, elem, op, routine);
+        else if (n < 2 || bytes < g->s->cfg.reduce_slice_min || (size_t)n > count)
+            symm_coll_reduce_msg_whole(g, dest, source, count, elem, op, routine);
+        else
+            symm_coll_reduce_msg_slice(g, dest, source, count, elem, op, routine);
+        return;
+    }
+    if (n <= 2 || bytes < g->s->cfg.reduce_slice_min || (size_t)n > count)
+        symm_coll_reduce_pull_whole(g, dest, source, count, elem, op, routine);
+    else
+        symm_coll_reduce_pull_slice(g, dest, source, count, elem, op, routine);
+}
+
+void symm_coll_scan(symm_group_t *g, void *dest, const void *source, size_t count, size_t elem,
+                    symm_reduce_fn op, int exclusive, const char *routine)
+{
+    size_t bytes = count * elem;
+    if (bytes == 0)
+        return;
+    if (use_msg(g) && g->size > 1) {
+        symm_coll_scan_msg(g, dest, source, count, elem, op, exclusive, routine);
+        return;
+    }
+    symm_coll_scan_pull(g, dest, source, count, elem, op, exclusive, routine);
+}

@@ -1,0 +1,116 @@
+/*
+ * coll_msg.c - the message layer of the collectives (declared in
+ * coll/coll_msg.h): the sends a collective keeps until they complete, a
+ * send, a receive into place (checking the size), the wait for a message's
+ * arrival, and the reduction of received vectors in a fixed order. Through
+ * the network transport's tagged messages (transport.h msg_*).
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "coll/coll_bufpool.h"
+#include "coll/coll_msg.h"
+#include "ops/sync.h"
+#include "runtime/log.h"
+#include "runtime/status.h"
+
+void symm_coll_sends_init(sends_t *q, int max, const char *routine)
+{
+    q->n = 0;
+    q->h = max <= 16 ? q->here : malloc(sizeof(void *) * (size_t)max);
+    if (q->h == NULL)
+        symm_fatal(routine, "out of memory for %d message handles", max);
+}
+
+void symm_coll_sends_wait(symm_group_t *g, sends_t *q, const char *routine)
+{
+    for (int i = 0; i < q->n; i++) {
+        int rc = g->s->net->msg_wait(g->s, q->h[i]);
+        if (rc != 0)
+            symm_fatal(routine, "a collective message failed: %s",
+                       symm_status_str((symm_status_t)rc));
+    }
+    q->n = 0;
+}
+
+void symm_coll_sends_fini(symm_group_t *g, sends_t *q, const char *routine)
+{
+    symm_coll_sends_wait(g, q, routine);
+    if (q->h != q->here)
+        free(q->h);
+}
+
+void symm_coll_send_to(symm_group_t *g, sends_t *q, symm_msg_tag_t tag, int round, int i,
+                       const void *src, size_t n, int how, const char *routine)
+{
+    int pe = symm_group_pe(g, i);
+    tag.seq += (uint64_t)round;
+    int msg = how == SEND_SYNC                                     ? SYMM_MSG_SYNC
+              : how == SEND_EAGER || n <= g->s->cfg.coll_eager_max ? SYMM_MSG_EAGER
+                                                                   : SYMM_MSG_AUTO;
+    int rc = g->s->net->msg_send(g->s, pe, &tag, src, n, msg, &q->h[q->n]);
+    if (rc != 0)
+        symm_fatal(routine, "sending %zu bytes to PE %d failed: %s", n, pe,
+                   symm_status_str((symm_status_t)rc));
+    if (q->h[q->n] != NULL)
+        q->n++;
+}
+
+/* Wait until member i's message under tag + round is here; its length. */
+size_t symm_coll_arrived(symm_group_t *g, symm_msg_tag_t tag, int round, int i)
+{
+    size_t len;
+    unsigned polls = 0;
+    tag.seq += (uint64_t)round;
+    while (!g->s->net->msg_probe(g->s, &tag, symm_group_pe(g, i), &len))
+        symm_wait_backoff(g->s, &polls);
+    return len;
+}
+
+/* Receive member i's message under tag + round into dst: n bytes, or end
+ * the job naming both PEs if it sent another size (the members passed
+ * different sizes to one collective). */
+void symm_coll_recv_from(symm_group_t *g, symm_msg_tag_t tag, int round, int i, void *dst, size_t n,
+                         const char *routine)
+{
+    size_t len = symm_coll_arrived(g, tag, round, i);
+    int pe = symm_group_pe(g, i);
+    if (len != n)
+        symm_fatal(routine,
+                   "PE %d sent %zu bytes where this PE expects %zu: the members passed "
+                   "different sizes",
+                   pe, len, n);
+    tag.seq += (uint64_t)round;
+    int rc = g->s->net->msg_take(g->s, &tag, pe, dst, n);
+    if (rc != 0)
+        symm_fatal(routine, "receiving %zu bytes from PE %d failed: %s", n, pe,
+                   symm_status_str((symm_status_t)rc));
+}
+
+/* out = the reduction, in the order of who[0..m) (group indices; NULL:
+ * every member, in member order), of their count elements: mine (at
+ * position self) from `mine`, the others' taken from their messages under
+ * tag+round. The same order on every PE: identical bits. */
+void symm_coll_reduce_taken(symm_group_t *g, char *out, const void *mine, size_t count, size_t elem,
+                            symm_reduce_fn op, symm_msg_tag_t tag, int round, const int *who, int m,
+                            int self, const char *routine)
+{
+    size_t bytes = count * elem;
+    char *buf = bytes != 0 && m > 1 ? symm_coll_buf_get(g, bytes, routine) : NULL;
+    for (int j = 0; j < m; j++) {
+        const void *x = mine;
+        if (j != self) {
+            char *into = j == 0 ? out : buf;
+            symm_coll_recv_from(g, tag, round, who != NULL ? who[j] : j, into, bytes, routine);
+            x = into;
+        }
+        if (j == 0) {
+            if (x != out && bytes != 0)
+                memcpy(out, x, bytes);
+        } else {
+            op(out, out, x, count);
+        }
+    }
+    symm_coll_buf_put(buf);
+}
