@@ -42,6 +42,7 @@
 
 #include "boot/boot.h"
 #include "boot/boot_io.h"
+#include "runtime/dl_table.h"
 #include "runtime/log.h"
 #include "runtime/status.h"
 
@@ -79,62 +80,55 @@ static struct mpi_api {
     mpi_h comm_world, comm_null, byte, errors_return;
 } mp;
 
-/* Symbols from the global scope first (see the copy-relocation note above). */
-static void *mpi_sym(void *h, const char *name)
-{
-    void *p = dlsym(RTLD_DEFAULT, name);
-    return p != NULL || h == RTLD_DEFAULT ? p : dlsym(h, name);
-}
+static const char *const mpi_libs[] = {"libmpi.so.40", "libmpi.so", "libmpi.so.12", NULL};
+/* Symbols from the global scope first (see the copy-relocation note above);
+ * the library only when the program has loaded it (RTLD_NOLOAD). */
+static const symm_dl_lib_t mpi_lib = {mpi_libs, RTLD_NOW | RTLD_NOLOAD, 1};
 
 static int mpi_load(void)
 {
-    static const char *const libs[] = {"libmpi.so.40", "libmpi.so", "libmpi.so.12"};
-    void *h = NULL;
+    const symm_dl_sym_t syms[] = {
+        SYMM_DL_SYM(mp.initialized, "MPI_Initialized"),
+        SYMM_DL_SYM(mp.finalized, "MPI_Finalized"),
+        SYMM_DL_SYM(mp.comm_rank, "MPI_Comm_rank"),
+        SYMM_DL_SYM(mp.comm_size, "MPI_Comm_size"),
+        SYMM_DL_SYM(mp.comm_idup, "MPI_Comm_idup"),
+        SYMM_DL_SYM(mp.comm_free, "MPI_Comm_free"),
+        SYMM_DL_SYM(mp.comm_set_errhandler, "MPI_Comm_set_errhandler"),
+        SYMM_DL_SYM(mp.ibarrier, "MPI_Ibarrier"),
+        SYMM_DL_SYM(mp.iallgather, "MPI_Iallgather"),
+        SYMM_DL_SYM(mp.isend, "MPI_Isend"),
+        SYMM_DL_SYM(mp.irecv, "MPI_Irecv"),
+        SYMM_DL_SYM(mp.test, "MPI_Test"),
+        SYMM_DL_SYM(mp.error_string, "MPI_Error_string"),
+        SYMM_DL_SYM(mp.comm_world, "ompi_mpi_comm_world"),
+        SYMM_DL_SYM(mp.comm_null, "ompi_mpi_comm_null"),
+        SYMM_DL_SYM(mp.byte, "ompi_mpi_byte"),
+        SYMM_DL_SYM(mp.errors_return, "ompi_mpi_errors_return"),
+    };
+    void *h;
+    const char *missing;
 
     if (mp.loaded)
         return SYMM_OK;
-    if (dlsym(RTLD_DEFAULT, "MPI_Initialized") != NULL)
-        h = RTLD_DEFAULT;
-    for (size_t i = 0; h == NULL && i < sizeof(libs) / sizeof(libs[0]); i++)
-        h = dlopen(libs[i], RTLD_NOW | RTLD_NOLOAD);
+    h = symm_dl_open(&mpi_lib, NULL);
     if (h == NULL) {
         symm_error("bootstrap", "MPI bootstrap: no MPI library in this process; the program "
                    "must be linked with Open MPI and call MPI_Init before shmem_init");
         return SYMM_ERR_UNSUPPORTED;
     }
-    if (mpi_sym(h, "ompi_mpi_comm_world") == NULL) {
+    if (symm_dl_lookup(&mpi_lib, h, "ompi_mpi_comm_world") == NULL) {
         symm_error("bootstrap", "MPI bootstrap: this process's MPI is not Open MPI (no "
                    "ompi_mpi_comm_world); the MPI bootstrap supports Open MPI's ABI only (use "
                    "the PMIx or tcp bootstrap)");
         return SYMM_ERR_UNSUPPORTED;
     }
-#define MPI_SYM(field, name)                                                                \
-    do {                                                                                    \
-        mp.field = (__typeof__(mp.field))mpi_sym(h, name);                                 \
-        if (mp.field == NULL) {                                                             \
-            symm_error("bootstrap", "MPI bootstrap: libmpi lacks %s (an MPI-3 Open MPI is " \
-                       "needed)", name);                                                    \
-            return SYMM_ERR_UNSUPPORTED;                                                    \
-        }                                                                                   \
-    } while (0)
-    MPI_SYM(initialized, "MPI_Initialized");
-    MPI_SYM(finalized, "MPI_Finalized");
-    MPI_SYM(comm_rank, "MPI_Comm_rank");
-    MPI_SYM(comm_size, "MPI_Comm_size");
-    MPI_SYM(comm_idup, "MPI_Comm_idup");
-    MPI_SYM(comm_free, "MPI_Comm_free");
-    MPI_SYM(comm_set_errhandler, "MPI_Comm_set_errhandler");
-    MPI_SYM(ibarrier, "MPI_Ibarrier");
-    MPI_SYM(iallgather, "MPI_Iallgather");
-    MPI_SYM(isend, "MPI_Isend");
-    MPI_SYM(irecv, "MPI_Irecv");
-    MPI_SYM(test, "MPI_Test");
-    MPI_SYM(error_string, "MPI_Error_string");
-    MPI_SYM(comm_world, "ompi_mpi_comm_world");
-    MPI_SYM(comm_null, "ompi_mpi_comm_null");
-    MPI_SYM(byte, "ompi_mpi_byte");
-    MPI_SYM(errors_return, "ompi_mpi_errors_return");
-#undef MPI_SYM
+    missing = symm_dl_resolve(&mpi_lib, h, syms, sizeof(syms) / sizeof(syms[0]));
+    if (missing != NULL) {
+        symm_error("bootstrap", "MPI bootstrap: libmpi lacks %s (an MPI-3 Open MPI is "
+                   "needed)", missing);
+        return SYMM_ERR_UNSUPPORTED;
+    }
     mp.loaded = 1;
     return SYMM_OK;
 }
