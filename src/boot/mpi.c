@@ -270,41 +270,27 @@ static int root_notes(mpi_boot_t *mb, mpi_op_t *op, const char *what, int *pendi
     return SYMM_OK;
 }
 
-static int mpi_collective(mpi_boot_t *mb, uint32_t kind, const void *in, void *out, size_t len)
+/* A collective's state for len bytes per PE (root: with the notes' room),
+ * or NULL when out of memory. */
+static mpi_op_t *op_new(int n, int root, size_t len)
 {
-    int n = mb->base.size, root = mb->base.rank == 0, e, rc;
-    int pending = root ? n - 1 : 1, coll_done = 0;
-    double t0 = symm_boot_now(), t = mb->base.timeout_s;
-    double end = t > 0 ? t0 + (root ? t : 2 * t) : -1.0;
-    unsigned spins = 0;
-    char what[48], eb[256];
-    mpi_op_t *op;
-
-    if (mb->failed != SYMM_OK)
-        return mb->failed;
-    mb->seq++;
-    snprintf(what, sizeof(what), "bootstrap %s #%u", kind_name(kind), mb->seq);
-    if ((rc = check_finalized(what)) != SYMM_OK)
-        goto fail;
-
-    op = calloc(1, sizeof(*op));
+    mpi_op_t *op = calloc(1, sizeof(*op));
     if (op == NULL || (op->buf = malloc(len + (size_t)n * len + 1)) == NULL ||
         (root && ((op->recv = calloc((size_t)n, sizeof(mpi_h))) == NULL ||
                   (op->arrived = calloc((size_t)n, 1)) == NULL ||
                   (op->notes = calloc((size_t)n, sizeof(mpi_note_t))) == NULL))) {
         if (op)
             op_free(op);
-        symm_error("bootstrap", "out of memory for %s", what);
-        rc = SYMM_ERR_NOMEM;
-        goto fail;
+        return NULL;
     }
-    op->mine = (mpi_note_t){mb->seq, kind, len};
-    if (len > 0)
-        memcpy(op->buf, in, len);
+    return op;
+}
 
-    /* Notes first, then the collective. */
-    e = 0;
-    if (root) {
+/* Start the notes, then the collective: 0 or MPI's error code. */
+static int op_start(mpi_boot_t *mb, mpi_op_t *op, uint32_t kind, size_t len)
+{
+    int n = mb->base.size, e = 0;
+    if (mb->base.rank == 0) {
         for (int r = 1; r < n && e == 0; r++)
             e = mp.irecv(&op->notes[r], (int)sizeof(mpi_note_t), mp.byte, r, MPI_BOOT_TAG,
                          mb->comm, &op->recv[r]);
@@ -316,52 +302,86 @@ static int mpi_collective(mpi_boot_t *mb, uint32_t kind, const void *in, void *o
         e = kind == NOTE_BARRIER ? mp.ibarrier(mb->comm, &op->coll)
                                  : mp.iallgather(op->buf, (int)len, mp.byte, op->buf + len,
                                                  (int)len, mp.byte, mb->comm, &op->coll);
+    return e;
+}
+
+/* Poll op until the collective and the notes are done, or until end (PE 0
+ * then names the PEs whose notes did not come). */
+static int op_wait(mpi_boot_t *mb, mpi_op_t *op, const char *what, double t0, double end)
+{
+    int root = mb->base.rank == 0, pending = root ? mb->base.size - 1 : 1, coll_done = 0;
+    unsigned spins = 0;
+    char eb[256];
+    for (;;) {
+        int flag = 0, e, rc;
+        if (!coll_done) {
+            e = mp.test(&op->coll, &coll_done, NULL);
+            if (e != 0) {
+                symm_error("bootstrap", "MPI %s failed: %s", what, mpi_err(e, eb));
+                return SYMM_ERR_PEER;
+            }
+        }
+        if (root && pending > 0) {
+            rc = root_notes(mb, op, what, &pending);
+            if (rc != SYMM_OK)
+                return rc;
+        } else if (!root && pending > 0) {
+            e = mp.test(&op->send, &flag, NULL);
+            if (e != 0) {
+                symm_error("bootstrap", "MPI send of this PE's note for %s failed: %s", what,
+                           mpi_err(e, eb));
+                return SYMM_ERR_PEER;
+            }
+            pending -= flag != 0;
+        }
+        if (coll_done && pending == 0)
+            return SYMM_OK;
+        if (end >= 0 && symm_boot_now() > end) {
+            if (root)
+                return root_timeout(mb, op, what, symm_boot_now() - t0);
+            symm_error("bootstrap", "timed out after %g s in %s: the MPI collective did not "
+                       "complete (PE 0 names the PEs that did not arrive)",
+                       symm_boot_now() - t0, what);
+            return SYMM_ERR_TIMEOUT;
+        }
+        backoff(&spins, t0);
+    }
+}
+
+static int mpi_collective(mpi_boot_t *mb, uint32_t kind, const void *in, void *out, size_t len)
+{
+    int n = mb->base.size, root = mb->base.rank == 0, e, rc;
+    double t0 = symm_boot_now(), t = mb->base.timeout_s;
+    double end = t > 0 ? t0 + (root ? t : 2 * t) : -1.0;
+    char what[48], eb[256];
+    mpi_op_t *op;
+
+    if (mb->failed != SYMM_OK)
+        return mb->failed;
+    mb->seq++;
+    snprintf(what, sizeof(what), "bootstrap %s #%u", kind_name(kind), mb->seq);
+    if ((rc = check_finalized(what)) != SYMM_OK)
+        goto fail;
+    op = op_new(n, root, len);
+    if (op == NULL) {
+        symm_error("bootstrap", "out of memory for %s", what);
+        rc = SYMM_ERR_NOMEM;
+        goto fail;
+    }
+    op->mine = (mpi_note_t){mb->seq, kind, len};
+    if (len > 0)
+        memcpy(op->buf, in, len);
+    e = op_start(mb, op, kind, len);
     if (e != 0) {
         /* Requests may be pending: leak op rather than free their buffers. */
         symm_error("bootstrap", "MPI could not start %s: %s", what, mpi_err(e, eb));
         rc = SYMM_ERR_BOOT;
         goto fail;
     }
-
-    for (;;) {
-        int flag = 0;
-        if (!coll_done) {
-            e = mp.test(&op->coll, &coll_done, NULL);
-            if (e != 0) {
-                symm_error("bootstrap", "MPI %s failed: %s", what, mpi_err(e, eb));
-                rc = SYMM_ERR_PEER;
-                goto fail;
-            }
-        }
-        if (root && pending > 0) {
-            rc = root_notes(mb, op, what, &pending);
-            if (rc != SYMM_OK)
-                goto fail;
-        } else if (!root && pending > 0) {
-            e = mp.test(&op->send, &flag, NULL);
-            if (e != 0) {
-                symm_error("bootstrap", "MPI send of this PE's note for %s failed: %s", what,
-                           mpi_err(e, eb));
-                rc = SYMM_ERR_PEER;
-                goto fail;
-            }
-            pending -= flag != 0;
-        }
-        if (coll_done && pending == 0)
-            break;
-        if (end >= 0 && symm_boot_now() > end) {
-            if (root) {
-                rc = root_timeout(mb, op, what, symm_boot_now() - t0);
-            } else {
-                symm_error("bootstrap", "timed out after %g s in %s: the MPI collective did not "
-                           "complete (PE 0 names the PEs that did not arrive)",
-                           symm_boot_now() - t0, what);
-                rc = SYMM_ERR_TIMEOUT;
-            }
-            goto fail;
-        }
-        backoff(&spins, t0);
-    }
+    /* On a failure op is leaked: MPI may still write into it. */
+    rc = op_wait(mb, op, what, t0, end);
+    if (rc != SYMM_OK)
+        goto fail;
     if (kind == NOTE_ALLGATHER && len > 0)
         memcpy(out, op->buf + len, (size_t)n * len);
     op_free(op);
