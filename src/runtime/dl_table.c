@@ -38,8 +38,7 @@ void *symm_dl_lookup(const symm_dl_lib_t *lib, void *h, const char *name)
     return p != NULL ? p : dlsym(h, name);
 }
 
-const char *symm_dl_resolve(const symm_dl_lib_t *lib, void *h, const symm_dl_sym_t *syms,
-                            size_t n)
+const char *symm_dl_resolve(const symm_dl_lib_t *lib, void *h, const symm_dl_sym_t *syms, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
         void *p = symm_dl_lookup(lib, h, syms[i].name);

@@ -26,7 +26,10 @@ typedef struct symm_dl_sym {
 } symm_dl_sym_t;
 
 /* An entry of a table: SYMM_DL_SYM(px.init, "PMIx_Init"). */
-#define SYMM_DL_SYM(field, name) {(name), &(field)}
+#define SYMM_DL_SYM(field, name) \
+    {                            \
+        (name), &(field)         \
+    }
 
 /* How a library is found and its symbols looked up. */
 typedef struct symm_dl_lib {
@@ -47,8 +50,7 @@ void *symm_dl_lookup(const symm_dl_lib_t *lib, void *h, const char *name);
 
 /* Fill syms[0..n) from h, in order: NULL when every one was found, else the
  * name of the first missing one (the entries before it are filled). */
-const char *symm_dl_resolve(const symm_dl_lib_t *lib, void *h, const symm_dl_sym_t *syms,
-                            size_t n);
+const char *symm_dl_resolve(const symm_dl_lib_t *lib, void *h, const symm_dl_sym_t *syms, size_t n);
 
 /* symm_dl_open, then symm_dl_resolve: 0 when the library opened and every
  * symbol was found (the handle in *h_p, if not NULL); -1 when no library

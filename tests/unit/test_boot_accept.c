@@ -56,10 +56,10 @@ typedef struct client {
     int port;
     uint8_t msg[128];
     size_t len;
-    int bytewise;               /* send a byte at a time */
-    int want_reply;             /* read a header back */
-    volatile int *after;        /* wait for this flag before connecting */
-    volatile int done;          /* it has sent (and read its reply) */
+    int bytewise;        /* send a byte at a time */
+    int want_reply;      /* read a header back */
+    volatile int *after; /* wait for this flag before connecting */
+    volatile int done;   /* it has sent (and read its reply) */
     int fd;
     int got_reply;
     tcp_hdr_t reply;
@@ -153,8 +153,12 @@ static int listen_any(int *port_p)
 static int run_root(int size, double timeout_s, client_t *cl, int n)
 {
     int port, lfd = listen_any(&port);
-    symm_boot_tcp_params_t p = {.rank = 0, .size = size, .root_addr = NULL, .listen_fd = lfd,
-                                .secret = SECRET, .timeout_s = timeout_s};
+    symm_boot_tcp_params_t p = {.rank = 0,
+                                .size = size,
+                                .root_addr = NULL,
+                                .listen_fd = lfd,
+                                .secret = SECRET,
+                                .timeout_s = timeout_s};
     symm_boot_t *boot = NULL;
     for (int i = 0; i < n; i++)
         client_start(&cl[i], port);
@@ -169,7 +173,10 @@ static int run_root(int size, double timeout_s, client_t *cl, int n)
     return rc;
 }
 
-static int last_has(const char *s) { return strstr(symm_log_last_error(), s) != NULL; }
+static int last_has(const char *s)
+{
+    return strstr(symm_log_last_error(), s) != NULL;
+}
 
 /* A stray refused with reason, then a good PE 1 joins. */
 static void stray_then_pe(const char *what, client_t *stray, int reason, const char *text)

@@ -88,10 +88,10 @@ enum { STEP_WAIT = 0, STEP_USED = 1, STEP_AGAIN = 2 };
 typedef struct pend_conn {
     symm_tcp_conn_t c;
     acc_state_t state;
-    int other;          /* it speaks what this PE does not (plain or TLS) */
-    double drain_end;   /* ACC_DRAIN: close by then */
-    size_t got, need;   /* TCP_HELLO_LEN, or TCP_DIR_LEN for a directory request */
-    int dir_rank;       /* ACC_DIR_*: the rank it registered */
+    int other;                /* it speaks what this PE does not (plain or TLS) */
+    double drain_end;         /* ACC_DRAIN: close by then */
+    size_t got, need;         /* TCP_HELLO_LEN, or TCP_DIR_LEN for a directory request */
+    int dir_rank;             /* ACC_DIR_*: the rank it registered */
     uint8_t buf[TCP_DIR_LEN]; /* the hello or request; ACC_DIR_SEND: the answer */
     char from[64];
 } pend_conn_t;
@@ -103,11 +103,11 @@ typedef struct accept_st {
     int verify_tried;
     int joined;
     double end;
-    pend_conn_t *pend;  /* the pending connections, np of them */
+    pend_conn_t *pend; /* the pending connections, np of them */
     int np;
-    int *wait_at;       /* tree rank 0, by rank: its pending ACC_DIR_WAIT connection, or -1 */
-    int culprit;        /* tree: whom a failure names in the abort, or -1 */
-    int from;           /* tree: the rank whose abort or loss ended it, or -1 */
+    int *wait_at; /* tree rank 0, by rank: its pending ACC_DIR_WAIT connection, or -1 */
+    int culprit;  /* tree: whom a failure names in the abort, or -1 */
+    int from;     /* tree: the rank whose abort or loss ended it, or -1 */
     /* The driver's: */
     int lfd;            /* the listening socket */
     double t0;          /* when accepting started */
@@ -170,8 +170,10 @@ static int conn_refuse(pend_conn_t *c, int reason, const char *detail)
  * refusal. */
 static int conn_refuse_tls(pend_conn_t *c)
 {
-    symm_error("bootstrap", "refused connection from %s: TLS handshake failed (wrong job secret "
-               "or certificate): %s%s", c->from,
+    symm_error("bootstrap",
+               "refused connection from %s: TLS handshake failed (wrong job secret "
+               "or certificate): %s%s",
+               c->from,
                symm_tls_failed_on_secret(c->c.tls) ? "bad job secret" : symm_tls_error(c->c.tls),
                c->other ? " (it speaks TLS; bootstrap TLS is off on PE 0)" : "");
     return conn_drain_start(c);
@@ -220,9 +222,10 @@ static int shape_differs(accept_st_t *st, pend_conn_t *c, int r, uint32_t k)
     (void)symm_tcp_conn_send_some(&c->c, rj, TCP_HDR_LEN, NULL, 0, &off);
     shape_text(theirs, sizeof(theirs), k);
     shape_text(mine, sizeof(mine), (unsigned)tb->tree_k);
-    symm_error("bootstrap", "PE %d (from %s) runs the bootstrap as %s, PE %d as %s (set "
-               "SYMM_BOOT_TREE_MIN and SYMM_BOOT_TREE_K alike on every PE)", r, c->from, theirs,
-               tb->base.rank, mine);
+    symm_error("bootstrap",
+               "PE %d (from %s) runs the bootstrap as %s, PE %d as %s (set "
+               "SYMM_BOOT_TREE_MIN and SYMM_BOOT_TREE_K alike on every PE)",
+               r, c->from, theirs, tb->base.rank, mine);
     conn_linger(c, st->end);
     return SYMM_ERR_BOOT;
 }
@@ -281,9 +284,9 @@ static int hello_judge(accept_st_t *st, pend_conn_t *c)
     if (h.type != TCP_MSG_HELLO)
         return conn_refuse(c, TCP_REJECT_PROTOCOL, "");
     if (!secret_equal(c->buf + TCP_HDR_LEN, tb->base.secret))
-        return conn_refuse(c, TCP_REJECT_SECRET, c->other && tb->tls != NULL
-                                                     ? " (and it runs the bootstrap without TLS)"
-                                                     : "");
+        return conn_refuse(c, TCP_REJECT_SECRET,
+                           c->other && tb->tls != NULL ? " (and it runs the bootstrap without TLS)"
+                                                       : "");
     /* From here the peer is part of this job: a mismatch is the launcher's
      * or the user's error, and waiting would only turn it into a timeout. */
     int size = tb->base.size, r = h.arg;
@@ -292,9 +295,10 @@ static int hello_judge(accept_st_t *st, pend_conn_t *c)
         size_t off = 0;
         tcp_hdr_pack(rj, TCP_MSG_REJECT, 0, TCP_REJECT_TLS, 0);
         (void)symm_tcp_conn_send_some(&c->c, rj, TCP_HDR_LEN, NULL, 0, &off);
-        symm_error("bootstrap", "PE %d (from %s) runs the bootstrap %s TLS, PE %d %s: turn TLS "
-                   "on or off alike on every PE (SYMM_BOOT_TLS, aclshmemx_set_conf_store_tls)", r,
-                   c->from, tb->tls != NULL ? "without" : "with", tb->base.rank,
+        symm_error("bootstrap",
+                   "PE %d (from %s) runs the bootstrap %s TLS, PE %d %s: turn TLS "
+                   "on or off alike on every PE (SYMM_BOOT_TLS, aclshmemx_set_conf_store_tls)",
+                   r, c->from, tb->tls != NULL ? "without" : "with", tb->base.rank,
                    tb->tls != NULL ? "with it" : "without");
         conn_linger(c, st->end);
         return SYMM_ERR_BOOT;
@@ -302,13 +306,13 @@ static int hello_judge(accept_st_t *st, pend_conn_t *c)
     if (h.seq != (uint32_t)tb->tree_k)
         return shape_differs(st, c, r, h.seq);
     if (h.len != (uint64_t)size) {
-        symm_error("bootstrap", "PE %d (from %s) was started with job size %llu, PE %d with %d",
-                   r, c->from, (unsigned long long)h.len, tb->base.rank, size);
+        symm_error("bootstrap", "PE %d (from %s) was started with job size %llu, PE %d with %d", r,
+                   c->from, (unsigned long long)h.len, tb->base.rank, size);
         return SYMM_ERR_BOOT;
     }
     if (r < tb->lo || r >= tb->hi) {
-        symm_error("bootstrap", "a PE from %s claims rank %d, outside %d..%d%s", c->from, r,
-                   tb->lo, tb->hi - 1, tb->tree_k ? " (the children of this PE)" : "");
+        symm_error("bootstrap", "a PE from %s claims rank %d, outside %d..%d%s", c->from, r, tb->lo,
+                   tb->hi - 1, tb->tree_k ? " (the children of this PE)" : "");
         return SYMM_ERR_BOOT;
     }
     if (tcp_peer(tb, r)->fd >= 0) {
@@ -380,20 +384,20 @@ static int dir_judge(accept_st_t *st, pend_conn_t *c, int i)
         size_t off = 0;
         tcp_hdr_pack(rj, TCP_MSG_REJECT, 0, TCP_REJECT_TLS, 0);
         (void)symm_tcp_conn_send_some(&c->c, rj, TCP_HDR_LEN, NULL, 0, &off);
-        symm_error("bootstrap", "PE %d (from %s) runs the bootstrap with TLS %s, PE 0 with TLS "
+        symm_error("bootstrap",
+                   "PE %d (from %s) runs the bootstrap with TLS %s, PE 0 with TLS "
                    "%s: set TLS alike on every PE (SYMM_BOOT_TLS, aclshmemx_set_conf_store_tls)",
                    r, c->from, symm_tls_mode_name(mode), symm_tls_mode_name(tb->tls_mode));
         conn_linger(c, st->end);
         return SYMM_ERR_BOOT;
     }
     if (h.len != (uint64_t)size) {
-        symm_error("bootstrap", "PE %d (from %s) was started with job size %llu, PE 0 with %d",
-                   r, c->from, (unsigned long long)h.len, size);
+        symm_error("bootstrap", "PE %d (from %s) was started with job size %llu, PE 0 with %d", r,
+                   c->from, (unsigned long long)h.len, size);
         return SYMM_ERR_BOOT;
     }
     if (r <= 0 || r >= size) {
-        symm_error("bootstrap", "a PE from %s claims rank %d, outside 1..%d", c->from, r,
-                   size - 1);
+        symm_error("bootstrap", "a PE from %s claims rank %d, outside 1..%d", c->from, r, size - 1);
         return SYMM_ERR_BOOT;
     }
     tcp_dir_t *d = tb->dir;
@@ -718,9 +722,11 @@ static int accept_new(accept_st_t *st)
                 continue;
             struct rlimit rl = {0, 0};
             getrlimit(RLIMIT_NOFILE, &rl);
-            symm_error("bootstrap", "accepting PE connections failed: %s (%d of %d "
-                       "PEs joined; open files limit %llu)", strerror(errno), st->joined + 1,
-                       st->nkids + 1, (unsigned long long)rl.rlim_cur);
+            symm_error("bootstrap",
+                       "accepting PE connections failed: %s (%d of %d "
+                       "PEs joined; open files limit %llu)",
+                       strerror(errno), st->joined + 1, st->nkids + 1,
+                       (unsigned long long)rl.rlim_cur);
             return SYMM_ERR_SYS;
         }
         symm_tcp_set_nodelay(fd);
@@ -743,9 +749,8 @@ static int accept_round(accept_st_t *st)
         /* The star's rank 0 waited timeout_s from its creation; a tree
          * parent longer, from when it started accepting. */
         return symm_tcp_root_timeout(tb, accept_missing(st), "to connect",
-                                     tb->tree_k > 0 && tb->base.rank > 0
-                                         ? symm_boot_now() - st->t0
-                                         : tb->base.timeout_s);
+                                     tb->tree_k > 0 && tb->base.rank > 0 ? symm_boot_now() - st->t0
+                                                                         : tb->base.timeout_s);
     }
     if (pr < 0) {
         symm_error("bootstrap", "poll failed: %s", strerror(-pr));

@@ -22,8 +22,7 @@
 
 /* Send a[alen] then b[blen] from *off on: 1 when all is sent, 0 when the
  * socket is full, else -errno. */
-static int fd_send_some(int fd, const void *a, size_t alen, const void *b, size_t blen,
-                        size_t *off)
+static int fd_send_some(int fd, const void *a, size_t alen, const void *b, size_t blen, size_t *off)
 {
     while (*off < alen + blen) {
         struct iovec iov[2];
@@ -72,7 +71,7 @@ static int fd_recv_some(int fd, void *buf, size_t n, size_t *off)
 #define CONN_COALESCE 4096
 
 int symm_tcp_conn_send_some(symm_tcp_conn_t *c, const void *a, size_t alen, const void *b,
-                             size_t blen, size_t *off)
+                            size_t blen, size_t *off)
 {
     if (c->tls == NULL) {
         c->want = POLLOUT;
@@ -121,7 +120,7 @@ int symm_tcp_conn_recv_some(symm_tcp_conn_t *c, void *buf, size_t n, size_t *off
 }
 
 int symm_tcp_conn_send_all(symm_tcp_conn_t *c, const void *a, size_t alen, const void *b,
-                            size_t blen, double end)
+                           size_t blen, double end)
 {
     size_t off = 0;
     for (;;) {

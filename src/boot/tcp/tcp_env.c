@@ -99,7 +99,8 @@ int symm_tcp_create_from_env(double timeout_s, symm_boot_t **boot_p)
     }
 
     if (missing >= 0) {
-        symm_error("bootstrap", "%s is not set, but %s is: the launcher's environment is "
+        symm_error("bootstrap",
+                   "%s is not set, but %s is: the launcher's environment is "
                    "incomplete (run the program under oshrun, or with none of SYMM_RANK, "
                    "SYMM_SIZE, SYMM_BOOT_ADDR, SYMM_JOB_SECRET for a single PE)",
                    names[missing], present >= 0 ? names[present] : "SYMM_BOOT_LISTEN_FD");
@@ -108,8 +109,7 @@ int symm_tcp_create_from_env(double timeout_s, symm_boot_t **boot_p)
 
     symm_boot_tcp_params_t p = {.listen_fd = -1, .timeout_s = timeout_s};
     if (parse_int(val[1], 1, BOOT_MAX_SIZE, &p.size) != 0) {
-        symm_error("bootstrap", "SYMM_SIZE='%s' is not a PE count in 1..%d", val[1],
-                   BOOT_MAX_SIZE);
+        symm_error("bootstrap", "SYMM_SIZE='%s' is not a PE count in 1..%d", val[1], BOOT_MAX_SIZE);
         return SYMM_ERR_INVALID;
     }
     if (parse_int(val[0], 0, p.size - 1, &p.rank) != 0) {

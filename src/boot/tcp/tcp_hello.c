@@ -39,22 +39,26 @@ static int peer_handshake_failed(tcp_boot_t *tb, int io, double waited_s)
     symm_tls_t *t = tb->up.tls;
     int up = tb->up_rank;
     if (symm_tls_saw_plain(t)) {
-        symm_error("bootstrap", "PE %d answered without TLS: bootstrap TLS is off on PE %d and on "
+        symm_error("bootstrap",
+                   "PE %d answered without TLS: bootstrap TLS is off on PE %d and on "
                    "here (turn it on or off alike on every PE: SYMM_BOOT_TLS, "
-                   "aclshmemx_set_conf_store_tls)", up, up);
+                   "aclshmemx_set_conf_store_tls)",
+                   up, up);
         return SYMM_ERR_BOOT;
     }
     if (io == SYMM_IO_TLS && symm_tls_failed_on_secret(t)) {
-        symm_error("bootstrap", "PE %d refused this PE's connection: %s (TLS handshake failed: "
-                   "PE %d rejected this PE's pre-shared key: %s)%s", up,
-                   tcp_reject_text(TCP_REJECT_SECRET), up, symm_tls_error(t),
+        symm_error("bootstrap",
+                   "PE %d refused this PE's connection: %s (TLS handshake failed: "
+                   "PE %d rejected this PE's pre-shared key: %s)%s",
+                   up, tcp_reject_text(TCP_REJECT_SECRET), up, symm_tls_error(t),
                    tb->tree_k ? " (or the directory gave a wrong address for it)" : "");
         return SYMM_ERR_BOOT;
     }
     if (io == SYMM_IO_TLS) {
-        symm_error("bootstrap", "TLS handshake with PE %d failed (wrong job secret or "
-                   "certificate, or TLS settings that differ between PEs%s): %s", up,
-                   tb->tree_k ? ", or a wrong address from the directory" : "",
+        symm_error("bootstrap",
+                   "TLS handshake with PE %d failed (wrong job secret or "
+                   "certificate, or TLS settings that differ between PEs%s): %s",
+                   up, tb->tree_k ? ", or a wrong address from the directory" : "",
                    symm_tls_error(t));
         return SYMM_ERR_BOOT;
     }
@@ -80,8 +84,8 @@ int symm_tcp_peer_join(tcp_boot_t *tb, const char *addr, int retry, double end)
          * first collective. */
         size_t off = 0;
         for (;;) {
-            long k = symm_tls_write_early(tb->up.tls, hello + off, TCP_HELLO_LEN - off,
-                                          &tb->up.want);
+            long k =
+                symm_tls_write_early(tb->up.tls, hello + off, TCP_HELLO_LEN - off, &tb->up.want);
             if (k > 0 && (off += (size_t)k) == TCP_HELLO_LEN)
                 return SYMM_OK;
             if (k < 0)

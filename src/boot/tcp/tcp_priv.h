@@ -42,35 +42,34 @@ typedef struct tcp_dir {
 typedef struct tcp_boot {
     symm_boot_t base;
     symm_tcp_conn_t up;    /* the star's other ranks: rank 0; the tree's: the parent */
-    int up_rank;            /* whom up leads to; -1 at rank 0 */
+    int up_rank;           /* whom up leads to; -1 at rank 0 */
     symm_tcp_conn_t *peer; /* rank r's connection is peer[r - peer_base] */
-    int peer_base;          /* star: 0 ([0].fd is -1); tree: lo */
-    int lo, hi;             /* ranks this PE accepts: star rank 0 1..size-1, tree its children */
-    int tree_k;             /* the tree's fan-out; 0: the star */
-    int depth, max_depth;   /* tree: this PE's depth, the deepest PE's */
-    tcp_dir_t *dir;         /* tree rank 0 */
+    int peer_base;         /* star: 0 ([0].fd is -1); tree: lo */
+    int lo, hi;            /* ranks this PE accepts: star rank 0 1..size-1, tree its children */
+    int tree_k;            /* the tree's fan-out; 0: the star */
+    int depth, max_depth;  /* tree: this PE's depth, the deepest PE's */
+    tcp_dir_t *dir;        /* tree rank 0 */
     uint8_t up_hdr[TCP_HDR_LEN]; /* tree: a header from the parent, arriving */
     size_t up_moved;
-    int tls_mode;       /* SYMM_TLS_* (boot/tls.h) */
-    symm_tls_ctx_t *tls; /* accepting side (rank 0, tree parents); NULL when TLS is off */
+    int tls_mode;            /* SYMM_TLS_* (boot/tls.h) */
+    symm_tls_ctx_t *tls;     /* accepting side (rank 0, tree parents); NULL when TLS is off */
     symm_tls_ctx_t *tls_cli; /* joining side (the other ranks) */
-    int hello_due;      /* other ranks with a PSK: the handshake (and the
-                         * hello if rank 0 refused it as early data) come at
-                         * the first collective, so that create never waits
-                         * for rank 0 (as the plain hello does not) */
-    uint32_t seq;       /* number of the current collective */
-    int failed;         /* first failure; later calls return it without a word */
-    struct pollfd *pfd; /* accepting side: scratch for one step, a slot per peer + 1 */
+    int hello_due;           /* other ranks with a PSK: the handshake (and the
+                              * hello if rank 0 refused it as early data) come at
+                              * the first collective, so that create never waits
+                              * for rank 0 (as the plain hello does not) */
+    uint32_t seq;            /* number of the current collective */
+    int failed;              /* first failure; later calls return it without a word */
+    struct pollfd *pfd;      /* accepting side: scratch for one step, a slot per peer + 1 */
     int *pfd_rank;
-    size_t *moved;      /* by peer index, as the rest: */
-    uint8_t *hdr;       /* TCP_HDR_LEN per peer */
+    size_t *moved; /* by peer index, as the rest: */
+    uint8_t *hdr;  /* TCP_HDR_LEN per peer */
 } tcp_boot_t;
 
 /* After one step on poll entry *j of n (a peer c): a finished one leaves the
  * set (the last takes its place, *j stays), else it is re-armed for what c
  * waits for and *j moves on. The new n. */
-static inline int tcp_pfd_step(tcp_boot_t *tb, int *j, int n, int done,
-                               const symm_tcp_conn_t *c)
+static inline int tcp_pfd_step(tcp_boot_t *tb, int *j, int n, int done, const symm_tcp_conn_t *c)
 {
     if (done) {
         tb->pfd[*j] = tb->pfd[--n];
@@ -88,7 +87,6 @@ static inline symm_tcp_conn_t *tcp_peer(tcp_boot_t *tb, int r)
     return &tb->peer[r - tb->peer_base];
 }
 
-
 /* ---- tcp_star.c ----------------------------------------------------------- */
 
 /* The star's collectives (rank 0 or another rank). */
@@ -100,8 +98,7 @@ int symm_tcp_io_report(const symm_tcp_conn_t *c, int pe, int io, const char *dur
 /* Rank 0 gives up with status: tell every connected PE but the culprit;
  * those part-way through a message of total bytes (sent[] by peer index,
  * may be NULL) are shut down instead. */
-void symm_tcp_root_abort(tcp_boot_t *tb, int culprit, int status, const size_t *sent,
-                         size_t total);
+void symm_tcp_root_abort(tcp_boot_t *tb, int culprit, int status, const size_t *sent, size_t total);
 /* Rank 0 (or a tree parent) timed out after waited_s waiting for the npend
  * ranks in tb->pfd_rank: log them. */
 int symm_tcp_root_timeout(tcp_boot_t *tb, int npend, const char *what, double waited_s);
@@ -164,8 +161,8 @@ void symm_tree_abort(tcp_boot_t *tb, int culprit, int status, int skip_up, int s
 /* A header arrived from PE `from` (the parent or a child) when none was
  * due, or its connection failed with io (< 0): log it and return the status
  * to fail with; *culprit_p the rank to name in the abort. */
-int symm_tree_unexpected(tcp_boot_t *tb, symm_tcp_conn_t *c, int from, int io,
-                         const uint8_t *hdr, const char *during, int *culprit_p);
+int symm_tree_unexpected(tcp_boot_t *tb, symm_tcp_conn_t *c, int from, int io, const uint8_t *hdr,
+                         const char *during, int *culprit_p);
 /* Directory messages (tcp_wire.h's dir): pack one of type (request or
  * answer) with its MAC; unpack checks the MAC (SYMM_OK) and gives the TLS
  * mode and the address (TCP_ADDR_LEN bytes, NUL-terminated). */

@@ -138,8 +138,8 @@ void symm_tcp_raise_nofile(int need)
     struct rlimit rl;
     if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur >= (rlim_t)need)
         return;
-    rl.rlim_cur = rl.rlim_max != RLIM_INFINITY && rl.rlim_max < (rlim_t)need ? rl.rlim_max
-                                                                            : (rlim_t)need;
+    rl.rlim_cur =
+        rl.rlim_max != RLIM_INFINITY && rl.rlim_max < (rlim_t)need ? rl.rlim_max : (rlim_t)need;
     (void)setrlimit(RLIMIT_NOFILE, &rl);
 }
 
@@ -147,9 +147,8 @@ void symm_tcp_raise_nofile(int need)
 
 static int connect_retryable(int err)
 {
-    return err == ECONNREFUSED || err == ETIMEDOUT || err == ECONNRESET ||
-           err == ECONNABORTED || err == ENETUNREACH || err == EHOSTUNREACH || err == EAGAIN ||
-           err == EINTR;
+    return err == ECONNREFUSED || err == ETIMEDOUT || err == ECONNRESET || err == ECONNABORTED ||
+           err == ENETUNREACH || err == EHOSTUNREACH || err == EAGAIN || err == EINTR;
 }
 
 /* Connect fd, waiting until end; 0 or an errno. */
@@ -193,8 +192,8 @@ int symm_tcp_connect(const char *addr, int peer, int retry, double end, int *fd_
 {
     double t0 = symm_boot_now();
     int err = 0;
-    int rc = addr_try_each(addr, 0, end, connect_to, retry ? connect_pause : connect_once, fd_p,
-                           &err);
+    int rc =
+        addr_try_each(addr, 0, end, connect_to, retry ? connect_pause : connect_once, fd_p, &err);
     if (rc == SYMM_OK)
         symm_tcp_set_nodelay(*fd_p);
     if (rc != 1)

@@ -170,7 +170,8 @@ static int make_psk(symm_tls_ctx_t *c, const char *secret)
     SSL *tmp = SSL_new(c->ctx);
     const SSL_CIPHER *cipher = tmp ? SSL_CIPHER_find(tmp, suite) : NULL;
     c->psk = SSL_SESSION_new();
-    ok = cipher != NULL && c->psk != NULL && SSL_SESSION_set1_master_key(c->psk, key, sizeof(key)) &&
+    ok = cipher != NULL && c->psk != NULL &&
+         SSL_SESSION_set1_master_key(c->psk, key, sizeof(key)) &&
          SSL_SESSION_set_cipher(c->psk, cipher) &&
          SSL_SESSION_set_protocol_version(c->psk, TLS1_3_VERSION) &&
          SSL_SESSION_set_max_early_data(c->psk, EARLY_MAX) &&
@@ -211,10 +212,11 @@ int symm_tls_ctx_create(int mode, int server, const char *secret, symm_tls_ctx_t
     SSL_CTX_set_app_data(c->ctx, c);
     if (SSL_CTX_set_min_proto_version(c->ctx, TLS1_3_VERSION) != 1 ||
         SSL_CTX_set_max_proto_version(c->ctx, TLS1_3_VERSION) != 1 ||
-        SSL_CTX_set_ciphersuites(c->ctx, mode == SYMM_TLS_PSK ? "TLS_AES_128_GCM_SHA256"
-                                                              : "TLS_AES_128_GCM_SHA256:"
-                                                                "TLS_AES_256_GCM_SHA384:"
-                                                                "TLS_CHACHA20_POLY1305_SHA256") != 1) {
+        SSL_CTX_set_ciphersuites(c->ctx, mode == SYMM_TLS_PSK
+                                             ? "TLS_AES_128_GCM_SHA256"
+                                             : "TLS_AES_128_GCM_SHA256:"
+                                               "TLS_AES_256_GCM_SHA384:"
+                                               "TLS_CHACHA20_POLY1305_SHA256") != 1) {
         symm_tls_ssl_fail("cannot restrict the context to TLS 1.3", NULL);
         goto err;
     }
@@ -463,7 +465,10 @@ int symm_tls_early_accepted(const symm_tls_t *t)
     return SSL_get_early_data_status(t->ssl) == SSL_EARLY_DATA_ACCEPTED;
 }
 
-int symm_tls_can_early(const symm_tls_ctx_t *ctx) { return !ctx->server && ctx->mode == SYMM_TLS_PSK; }
+int symm_tls_can_early(const symm_tls_ctx_t *ctx)
+{
+    return !ctx->server && ctx->mode == SYMM_TLS_PSK;
+}
 
 long symm_tls_write(symm_tls_t *t, const void *buf, size_t n, short *want)
 {

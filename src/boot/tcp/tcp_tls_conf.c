@@ -36,11 +36,11 @@
 /* ---- settings ------------------------------------------------------------ */
 
 typedef struct tls_conf {
-    int set;                /* the program chose (else the default) */
+    int set; /* the program chose (else the default) */
     int enable;
     /* certificate mode when cert != NULL */
     char *cert;
-    char *key;              /* key file from tls_info */
+    char *key; /* key file from tls_info */
     char *ca[MAX_LIST];
     int nca;
     char *crl[MAX_LIST];
@@ -195,8 +195,10 @@ static int parse_info(tls_conf_t *c, const char *info, size_t len)
         } else if (!strcmp(name, "tlsCrlPath")) {
             rc = set_once(&crl_dir, name, val);
         } else {
-            symm_error(who, "unknown name '%s' in tls_info (known: cert, key, ca, crl; CANN's "
-                       "tlsCert, tlsCaPath, tlsCaFile, tlsCrlPath, tlsCrlFile)", name);
+            symm_error(who,
+                       "unknown name '%s' in tls_info (known: cert, key, ca, crl; CANN's "
+                       "tlsCert, tlsCaPath, tlsCaFile, tlsCrlPath, tlsCrlFile)",
+                       name);
             rc = SYMM_ERR_INVALID;
         }
     }
@@ -228,13 +230,15 @@ int symm_tls_set_conf(int enable, const char *info, size_t len)
     int rc = SYMM_OK;
     if (enable && !symm_tls_built()) {
         symm_error("aclshmemx_set_conf_store_tls", "TLS asked for, but symm was built without "
-                   "OpenSSL (the bootstrap runs without TLS)");
+                                                   "OpenSSL (the bootstrap runs without TLS)");
         return SYMM_ERR_UNSUPPORTED;
     }
     if (enable && info != NULL && len > 0) {
         if (len > MAX_INFO_LEN) {
-            symm_error("aclshmemx_set_conf_store_tls", "tls_info of %zu bytes is longer than "
-                       "%d", len, MAX_INFO_LEN);
+            symm_error("aclshmemx_set_conf_store_tls",
+                       "tls_info of %zu bytes is longer than "
+                       "%d",
+                       len, MAX_INFO_LEN);
             return SYMM_ERR_INVALID;
         }
         rc = parse_info(&files, info, len);
@@ -343,7 +347,7 @@ int symm_tls_mode(int *mode_p)
 /* The password of the private key, asked for by OpenSSL only when the key
  * is encrypted (under conf_lock). */
 typedef struct key_pass {
-    int failed;         /* the decrypt handler failed */
+    int failed; /* the decrypt handler failed */
 } key_pass_t;
 
 static int pass_cb(char *buf, int size, int rwflag, void *u)
@@ -363,11 +367,15 @@ static int pass_cb(char *buf, int size, int rwflag, void *u)
     int hr = conf.decrypt(conf.pw, conf.pw_len, buf, &len);
     if (hr != 0 || len > (size_t)size) {
         if (hr != 0)
-            symm_error("bootstrap", "TLS: the private key password's decrypt handler failed "
-                       "(returned %d)", hr);
+            symm_error("bootstrap",
+                       "TLS: the private key password's decrypt handler failed "
+                       "(returned %d)",
+                       hr);
         else
-            symm_error("bootstrap", "TLS: the private key password's decrypt handler failed "
-                       "(a password of %zu bytes, room for %d)", len, size);
+            symm_error("bootstrap",
+                       "TLS: the private key password's decrypt handler failed "
+                       "(a password of %zu bytes, room for %d)",
+                       len, size);
         kp->failed = 1;
         OPENSSL_cleanse(buf, (size_t)size);
         return -1;
@@ -391,7 +399,7 @@ static int load_key(SSL_CTX *ctx)
             what = conf.pk;
         if (what == NULL) {
             symm_error("bootstrap", "TLS certificate mode needs a private key: key= in "
-                       "tls_info, or aclshmemx_set_config_store_tls_key");
+                                    "tls_info, or aclshmemx_set_config_store_tls_key");
             return SYMM_ERR_INVALID;
         }
         bio = BIO_new_file(what, "r");
@@ -456,8 +464,8 @@ int symm_tls_conf_load_certs(SSL_CTX *ctx, char *desc, size_t cap)
     if ((rc = load_crls(ctx, conf.crl, conf.ncrl)) != SYMM_OK)
         goto out;
     SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER | SSL_VERIFY_FAIL_IF_NO_PEER_CERT, NULL);
-    off = (size_t)snprintf(desc, cap, "on: TLS 1.3 with certificates (cert %s, CA %s",
-                           conf.cert, conf.ca[0]);
+    off = (size_t)snprintf(desc, cap, "on: TLS 1.3 with certificates (cert %s, CA %s", conf.cert,
+                           conf.ca[0]);
     if (conf.nca > 1 && off < cap)
         off += (size_t)snprintf(desc + off, cap - off, " and %d more", conf.nca - 1);
     if (conf.ncrl > 0 && off < cap)
