@@ -1,4 +1,5 @@
-# TLS of the bootstrap (src/boot/tls.c): OpenSSL 3 (Debian: libssl-dev).
+# TLS of the bootstrap (src/boot/tcp/tcp_tls.c, tcp_tls_conf.c): OpenSSL 3
+# (Debian: libssl-dev).
 # Found: SYMM_HAVE_TLS is defined for the library, which links OpenSSL, and
 # the TLS tests (tests/tls.cmake) are built. Absent (or SYMM_TLS=OFF): the
 # bootstrap is plain and aclshmemx_set_conf_store_tls(true, ...) fails.

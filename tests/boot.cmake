@@ -13,7 +13,7 @@ target_include_directories(test_secret PRIVATE ${PROJECT_SOURCE_DIR}/src)
 add_test(NAME boot_secret COMMAND test_secret)
 set_tests_properties(boot_secret PROPERTIES TIMEOUT 30)
 
-# The tree bootstrap (src/boot/tree.c), forced at 1..64 PEs (oversubscribed),
+# The tree bootstrap (src/boot/tcp/tcp_tree.c), forced at 1..64 PEs (oversubscribed),
 # fan-out 16 and 2, oshrun-style and unique-id jobs, and its failures: a PE
 # that never starts, skips a barrier, dies, or calls otherwise; a star PE in
 # a tree job; an impostor at the directory. With TLS (the default) and

@@ -1,4 +1,4 @@
-# The tree bootstrap (src/boot/tree.c) forced (SYMM_BOOT_TREE_MIN=1) under
+# The tree bootstrap (src/boot/tcp/tcp_tree.c) forced (SYMM_BOOT_TREE_MIN=1) under
 # oshrun and in unique-id mode, whole programs at 17..64 PEs
 # (oversubscribed): init's every bootstrap round (node discovery, layout
 # check, descriptor passing, the agreements) and finalize go through the

@@ -1,4 +1,4 @@
-# TLS of the bootstrap (src/boot/tls.c), only when built with OpenSSL
+# TLS of the bootstrap (src/boot/tcp/tcp_tls.c), only when built with OpenSSL
 # (cmake/tls.cmake sets SYMM_HAVE_TLS).
 if(SYMM_HAVE_TLS)
   # Jobs of 1-4 PEs over TLS, impostors refused, no plaintext on the wire (a

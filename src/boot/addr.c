@@ -4,7 +4,7 @@
  * Owns the one host:port parser of symm (see addr.h for its IPv6 rule), the
  * tcp:// / tcp6:// URLs of aclshmem's DEFAULT mode with
  * SHMEM_INSTANCE_PORT_RANGE, the choice of an interface's IPv4 address and
- * binding a free port for a unique id. Callers: tcp_hello.c (rank 0's
+ * binding a free port for a unique id. Callers: tcp/tcp_sock.c (rank 0's
  * address), uid.c, and src/api's aclshmem setup.
  *
  * Must never: accept an IPv6 address without its brackets, or connect,

@@ -1,11 +1,12 @@
 /*
- * boot.c - choosing the bootstrap from the environment; the singleton.
+ * boot.c - choosing the bootstrap from the environment; the singleton; the
+ * agreement on a step's outcome.
  *
  * Owns the choice (SYMM_BOOTSTRAP=auto|tcp|pmix|mpi|singleton, default auto:
  * oshrun's variables give tcp, else PMIx's (PMIX_RANK, PMIX_NAMESPACE) give
- * pmix, else a singleton), the parsing and validation of the launcher's
- * variables (SYMM_RANK, SYMM_SIZE, SYMM_BOOT_ADDR, SYMM_BOOT_LISTEN_FD,
- * SYMM_JOB_SECRET) and the bootstrap of a job of one PE. pmix.c and mpi.c are
+ * pmix, else a singleton), the bootstrap of a job of one PE and
+ * symm_boot_agree. The launcher's variables are parsed by the TCP bootstrap
+ * (tcp/tcp_env.c, through tcp/tcp_boot.h). pmix.c and mpi.c are
  * built only when cmake/pmix.cmake, cmake/mpi.cmake define SYMM_HAVE_PMIX,
  * SYMM_HAVE_MPI; asking for one that is not built is an error saying so.
  *
@@ -14,25 +15,15 @@
  * jobs of one PE); so is a PMIx launcher's environment in a build without
  * PMIx. Must never modify the environment (not thread-safe).
  */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE /* accept4, memfd_create, SO_PEERCRED, MSG_CMSG_CLOEXEC */
-#endif
 #include "boot/boot.h"
-#include "boot/boot_io.h"
+#include "boot/tcp/tcp_boot.h"
 #include "runtime/log.h"
 #include "runtime/status.h"
 
-#include <errno.h>
-#include <fcntl.h>
-#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
-
-/* Far above any real job; it keeps size * blob length products sane. */
-#define BOOT_MAX_SIZE (1 << 20)
 
 /* ---- singleton ---------------------------------------------------------- */
 
@@ -75,124 +66,15 @@ int symm_boot_singleton_create(symm_boot_t **boot_p)
     return SYMM_OK;
 }
 
-/* ---- environment -------------------------------------------------------- */
+/* ---- the choice ---------------------------------------------------------- */
 
-/* Whole-string decimal integer in [lo, hi]. */
-static int parse_int(const char *s, long lo, long hi, int *val_p)
+/* A singleton that keeps the timeout it was asked for. */
+static int create_singleton(double timeout_s, symm_boot_t **boot_p)
 {
-    char *end;
-    errno = 0;
-    long v = strtol(s, &end, 10);
-    if (errno != 0 || end == s || *end != '\0' || v < lo || v > hi)
-        return -1;
-    *val_p = (int)v;
-    return 0;
-}
-
-/* The launcher's listening socket: check it is one, and keep it from leaking
- * into programs the PE executes. */
-static int take_listen_fd(const char *s, int *fd_p)
-{
-    int fd, accepting = 0, type = 0;
-    socklen_t alen = sizeof(accepting), tlen = sizeof(type);
-
-    if (parse_int(s, 0, INT_MAX, &fd) != 0) {
-        symm_error("bootstrap", "SYMM_BOOT_LISTEN_FD='%s' is not a file descriptor number", s);
-        return SYMM_ERR_INVALID;
-    }
-    if (fcntl(fd, F_GETFD) < 0) {
-        symm_error("bootstrap", "SYMM_BOOT_LISTEN_FD=%d is not an open descriptor: %s", fd,
-                   strerror(errno));
-        return SYMM_ERR_INVALID;
-    }
-    if (getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &accepting, &alen) != 0 ||
-        getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &tlen) != 0 || !accepting ||
-        type != SOCK_STREAM) {
-        symm_error("bootstrap", "SYMM_BOOT_LISTEN_FD=%d is not a listening TCP socket", fd);
-        return SYMM_ERR_INVALID;
-    }
-    if (fcntl(fd, F_SETFD, FD_CLOEXEC) != 0) {
-        symm_error("bootstrap", "SYMM_BOOT_LISTEN_FD=%d: cannot set close-on-exec: %s", fd,
-                   strerror(errno));
-        return SYMM_ERR_SYS;
-    }
-    *fd_p = fd;
-    return SYMM_OK;
-}
-
-static const char *const launcher_vars[] = {"SYMM_RANK", "SYMM_SIZE", "SYMM_BOOT_ADDR",
-                                            "SYMM_JOB_SECRET", "SYMM_BOOT_LISTEN_FD"};
-
-/* Set by oshrun (or partly set by mistake): any of its variables. */
-static const char *launcher_var_set(void)
-{
-    for (size_t i = 0; i < sizeof(launcher_vars) / sizeof(launcher_vars[0]); i++)
-        if (getenv(launcher_vars[i]) != NULL)
-            return launcher_vars[i];
-    return NULL;
-}
-
-/* The tcp star from oshrun's variables, or a singleton when none is set. */
-static int create_from_launcher_env(double timeout_s, symm_boot_t **boot_p)
-{
-    const char *const *names = launcher_vars;
-    const char *val[4];
-    const char *lfd_s = getenv("SYMM_BOOT_LISTEN_FD");
-    int nset = 0, missing = -1, present = -1;
-
-    for (int i = 0; i < 4; i++) {
-        val[i] = getenv(names[i]);
-        if (val[i] != NULL) {
-            nset++;
-            if (present < 0)
-                present = i;
-        } else if (missing < 0) {
-            missing = i;
-        }
-    }
-
-    if (nset == 0 && lfd_s == NULL) {
-        int rc = symm_boot_singleton_create(boot_p);
-        if (rc == SYMM_OK)
-            (*boot_p)->timeout_s = timeout_s;
-        return rc;
-    }
-    if (missing >= 0) {
-        symm_error("bootstrap", "%s is not set, but %s is: the launcher's environment is "
-                   "incomplete (run the program under oshrun, or with none of SYMM_RANK, "
-                   "SYMM_SIZE, SYMM_BOOT_ADDR, SYMM_JOB_SECRET for a single PE)",
-                   names[missing], present >= 0 ? names[present] : "SYMM_BOOT_LISTEN_FD");
-        return SYMM_ERR_INVALID;
-    }
-
-    symm_boot_tcp_params_t p = {.listen_fd = -1, .timeout_s = timeout_s};
-    if (parse_int(val[1], 1, BOOT_MAX_SIZE, &p.size) != 0) {
-        symm_error("bootstrap", "SYMM_SIZE='%s' is not a PE count in 1..%d", val[1],
-                   BOOT_MAX_SIZE);
-        return SYMM_ERR_INVALID;
-    }
-    if (parse_int(val[0], 0, p.size - 1, &p.rank) != 0) {
-        symm_error("bootstrap", "SYMM_RANK='%s' is not a rank in 0..%d (SYMM_SIZE=%d)", val[0],
-                   p.size - 1, p.size);
-        return SYMM_ERR_INVALID;
-    }
-    if (!symm_boot_secret_valid(val[3])) {
-        symm_error("bootstrap", "SYMM_JOB_SECRET is not 32 hexadecimal characters");
-        return SYMM_ERR_INVALID;
-    }
-    p.root_addr = val[2];
-    p.secret = val[3];
-    /* Messages from here on name this PE. */
-    symm_log_set_pe(p.rank);
-
-    /* Only rank 0 listens; another rank ignores a stray inherited variable
-     * rather than closing a descriptor it does not own. */
-    if (p.rank == 0 && lfd_s != NULL) {
-        int rc = take_listen_fd(lfd_s, &p.listen_fd);
-        if (rc != SYMM_OK)
-            return rc;
-    }
-    return symm_boot_tcp_create(&p, boot_p);
+    int rc = symm_boot_singleton_create(boot_p);
+    if (rc == SYMM_OK)
+        (*boot_p)->timeout_s = timeout_s;
+    return rc;
 }
 
 /* `why` says who asked for it, for the error when it is not built. */
@@ -227,16 +109,16 @@ static int create_mpi(double timeout_s, symm_boot_t **boot_p)
 int symm_boot_create_from_env(double timeout_s, symm_boot_t **boot_p)
 {
     const char *want = getenv("SYMM_BOOTSTRAP");
-    const char *lvar = launcher_var_set();
+    const char *lvar = symm_tcp_env_var_set();
 
     if (want == NULL || want[0] == '\0' || strcmp(want, "auto") == 0) {
         if (lvar != NULL)
-            return create_from_launcher_env(timeout_s, boot_p);
+            return symm_tcp_create_from_env(timeout_s, boot_p);
         const char *pr = getenv("PMIX_RANK"), *pn = getenv("PMIX_NAMESPACE");
         if ((pr != NULL && pr[0] != '\0') || (pn != NULL && pn[0] != '\0'))
             return create_pmix("the job was started by a PMIx launcher (PMIX_RANK is set)",
                                timeout_s, boot_p);
-        return create_from_launcher_env(timeout_s, boot_p);
+        return create_singleton(timeout_s, boot_p);
     }
     if (strcmp(want, "tcp") == 0) {
         if (lvar == NULL) {
@@ -244,18 +126,14 @@ int symm_boot_create_from_env(double timeout_s, symm_boot_t **boot_p)
                        "SYMM_BOOT_ADDR, SYMM_JOB_SECRET is set: start the job with oshrun");
             return SYMM_ERR_INVALID;
         }
-        return create_from_launcher_env(timeout_s, boot_p);
+        return symm_tcp_create_from_env(timeout_s, boot_p);
     }
     if (strcmp(want, "pmix") == 0)
         return create_pmix("SYMM_BOOTSTRAP=pmix", timeout_s, boot_p);
     if (strcmp(want, "mpi") == 0)
         return create_mpi(timeout_s, boot_p);
-    if (strcmp(want, "singleton") == 0) {
-        int rc = symm_boot_singleton_create(boot_p);
-        if (rc == SYMM_OK)
-            (*boot_p)->timeout_s = timeout_s;
-        return rc;
-    }
+    if (strcmp(want, "singleton") == 0)
+        return create_singleton(timeout_s, boot_p);
     symm_error("bootstrap", "SYMM_BOOTSTRAP='%s' is not one of auto, tcp, pmix, mpi, singleton",
                want);
     return SYMM_ERR_INVALID;

@@ -3,9 +3,9 @@
  *
  * A bootstrap gives each PE its rank and the job size and offers collective
  * barrier and allgather of small blobs, used only at init, at finalize and on
- * rare control paths (never on a data path). Implementations: tcp.c (built-in
- * star over TCP, the default under oshrun, also the unique-id mode), pmix.c
- * and mpi.c. All calls are collective over the whole job unless noted,
+ * rare control paths (never on a data path). Implementations: tcp/ (built-in
+ * star or tree over TCP, the default under oshrun, also the unique-id mode),
+ * pmix.c and mpi.c. All calls are collective over the whole job unless noted,
  * every wait is bounded by the timeout given at creation, and a timeout or a
  * dead peer is reported naming the PEs concerned.
  *

@@ -361,6 +361,32 @@ static int leader_linger(fd_xchg_t *x, int sock, int idx)
     }
 }
 
+/* Take the connections lfd holds, up to cap in conn[] (*nc of them), and
+ * refuse those of another user. */
+static int leader_accept(int lfd, fd_conn_t *conn, int *nc, int cap)
+{
+    while (*nc < cap) {
+        struct ucred cred = {0, 0, 0};
+        int fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+        if (fd < 0) {
+            if (errno == EINTR || errno == ECONNABORTED)
+                continue;
+            if (errno == EAGAIN || errno == EWOULDBLOCK)
+                break;
+            symm_error("bootstrap", "fd passing: accept failed: %s", strerror(errno));
+            return SYMM_ERR_SYS;
+        }
+        if (!same_user(fd, &cred)) {
+            symm_error("bootstrap", "refused fd-passing connection from pid %d: "
+                       "uid %u, not this job's user", (int)cred.pid, (unsigned)cred.uid);
+            close(fd);
+            continue;
+        }
+        conn[(*nc)++] = (fd_conn_t){fd, -1};
+    }
+    return SYMM_OK;
+}
+
 static int leader_run(fd_xchg_t *x, int lfd)
 {
     int nm = x->n_node - 1, cap = nm + PEND_EXTRA, nc = 0, done = 0, rc = SYMM_OK;
@@ -414,26 +440,8 @@ static int leader_run(fd_xchg_t *x, int lfd)
             else if (c->idx >= 0 && before < x->nfds && got[c->idx] == x->nfds)
                 done++;
         }
-        while ((pfd[0].revents & POLLIN) && nc < cap) {
-            struct ucred cred = {0, 0, 0};
-            int fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
-            if (fd < 0) {
-                if (errno == EINTR || errno == ECONNABORTED)
-                    continue;
-                if (errno == EAGAIN || errno == EWOULDBLOCK)
-                    break;
-                symm_error("bootstrap", "fd passing: accept failed: %s", strerror(errno));
-                rc = SYMM_ERR_SYS;
-                goto err_close_conns;
-            }
-            if (!same_user(fd, &cred)) {
-                symm_error("bootstrap", "refused fd-passing connection from pid %d: "
-                           "uid %u, not this job's user", (int)cred.pid, (unsigned)cred.uid);
-                close(fd);
-                continue;
-            }
-            conn[nc++] = (fd_conn_t){fd, -1};
-        }
+        if ((pfd[0].revents & POLLIN) && (rc = leader_accept(lfd, conn, &nc, cap)) != SYMM_OK)
+            goto err_close_conns;
     }
     /* Everyone is in: take the name off the system before sending. */
     close(lfd);

@@ -42,6 +42,7 @@
 
 #include "boot/boot.h"
 #include "boot/boot_io.h"
+#include "runtime/dl_table.h"
 #include "runtime/log.h"
 #include "runtime/status.h"
 
@@ -79,62 +80,55 @@ static struct mpi_api {
     mpi_h comm_world, comm_null, byte, errors_return;
 } mp;
 
-/* Symbols from the global scope first (see the copy-relocation note above). */
-static void *mpi_sym(void *h, const char *name)
-{
-    void *p = dlsym(RTLD_DEFAULT, name);
-    return p != NULL || h == RTLD_DEFAULT ? p : dlsym(h, name);
-}
+static const char *const mpi_libs[] = {"libmpi.so.40", "libmpi.so", "libmpi.so.12", NULL};
+/* Symbols from the global scope first (see the copy-relocation note above);
+ * the library only when the program has loaded it (RTLD_NOLOAD). */
+static const symm_dl_lib_t mpi_lib = {mpi_libs, RTLD_NOW | RTLD_NOLOAD, 1};
 
 static int mpi_load(void)
 {
-    static const char *const libs[] = {"libmpi.so.40", "libmpi.so", "libmpi.so.12"};
-    void *h = NULL;
+    const symm_dl_sym_t syms[] = {
+        SYMM_DL_SYM(mp.initialized, "MPI_Initialized"),
+        SYMM_DL_SYM(mp.finalized, "MPI_Finalized"),
+        SYMM_DL_SYM(mp.comm_rank, "MPI_Comm_rank"),
+        SYMM_DL_SYM(mp.comm_size, "MPI_Comm_size"),
+        SYMM_DL_SYM(mp.comm_idup, "MPI_Comm_idup"),
+        SYMM_DL_SYM(mp.comm_free, "MPI_Comm_free"),
+        SYMM_DL_SYM(mp.comm_set_errhandler, "MPI_Comm_set_errhandler"),
+        SYMM_DL_SYM(mp.ibarrier, "MPI_Ibarrier"),
+        SYMM_DL_SYM(mp.iallgather, "MPI_Iallgather"),
+        SYMM_DL_SYM(mp.isend, "MPI_Isend"),
+        SYMM_DL_SYM(mp.irecv, "MPI_Irecv"),
+        SYMM_DL_SYM(mp.test, "MPI_Test"),
+        SYMM_DL_SYM(mp.error_string, "MPI_Error_string"),
+        SYMM_DL_SYM(mp.comm_world, "ompi_mpi_comm_world"),
+        SYMM_DL_SYM(mp.comm_null, "ompi_mpi_comm_null"),
+        SYMM_DL_SYM(mp.byte, "ompi_mpi_byte"),
+        SYMM_DL_SYM(mp.errors_return, "ompi_mpi_errors_return"),
+    };
+    void *h;
+    const char *missing;
 
     if (mp.loaded)
         return SYMM_OK;
-    if (dlsym(RTLD_DEFAULT, "MPI_Initialized") != NULL)
-        h = RTLD_DEFAULT;
-    for (size_t i = 0; h == NULL && i < sizeof(libs) / sizeof(libs[0]); i++)
-        h = dlopen(libs[i], RTLD_NOW | RTLD_NOLOAD);
+    h = symm_dl_open(&mpi_lib, NULL);
     if (h == NULL) {
         symm_error("bootstrap", "MPI bootstrap: no MPI library in this process; the program "
                    "must be linked with Open MPI and call MPI_Init before shmem_init");
         return SYMM_ERR_UNSUPPORTED;
     }
-    if (mpi_sym(h, "ompi_mpi_comm_world") == NULL) {
+    if (symm_dl_lookup(&mpi_lib, h, "ompi_mpi_comm_world") == NULL) {
         symm_error("bootstrap", "MPI bootstrap: this process's MPI is not Open MPI (no "
                    "ompi_mpi_comm_world); the MPI bootstrap supports Open MPI's ABI only (use "
                    "the PMIx or tcp bootstrap)");
         return SYMM_ERR_UNSUPPORTED;
     }
-#define MPI_SYM(field, name)                                                                \
-    do {                                                                                    \
-        mp.field = (__typeof__(mp.field))mpi_sym(h, name);                                 \
-        if (mp.field == NULL) {                                                             \
-            symm_error("bootstrap", "MPI bootstrap: libmpi lacks %s (an MPI-3 Open MPI is " \
-                       "needed)", name);                                                    \
-            return SYMM_ERR_UNSUPPORTED;                                                    \
-        }                                                                                   \
-    } while (0)
-    MPI_SYM(initialized, "MPI_Initialized");
-    MPI_SYM(finalized, "MPI_Finalized");
-    MPI_SYM(comm_rank, "MPI_Comm_rank");
-    MPI_SYM(comm_size, "MPI_Comm_size");
-    MPI_SYM(comm_idup, "MPI_Comm_idup");
-    MPI_SYM(comm_free, "MPI_Comm_free");
-    MPI_SYM(comm_set_errhandler, "MPI_Comm_set_errhandler");
-    MPI_SYM(ibarrier, "MPI_Ibarrier");
-    MPI_SYM(iallgather, "MPI_Iallgather");
-    MPI_SYM(isend, "MPI_Isend");
-    MPI_SYM(irecv, "MPI_Irecv");
-    MPI_SYM(test, "MPI_Test");
-    MPI_SYM(error_string, "MPI_Error_string");
-    MPI_SYM(comm_world, "ompi_mpi_comm_world");
-    MPI_SYM(comm_null, "ompi_mpi_comm_null");
-    MPI_SYM(byte, "ompi_mpi_byte");
-    MPI_SYM(errors_return, "ompi_mpi_errors_return");
-#undef MPI_SYM
+    missing = symm_dl_resolve(&mpi_lib, h, syms, sizeof(syms) / sizeof(syms[0]));
+    if (missing != NULL) {
+        symm_error("bootstrap", "MPI bootstrap: libmpi lacks %s (an MPI-3 Open MPI is "
+                   "needed)", missing);
+        return SYMM_ERR_UNSUPPORTED;
+    }
     mp.loaded = 1;
     return SYMM_OK;
 }
@@ -276,41 +270,27 @@ static int root_notes(mpi_boot_t *mb, mpi_op_t *op, const char *what, int *pendi
     return SYMM_OK;
 }
 
-static int mpi_collective(mpi_boot_t *mb, uint32_t kind, const void *in, void *out, size_t len)
+/* A collective's state for len bytes per PE (root: with the notes' room),
+ * or NULL when out of memory. */
+static mpi_op_t *op_new(int n, int root, size_t len)
 {
-    int n = mb->base.size, root = mb->base.rank == 0, e, rc;
-    int pending = root ? n - 1 : 1, coll_done = 0;
-    double t0 = symm_boot_now(), t = mb->base.timeout_s;
-    double end = t > 0 ? t0 + (root ? t : 2 * t) : -1.0;
-    unsigned spins = 0;
-    char what[48], eb[256];
-    mpi_op_t *op;
-
-    if (mb->failed != SYMM_OK)
-        return mb->failed;
-    mb->seq++;
-    snprintf(what, sizeof(what), "bootstrap %s #%u", kind_name(kind), mb->seq);
-    if ((rc = check_finalized(what)) != SYMM_OK)
-        goto fail;
-
-    op = calloc(1, sizeof(*op));
+    mpi_op_t *op = calloc(1, sizeof(*op));
     if (op == NULL || (op->buf = malloc(len + (size_t)n * len + 1)) == NULL ||
         (root && ((op->recv = calloc((size_t)n, sizeof(mpi_h))) == NULL ||
                   (op->arrived = calloc((size_t)n, 1)) == NULL ||
                   (op->notes = calloc((size_t)n, sizeof(mpi_note_t))) == NULL))) {
         if (op)
             op_free(op);
-        symm_error("bootstrap", "out of memory for %s", what);
-        rc = SYMM_ERR_NOMEM;
-        goto fail;
+        return NULL;
     }
-    op->mine = (mpi_note_t){mb->seq, kind, len};
-    if (len > 0)
-        memcpy(op->buf, in, len);
+    return op;
+}
 
-    /* Notes first, then the collective. */
-    e = 0;
-    if (root) {
+/* Start the notes, then the collective: 0 or MPI's error code. */
+static int op_start(mpi_boot_t *mb, mpi_op_t *op, uint32_t kind, size_t len)
+{
+    int n = mb->base.size, e = 0;
+    if (mb->base.rank == 0) {
         for (int r = 1; r < n && e == 0; r++)
             e = mp.irecv(&op->notes[r], (int)sizeof(mpi_note_t), mp.byte, r, MPI_BOOT_TAG,
                          mb->comm, &op->recv[r]);
@@ -322,52 +302,86 @@ static int mpi_collective(mpi_boot_t *mb, uint32_t kind, const void *in, void *o
         e = kind == NOTE_BARRIER ? mp.ibarrier(mb->comm, &op->coll)
                                  : mp.iallgather(op->buf, (int)len, mp.byte, op->buf + len,
                                                  (int)len, mp.byte, mb->comm, &op->coll);
+    return e;
+}
+
+/* Poll op until the collective and the notes are done, or until end (PE 0
+ * then names the PEs whose notes did not come). */
+static int op_wait(mpi_boot_t *mb, mpi_op_t *op, const char *what, double t0, double end)
+{
+    int root = mb->base.rank == 0, pending = root ? mb->base.size - 1 : 1, coll_done = 0;
+    unsigned spins = 0;
+    char eb[256];
+    for (;;) {
+        int flag = 0, e, rc;
+        if (!coll_done) {
+            e = mp.test(&op->coll, &coll_done, NULL);
+            if (e != 0) {
+                symm_error("bootstrap", "MPI %s failed: %s", what, mpi_err(e, eb));
+                return SYMM_ERR_PEER;
+            }
+        }
+        if (root && pending > 0) {
+            rc = root_notes(mb, op, what, &pending);
+            if (rc != SYMM_OK)
+                return rc;
+        } else if (!root && pending > 0) {
+            e = mp.test(&op->send, &flag, NULL);
+            if (e != 0) {
+                symm_error("bootstrap", "MPI send of this PE's note for %s failed: %s", what,
+                           mpi_err(e, eb));
+                return SYMM_ERR_PEER;
+            }
+            pending -= flag != 0;
+        }
+        if (coll_done && pending == 0)
+            return SYMM_OK;
+        if (end >= 0 && symm_boot_now() > end) {
+            if (root)
+                return root_timeout(mb, op, what, symm_boot_now() - t0);
+            symm_error("bootstrap", "timed out after %g s in %s: the MPI collective did not "
+                       "complete (PE 0 names the PEs that did not arrive)",
+                       symm_boot_now() - t0, what);
+            return SYMM_ERR_TIMEOUT;
+        }
+        backoff(&spins, t0);
+    }
+}
+
+static int mpi_collective(mpi_boot_t *mb, uint32_t kind, const void *in, void *out, size_t len)
+{
+    int n = mb->base.size, root = mb->base.rank == 0, e, rc;
+    double t0 = symm_boot_now(), t = mb->base.timeout_s;
+    double end = t > 0 ? t0 + (root ? t : 2 * t) : -1.0;
+    char what[48], eb[256];
+    mpi_op_t *op;
+
+    if (mb->failed != SYMM_OK)
+        return mb->failed;
+    mb->seq++;
+    snprintf(what, sizeof(what), "bootstrap %s #%u", kind_name(kind), mb->seq);
+    if ((rc = check_finalized(what)) != SYMM_OK)
+        goto fail;
+    op = op_new(n, root, len);
+    if (op == NULL) {
+        symm_error("bootstrap", "out of memory for %s", what);
+        rc = SYMM_ERR_NOMEM;
+        goto fail;
+    }
+    op->mine = (mpi_note_t){mb->seq, kind, len};
+    if (len > 0)
+        memcpy(op->buf, in, len);
+    e = op_start(mb, op, kind, len);
     if (e != 0) {
         /* Requests may be pending: leak op rather than free their buffers. */
         symm_error("bootstrap", "MPI could not start %s: %s", what, mpi_err(e, eb));
         rc = SYMM_ERR_BOOT;
         goto fail;
     }
-
-    for (;;) {
-        int flag = 0;
-        if (!coll_done) {
-            e = mp.test(&op->coll, &coll_done, NULL);
-            if (e != 0) {
-                symm_error("bootstrap", "MPI %s failed: %s", what, mpi_err(e, eb));
-                rc = SYMM_ERR_PEER;
-                goto fail;
-            }
-        }
-        if (root && pending > 0) {
-            rc = root_notes(mb, op, what, &pending);
-            if (rc != SYMM_OK)
-                goto fail;
-        } else if (!root && pending > 0) {
-            e = mp.test(&op->send, &flag, NULL);
-            if (e != 0) {
-                symm_error("bootstrap", "MPI send of this PE's note for %s failed: %s", what,
-                           mpi_err(e, eb));
-                rc = SYMM_ERR_PEER;
-                goto fail;
-            }
-            pending -= flag != 0;
-        }
-        if (coll_done && pending == 0)
-            break;
-        if (end >= 0 && symm_boot_now() > end) {
-            if (root) {
-                rc = root_timeout(mb, op, what, symm_boot_now() - t0);
-            } else {
-                symm_error("bootstrap", "timed out after %g s in %s: the MPI collective did not "
-                           "complete (PE 0 names the PEs that did not arrive)",
-                           symm_boot_now() - t0, what);
-                rc = SYMM_ERR_TIMEOUT;
-            }
-            goto fail;
-        }
-        backoff(&spins, t0);
-    }
+    /* On a failure op is leaked: MPI may still write into it. */
+    rc = op_wait(mb, op, what, t0, end);
+    if (rc != SYMM_OK)
+        goto fail;
     if (kind == NOTE_ALLGATHER && len > 0)
         memcpy(out, op->buf + len, (size_t)n * len);
     op_free(op);

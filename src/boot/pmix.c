@@ -37,6 +37,7 @@
 
 #include "boot/boot.h"
 #include "boot/boot_io.h"
+#include "runtime/dl_table.h"
 #include "runtime/log.h"
 #include "runtime/status.h"
 
@@ -73,47 +74,40 @@ static struct pmix_api {
     __typeof__(&PMIx_Error_string) error_string;
 } px;
 
+static const char *const pmix_libs[] = {"libpmix.so.2", "libpmix.so", NULL};
+/* A program linked with libpmix (or an MPI that loaded it) already has it
+ * loaded: dlopen then finds that one. */
+static const symm_dl_lib_t pmix_lib = {pmix_libs, RTLD_NOW | RTLD_GLOBAL, 0};
+
 static int pmix_load(void)
 {
-    static const char *const libs[] = {"libpmix.so.2", "libpmix.so"};
-    void *h = NULL;
-    const char *err = "";
+    const symm_dl_sym_t syms[] = {
+        SYMM_DL_SYM(px.init, "PMIx_Init"),
+        SYMM_DL_SYM(px.finalize, "PMIx_Finalize"),
+        SYMM_DL_SYM(px.put, "PMIx_Put"),
+        SYMM_DL_SYM(px.commit, "PMIx_Commit"),
+        SYMM_DL_SYM(px.fence_nb, "PMIx_Fence_nb"),
+        SYMM_DL_SYM(px.get, "PMIx_Get"),
+        SYMM_DL_SYM(px.get_nb, "PMIx_Get_nb"),
+        SYMM_DL_SYM(px.value_destruct, "PMIx_Value_destruct"),
+        SYMM_DL_SYM(px.error_string, "PMIx_Error_string"),
+    };
+    const char *err = "", *missing;
 
     if (px.loaded > 0)
         return SYMM_OK;
-    /* A program linked with libpmix (or an MPI that loaded it) already has it. */
-    if (dlsym(RTLD_DEFAULT, "PMIx_Init") != NULL)
-        h = RTLD_DEFAULT;
-    for (size_t i = 0; h == NULL && i < sizeof(libs) / sizeof(libs[0]); i++) {
-        h = dlopen(libs[i], RTLD_NOW | RTLD_GLOBAL);
-        if (h == NULL && i == 0)
-            err = dlerror();
-    }
-    if (h == NULL) {
+    /* Never dlclose: libpmix runs a progress thread. */
+    int rc = symm_dl_load(&pmix_lib, syms, sizeof(syms) / sizeof(syms[0]), NULL, &missing, &err);
+    if (rc == -1) {
         symm_error("bootstrap", "PMIx bootstrap: cannot load libpmix.so.2 (%s); install "
                    "libpmix2 or start the job with oshrun", err ? err : "not found");
         return SYMM_ERR_UNSUPPORTED;
     }
-#define PMIX_SYM(field, name)                                                               \
-    do {                                                                                    \
-        px.field = (__typeof__(px.field))dlsym(h, name);                                    \
-        if (px.field == NULL) {                                                             \
-            symm_error("bootstrap", "PMIx bootstrap: libpmix lacks %s (PMIx older than "   \
-                       "v3?)", name);                                                       \
-            return SYMM_ERR_UNSUPPORTED;                                                    \
-        }                                                                                   \
-    } while (0)
-    PMIX_SYM(init, "PMIx_Init");
-    PMIX_SYM(finalize, "PMIx_Finalize");
-    PMIX_SYM(put, "PMIx_Put");
-    PMIX_SYM(commit, "PMIx_Commit");
-    PMIX_SYM(fence_nb, "PMIx_Fence_nb");
-    PMIX_SYM(get, "PMIx_Get");
-    PMIX_SYM(get_nb, "PMIx_Get_nb");
-    PMIX_SYM(value_destruct, "PMIx_Value_destruct");
-    PMIX_SYM(error_string, "PMIx_Error_string");
-#undef PMIX_SYM
-    /* Never dlclose: libpmix runs a progress thread. */
+    if (rc != 0) {
+        symm_error("bootstrap", "PMIx bootstrap: libpmix lacks %s (PMIx older than v3?)",
+                   missing);
+        return SYMM_ERR_UNSUPPORTED;
+    }
     px.loaded = 1;
     return SYMM_OK;
 }

@@ -1,6 +1,6 @@
 /*
  * secret.h - job secrets: 32 lowercase hex characters every PE presents to
- * PE 0 (tcp.h's hello), made at random for a unique id or, in aclshmem's
+ * PE 0 (tcp/tcp_wire.h's hello), made at random for a unique id or, in aclshmem's
  * DEFAULT mode, derived from PE 0's address under the owner's job key.
  */
 #ifndef SYMM_BOOT_SECRET_H
@@ -34,7 +34,7 @@ int symm_secret_default(const char *addr, const char *key, int loud, char out[SY
                         const char *routine);
 
 /* HMAC-SHA256 of msg under the job secret: the tree's directory messages
- * (tree.c) prove with it that they come from a PE of the job. */
+ * (tcp/tcp_tree.c) prove with it that they come from a PE of the job. */
 void symm_secret_mac(const char *secret, const char *msg, uint8_t out[32]);
 
 #endif

@@ -1,20 +1,20 @@
 /*
- * tls.h - TLS 1.3 over the bootstrap's sockets (OpenSSL), and its settings.
+ * tls.h - the settings of the bootstrap's TLS: whether the TCP bootstrap
+ * runs TLS 1.3 (OpenSSL), and with a pre-shared key or certificates.
  *
- * Private to src/boot/ and to src/api/acl/aclshmem_tls.c (the public setters). The
- * tcp star (tcp.c, tcp_hello.c) wraps each connection in a symm_tls_t after
- * connect/accept; boot_io.c reads and writes through it. Everything is
- * non-blocking: a call that cannot go on says which poll() event it waits
- * for, and the caller bounds the wait with its deadline.
+ * The part of the bootstrap's TLS that the rest of symm sees: the public
+ * setters (src/api/acl/aclshmem_tls.c) write these settings, and the TCP
+ * bootstrap reads them when it is created. Implemented in
+ * tcp/tcp_tls_conf.c; the contexts and sessions are tcp/tcp_tls.h's,
+ * private to tcp/.
  *
  * Modes: pre-shared key (external PSK = HKDF-SHA256 of the job secret,
  * identity "symm-boot", TLS_AES_128_GCM_SHA256, (EC)DHE for forward secrecy,
- * the first client message as 0-RTT early data) or certificates (mutual, against the configured CA). In a build without
- * OpenSSL (no SYMM_HAVE_TLS) every constructor fails and the mode is off.
+ * the first client message as 0-RTT early data) or certificates (mutual,
+ * against the configured CA). In a build without OpenSSL (no SYMM_HAVE_TLS)
+ * the mode is off and asking for TLS is an error.
  *
- * Must never: raise SIGPIPE (its socket BIO sends with MSG_NOSIGNAL), block,
- * log from the I/O calls (the caller knows the PE; symm_tls_error says what
- * failed), or keep key material beyond the objects that need it.
+ * Must never keep key material beyond the settings that hold it.
  */
 #ifndef SYMM_BOOT_TLS_H
 #define SYMM_BOOT_TLS_H
@@ -23,8 +23,6 @@
 #include <stdint.h>
 
 enum { SYMM_TLS_OFF = 0, SYMM_TLS_PSK = 1, SYMM_TLS_CERT = 2 };
-
-/* ---- process-wide settings ---------------------------------------------- */
 
 typedef int (*symm_tls_decrypt_fn)(const char *cipher, size_t cipher_len, char *plain,
                                    size_t *plain_len);
@@ -46,50 +44,5 @@ int symm_tls_set_key(const char *pk, size_t pk_len, const char *pw, size_t pw_le
  * SYMM_BOOT_TLS=1 without OpenSSL. */
 int symm_tls_mode(int *mode_p);
 const char *symm_tls_mode_name(int mode);
-
-/* ---- contexts and sessions ---------------------------------------------- */
-
-typedef struct symm_tls_ctx symm_tls_ctx_t;
-typedef struct symm_tls symm_tls_t;
-
-/* A context for one bootstrap: mode SYMM_TLS_PSK or SYMM_TLS_CERT, server
- * (rank 0) or client, secret the job secret (32 hex characters). Loads the
- * certificate files in certificate mode. Logs its failures. */
-int symm_tls_ctx_create(int mode, int server, const char *secret, symm_tls_ctx_t **ctx_p);
-void symm_tls_ctx_destroy(symm_tls_ctx_t *ctx);
-/* "TLS 1.3, pre-shared key from the job secret (TLS_AES_128_GCM_SHA256)"... */
-const char *symm_tls_ctx_describe(const symm_tls_ctx_t *ctx);
-
-/* A session over the connected non-blocking socket fd (not taken over:
- * symm_tls_free leaves it open). */
-int symm_tls_new(symm_tls_ctx_t *ctx, int fd, symm_tls_t **t_p);
-void symm_tls_free(symm_tls_t *t);
-
-/* Results of the calls below: as boot_io.h (1 done or > 0 bytes, 0 would
- * block, SYMM_IO_EOF, -errno) plus SYMM_IO_TLS (boot_io.h), a TLS failure
- * that symm_tls_error describes. After a 0, *want is POLLIN or POLLOUT. */
-int symm_tls_handshake(symm_tls_t *t, short *want);
-long symm_tls_read(symm_tls_t *t, void *buf, size_t n, short *want);
-long symm_tls_write(symm_tls_t *t, const void *buf, size_t n, short *want);
-/* Client of PSK mode: its first bytes as 0-RTT early data, sent with the
- * ClientHello without waiting for the server (symm_tls_can_early). After the
- * handshake, symm_tls_early_accepted says whether the server took them (if
- * not, they must be sent again). On the server, symm_tls_read returns early
- * data first, then the rest of the stream. */
-int symm_tls_can_early(const symm_tls_ctx_t *ctx);
-long symm_tls_write_early(symm_tls_t *t, const void *buf, size_t n, short *want);
-int symm_tls_early_accepted(const symm_tls_t *t);
-/* Decrypted bytes waiting in the session, which poll() cannot see. */
-int symm_tls_pending(const symm_tls_t *t);
-
-/* Why the last call failed: OpenSSL's reason ("certificate verify failed",
- * "tlsv1 alert unknown ca", ...); never NULL. */
-const char *symm_tls_error(const symm_tls_t *t);
-/* The failure says the two sides hold different pre-shared keys: a wrong
- * job secret (the server's binder check, or the client seeing its alert). */
-int symm_tls_failed_on_secret(const symm_tls_t *t);
-/* The first bytes from the other side were a plain symm bootstrap message
- * (TCP_MAGIC): it runs without TLS. */
-int symm_tls_saw_plain(const symm_tls_t *t);
 
 #endif

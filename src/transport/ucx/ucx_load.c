@@ -3,9 +3,9 @@
  * the transport makes every UCP/UCS call (ucx.h), once, and says UCX's
  * version (symm-info).
  *
- * Owns the table, the dlopen and the load error. Never calls UCX but
- * through the table, and no file of symm may call a UCP/UCS function
- * directly: libsymm has no link dependency on UCX, and programs that never
+ * Owns the table, its loading (runtime/dl_table.h) and the load error.
+ * Never calls UCX but through the table, and no file of symm may call a
+ * UCP/UCS function directly: libsymm has no link dependency on UCX, and programs that never
  * leave the node never load it (ucx.h says why).
  */
 #define _GNU_SOURCE
@@ -17,6 +17,7 @@
 #include <pthread.h>
 #include <stdio.h>
 
+#include "runtime/dl_table.h"
 #include "transport/ucx/ucx.h"
 
 struct symm_ucx_fns symm_ucx_fn;
@@ -25,25 +26,29 @@ static char ucx_load_error[256];
 
 /* Load libucp (and through it libucs) once; thread-safe by pthread_once. */
 static pthread_once_t ucx_once = PTHREAD_ONCE_INIT;
+static const char *const ucx_libs[] = {"libucp.so.0", NULL};
+static const symm_dl_lib_t ucx_lib = {ucx_libs, RTLD_NOW | RTLD_GLOBAL, 0};
+
 static void ucx_load_once(void)
 {
-    void *h = dlopen("libucp.so.0", RTLD_NOW | RTLD_GLOBAL);
-    if (h == NULL) {
+/* f names the function; ucx.h makes the name expand to its field of the
+ * table, while #f spells it as libucp exports it. */
+#define UCX_SYM(f) SYMM_DL_SYM(f, #f),
+    const symm_dl_sym_t syms[] = {UCX_FUNCS(UCX_SYM)};
+#undef UCX_SYM
+    const char *err = NULL, *missing;
+    int rc = symm_dl_load(&ucx_lib, syms, sizeof(syms) / sizeof(syms[0]), NULL, &missing, &err);
+    if (rc == -1) {
         snprintf(ucx_load_error, sizeof(ucx_load_error), "cannot load libucp.so.0 (%s): "
-                 "install UCX (Debian: libucx0)", dlerror());
+                 "install UCX (Debian: libucx0)", err);
         ucx_loaded = -1;
         return;
     }
-/* f names the function; ucx.h makes the name expand to its field of the
- * table, while #f spells it as libucp exports it. */
-#define UCX_SYM(f)                                                                           \
-    if ((f = (__typeof__(f))dlsym(h, #f)) == NULL) {                                         \
-        snprintf(ucx_load_error, sizeof(ucx_load_error), "libucp.so.0 has no %s", #f);    \
-        ucx_loaded = -1;                                                                     \
-        return;                                                                              \
+    if (rc != 0) {
+        snprintf(ucx_load_error, sizeof(ucx_load_error), "libucp.so.0 has no %s", missing);
+        ucx_loaded = -1;
+        return;
     }
-    UCX_FUNCS(UCX_SYM)
-#undef UCX_SYM
     ucx_loaded = 1;
 }
 

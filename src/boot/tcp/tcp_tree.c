@@ -1,10 +1,10 @@
 /*
- * tree.c - the built-in bootstrap shaped as a K-ary tree, for large jobs.
+ * tcp_tree.c - the built-in bootstrap shaped as a K-ary tree, for large jobs.
  *
  * Owns the tree's creation and collectives; the wire format, the TLS
- * sessions, the hello and its judgement are the star's (tcp.h,
- * tcp_hello.c), so a link of the tree is exactly a star's link: the same
- * secret check, TLS mode, early data, refusals.
+ * sessions, the hello and its judgement are the star's (tcp_wire.h,
+ * tcp_accept.c, tcp_hello.c), so a link of the tree is exactly a star's
+ * link: the same secret check, TLS mode, early data, refusals.
  *
  * Shape: rank r's parent is (r-1)/K, its children K*r+1 .. K*r+K (K from
  * SYMM_BOOT_TREE_K, default 16), used when the job has at least
@@ -15,7 +15,7 @@
  * Finding the parent (only rank 0's address is known): every PE that has
  * children listens on an ephemeral port of the address it reaches rank 0
  * from, and every PE makes one short plain exchange with rank 0's
- * directory (tcp_hello.c serves it in the same poll loop as the hellos):
+ * directory (tcp_accept.c serves it in the same poll loop as the hellos):
  * "I am rank r, my listening address is A; where is my parent?", answered
  * once the parent has registered. Both messages carry an HMAC of their
  * fields under the job secret, so a stray or stale client is refused
@@ -47,14 +47,14 @@
  *
  * Must never: wait without a deadline, log more than one error line per
  * failure it sees, forward an abort to the link it came from, or mix the
- * data of two collectives. Not thread-safe, as tcp.c.
+ * data of two collectives. Not thread-safe, as tcp_star.c.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
 #include "boot/boot_io.h"
 #include "boot/secret.h"
-#include "boot/tcp.h"
+#include "boot/tcp/tcp_priv.h"
 #include "runtime/log.h"
 #include "runtime/status.h"
 
@@ -180,23 +180,23 @@ void symm_tree_abort(tcp_boot_t *tb, int culprit, int status, int skip_up, int s
     /* Best effort, never waiting: a link that cannot take it now is broken
      * or stuck, and its PE learns from the connection's end instead. */
     if (!skip_up && tb->up.fd >= 0 &&
-        symm_boot_conn_send_some(&tb->up, h, TCP_HDR_LEN, NULL, 0, &off) != 1)
+        symm_tcp_conn_send_some(&tb->up, h, TCP_HDR_LEN, NULL, 0, &off) != 1)
         (void)shutdown(tb->up.fd, SHUT_RDWR);
     for (int r = tb->lo; tb->peer != NULL && r < tb->hi; r++) {
-        symm_boot_conn_t *c = tcp_peer(tb, r);
+        symm_tcp_conn_t *c = tcp_peer(tb, r);
         size_t s = sent != NULL ? sent[r - tb->lo] : 0;
         off = 0;
         if (c->fd < 0 || r == skip)
             continue;
         /* A child part-way through a message would misread the header. */
         if ((s > 0 && s < TCP_HDR_LEN + total) ||
-            symm_boot_conn_send_some(c, h, TCP_HDR_LEN, NULL, 0, &off) != 1)
+            symm_tcp_conn_send_some(c, h, TCP_HDR_LEN, NULL, 0, &off) != 1)
             (void)shutdown(c->fd, SHUT_RDWR);
     }
     tb->failed = status;
 }
 
-int symm_tree_unexpected(tcp_boot_t *tb, symm_boot_conn_t *c, int from, int io, const uint8_t *hdr,
+int symm_tree_unexpected(tcp_boot_t *tb, symm_tcp_conn_t *c, int from, int io, const uint8_t *hdr,
                          const char *during, int *culprit_p)
 {
     *culprit_p = from;
@@ -246,7 +246,7 @@ int symm_tree_unexpected(tcp_boot_t *tb, symm_boot_conn_t *c, int from, int io, 
 static int dir_ask(tcp_boot_t *tb, const char *root_addr, int *lfd_p, char *parent_addr, double end)
 {
     uint8_t msg[TCP_DIR_LEN];
-    symm_boot_conn_t c = {-1, NULL, POLLIN};
+    symm_tcp_conn_t c = {-1, NULL, POLLIN};
     char mine_buf[64] = "";
     const char *mine = "";
     int io, rc, mode;
@@ -267,10 +267,10 @@ static int dir_ask(tcp_boot_t *tb, const char *root_addr, int *lfd_p, char *pare
         goto out;
     }
     symm_tree_dir_pack(tb, msg, TCP_MSG_DIR, tb->base.rank, (uint64_t)tb->base.size, mine);
-    io = symm_boot_conn_send_all(&c, msg, TCP_DIR_LEN, NULL, 0, end);
+    io = symm_tcp_conn_send_all(&c, msg, TCP_DIR_LEN, NULL, 0, end);
     if (io == 0 || io == SYMM_IO_EOF || io == -EPIPE || io == -ECONNRESET)
         /* After a failed send, rank 0 may still have said why. */
-        io = symm_boot_conn_recv_all(&c, msg, TCP_HDR_LEN, io == 0 ? end : symm_boot_now());
+        io = symm_tcp_conn_recv_all(&c, msg, TCP_HDR_LEN, io == 0 ? end : symm_boot_now());
     if (io != 0) {
         rc = symm_tcp_io_report(&c, 0, io, "the bootstrap directory", tb->base.timeout_s);
         goto out;
@@ -287,7 +287,7 @@ static int dir_ask(tcp_boot_t *tb, const char *root_addr, int *lfd_p, char *pare
         rc = symm_tree_unexpected(tb, &c, 0, 0, msg, "the bootstrap directory", &culprit);
     } else if (h.magic != TCP_MAGIC || h.type != TCP_MSG_DIR_ANSWER) {
         symm_error("bootstrap", "garbled answer from PE 0's bootstrap directory");
-    } else if ((io = symm_boot_conn_recv_all(&c, msg + TCP_HDR_LEN, TCP_DIR_BODY, end)) != 0) {
+    } else if ((io = symm_tcp_conn_recv_all(&c, msg + TCP_HDR_LEN, TCP_DIR_BODY, end)) != 0) {
         rc = symm_tcp_io_report(&c, 0, io, "the bootstrap directory", tb->base.timeout_s);
     } else if (symm_tree_dir_unpack(tb, msg, &mode, parent_addr) != SYMM_OK ||
                h.seq != (uint32_t)tb->tree_k || h.arg != tb->up_rank ||
@@ -300,7 +300,7 @@ static int dir_ask(tcp_boot_t *tb, const char *root_addr, int *lfd_p, char *pare
         rc = SYMM_OK;
     }
 out:
-    symm_boot_conn_close(&c);
+    symm_tcp_conn_close(&c);
     return rc;
 }
 
@@ -318,7 +318,7 @@ int symm_tree_create(tcp_boot_t *tb, const symm_boot_tcp_params_t *p, double end
     tb->moved = calloc((size_t)nkids + 1, sizeof(*tb->moved));
     tb->hdr = malloc(((size_t)nkids + 1) * TCP_HDR_LEN);
     for (int i = 0; tb->peer != NULL && i < nkids; i++)
-        tb->peer[i] = (symm_boot_conn_t){-1, NULL, POLLIN};
+        tb->peer[i] = (symm_tcp_conn_t){-1, NULL, POLLIN};
     if (p->rank == 0 && (tb->dir = calloc(1, sizeof(*tb->dir))) != NULL) {
         tb->dir->addr = calloc((size_t)n, TCP_ADDR_LEN);
         tb->dir->seen = calloc((size_t)n, 1);
@@ -406,18 +406,18 @@ static int kid_check_hdr(tcp_boot_t *tb, const tree_op_t *op, int i, const uint8
 static int kid_recv_step(tcp_boot_t *tb, const tree_op_t *op, int i, size_t at, int *done_p,
                          int *culprit_p)
 {
-    symm_boot_conn_t *c = &tb->peer[i];
+    symm_tcp_conn_t *c = &tb->peer[i];
     uint8_t *h = tb->hdr + (size_t)i * TCP_HDR_LEN;
     size_t bytes = subtree_size(tb->lo + i, tb->base.size, tb->tree_k) * op->len;
     int io = 1, rc;
     if (tb->moved[i] < TCP_HDR_LEN) {
-        io = symm_boot_conn_recv_some(c, h, TCP_HDR_LEN, &tb->moved[i]);
+        io = symm_tcp_conn_recv_some(c, h, TCP_HDR_LEN, &tb->moved[i]);
         if (io == 1 && (rc = kid_check_hdr(tb, op, i, h, culprit_p)) != SYMM_OK)
             return rc;
     }
     if (io == 1 && bytes > 0) {
         size_t off = tb->moved[i] - TCP_HDR_LEN;
-        io = symm_boot_conn_recv_some(c, op->pre + at * op->len, bytes, &off);
+        io = symm_tcp_conn_recv_some(c, op->pre + at * op->len, bytes, &off);
         tb->moved[i] = TCP_HDR_LEN + off;
     }
     if (io < 0) {
@@ -451,7 +451,7 @@ static int gather(tcp_boot_t *tb, tree_op_t *op, int *culprit_p, int *from_p)
         at[i] = pos;
         pos += subtree_size(tb->lo + i, tb->base.size, tb->tree_k);
         /* A header that came while this PE still accepted its children
-         * (tcp_hello.c's watch) is checked now; moved[] is 0 otherwise. */
+         * (tcp_accept.c's watch) is checked now; moved[] is 0 otherwise. */
         if (tb->moved[i] >= TCP_HDR_LEN) {
             int rc = kid_check_hdr(tb, op, i, tb->hdr + (size_t)i * TCP_HDR_LEN, culprit_p);
             if (rc != SYMM_OK)
@@ -466,7 +466,7 @@ static int gather(tcp_boot_t *tb, tree_op_t *op, int *culprit_p, int *from_p)
     for (;;) {
         if (tb->pfd[n].revents != 0 && tb->up.fd >= 0) {
             /* Nothing is due from the parent before this PE's part is up. */
-            int io = symm_boot_conn_recv_some(&tb->up, tb->up_hdr, TCP_HDR_LEN, &tb->up_moved);
+            int io = symm_tcp_conn_recv_some(&tb->up, tb->up_hdr, TCP_HDR_LEN, &tb->up_moved);
             if (io != 0) {
                 *from_p = tb->up_rank;
                 return symm_tree_unexpected(tb, &tb->up, tb->up_rank, io == 1 ? 0 : io, tb->up_hdr,
@@ -495,14 +495,14 @@ static int gather(tcp_boot_t *tb, tree_op_t *op, int *culprit_p, int *from_p)
         int pending = 0;
         tb->pfd[n] = (struct pollfd){tb->up.fd, POLLIN, 0};
         for (int i = 0; i < n && !pending; i++)
-            pending = symm_boot_conn_pending(&tb->peer[tb->pfd_rank[i] - tb->lo]);
-        pending |= symm_boot_conn_pending(&tb->up);
+            pending = symm_tcp_conn_pending(&tb->peer[tb->pfd_rank[i] - tb->lo]);
+        pending |= symm_tcp_conn_pending(&tb->up);
         int pr = symm_boot_poll(tb->pfd, (nfds_t)n + 1, pending ? 0.0 : op->end_kids);
         if (pending && pr >= 0) {
             for (int i = 0; i < n; i++)
-                if (symm_boot_conn_pending(&tb->peer[tb->pfd_rank[i] - tb->lo]))
+                if (symm_tcp_conn_pending(&tb->peer[tb->pfd_rank[i] - tb->lo]))
                     tb->pfd[i].revents |= POLLIN;
-            if (symm_boot_conn_pending(&tb->up))
+            if (symm_tcp_conn_pending(&tb->up))
                 tb->pfd[n].revents |= POLLIN;
             pr = 1;
         }
@@ -527,7 +527,7 @@ static int gather(tcp_boot_t *tb, tree_op_t *op, int *culprit_p, int *from_p)
 static int up_recv_hdr(tcp_boot_t *tb, const tree_op_t *op)
 {
     for (;;) {
-        int io = symm_boot_conn_recv_some(&tb->up, tb->up_hdr, TCP_HDR_LEN, &tb->up_moved);
+        int io = symm_tcp_conn_recv_some(&tb->up, tb->up_hdr, TCP_HDR_LEN, &tb->up_moved);
         if (io != 0)
             return io == 1 ? 0 : io;
         struct pollfd p = {tb->up.fd, tb->up.want, 0};
@@ -545,12 +545,12 @@ static int up_exchange(tcp_boot_t *tb, tree_op_t *op, void *out, int *culprit_p)
     uint8_t h[TCP_HDR_LEN];
     int up = tb->up_rank;
     tcp_hdr_pack(h, op->type, tb->seq, tb->base.rank, mine);
-    int io = symm_boot_conn_send_all(&tb->up, h, TCP_HDR_LEN, op->pre, mine, op->end_up);
+    int io = symm_tcp_conn_send_all(&tb->up, h, TCP_HDR_LEN, op->pre, mine, op->end_up);
     if (io == 0 || io == SYMM_IO_EOF || io == -EPIPE || io == -ECONNRESET) {
         /* After a failed send the parent may still have said why. */
         int why = io == 0
                       ? up_recv_hdr(tb, op)
-                      : symm_boot_conn_recv_some(&tb->up, tb->up_hdr, TCP_HDR_LEN, &tb->up_moved);
+                      : symm_tcp_conn_recv_some(&tb->up, tb->up_hdr, TCP_HDR_LEN, &tb->up_moved);
         if (io == 0 || why == 1)
             io = why == 1 ? 0 : why;
     }
@@ -574,7 +574,7 @@ static int up_exchange(tcp_boot_t *tb, tree_op_t *op, void *out, int *culprit_p)
                    symm_tcp_msg_name(r.type), r.seq, (unsigned long long)r.len, op->during, total);
         return SYMM_ERR_BOOT;
     }
-    io = total > 0 ? symm_boot_conn_recv_all(&tb->up, out, total, op->end_up) : 0;
+    io = total > 0 ? symm_tcp_conn_recv_all(&tb->up, out, total, op->end_up) : 0;
     if (io != 0) {
         *culprit_p = up;
         return symm_tcp_io_report(&tb->up, up, io, op->during, symm_boot_now() - op->t0);
@@ -602,7 +602,7 @@ static int scatter(tcp_boot_t *tb, const tree_op_t *op, const void *data, int *c
                 continue;
             }
             int io =
-                symm_boot_conn_send_some(&tb->peer[i], h, TCP_HDR_LEN, data, total, &tb->moved[i]);
+                symm_tcp_conn_send_some(&tb->peer[i], h, TCP_HDR_LEN, data, total, &tb->moved[i]);
             if (io < 0) {
                 *culprit_p = tb->lo + i;
                 return symm_tcp_io_report(&tb->peer[i], tb->lo + i, io, op->during, 0);

@@ -1,36 +1,31 @@
 /*
- * tcp.c - the built-in bootstrap: a star over TCP (also the unique-id mode).
+ * tcp_star.c - the TCP bootstrap shaped as a star: its collectives.
  *
- * Owns the star's collectives and the bootstrap object: each PE sends its
- * part to rank 0, rank 0 answers everyone. From SYMM_BOOT_TREE_MIN PEs on
- * (tree.c) the same object and links are shaped as a K-ary tree instead;
- * creation chooses, every call after that goes to the one chosen. Joining the star (listen, accept,
- * hello, connect) is tcp_hello.c's; the wire format is in tcp.h. Every
- * message carries the collective's sequence number, so mismatched calls are
- * caught and named instead of mixing data.
+ * Owns the star's collectives: each PE sends its part to rank 0, rank 0
+ * answers everyone; and what rank 0 does when one fails (the report naming
+ * the PEs, the abort it sends the others). The object and the choice of
+ * star or tree (tcp_boot.c), joining (tcp_accept.c, tcp_hello.c) and the
+ * tree's collectives (tcp_tree.c) are elsewhere; the wire format is
+ * tcp_wire.h's. Every message carries the collective's sequence number, so
+ * mismatched calls are caught and named instead of mixing data.
  *
  * Rank 0 polls every socket at once (it serves 1024 PEs and never blocks on
  * one slow peer) and bounds each call by timeout_s, naming the PEs it waits
  * for. The others wait twice as long for rank 0, so that rank 0's precise
  * report and the abort it then sends them come first; they log an abort at
  * info level only, which keeps one error line per failed job. timeout_s <= 0
- * waits forever.
+ * waits forever. With a pre-shared key the other ranks finish their TLS
+ * handshake at their first collective (tcp_hello.c).
  *
- * With TLS (tls.h) every message travels inside the connection's TLS
- * session; the choice of mode is made here at creation (symm_tls_mode) and
- * logged at info level. With a pre-shared key the other ranks' hello goes
- * out as early data at creation, and they finish their handshake at their
- * first collective (tcp_hello.c), so creation waits no more than without TLS.
- *
- * Must never: sleep on the common path (a small job's init costs a few round
- * trips, no timer ticks), raise SIGPIPE, mix the data of two collectives, or
- * log more than one line per failure. Not thread-safe: one caller at a time.
+ * Must never: sleep on the common path, raise SIGPIPE, mix the data of two
+ * collectives, or log more than one line per failure. Not thread-safe: one
+ * caller at a time.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* MSG_NOSIGNAL */
 #endif
 #include "boot/boot_io.h"
-#include "boot/tcp.h"
+#include "boot/tcp/tcp_priv.h"
 #include "runtime/log.h"
 #include "runtime/status.h"
 
@@ -64,7 +59,7 @@ static void step_text(char *buf, size_t cap, int type, uint32_t seq)
 
 /* ---- failures -------------------------------------------------------------- */
 
-int symm_tcp_io_report(const symm_boot_conn_t *c, int pe, int io, const char *during,
+int symm_tcp_io_report(const symm_tcp_conn_t *c, int pe, int io, const char *during,
                        double waited_s)
 {
     if (io == SYMM_IO_TLS) {
@@ -95,14 +90,14 @@ void symm_tcp_root_abort(tcp_boot_t *tb, int culprit, int status, const size_t *
     uint8_t h[TCP_HDR_LEN];
     tcp_hdr_pack(h, TCP_MSG_ABORT, tb->seq, culprit, (uint64_t)(-(int64_t)status));
     for (int r = tb->lo; tb->peer != NULL && r < tb->hi; r++) {
-        symm_boot_conn_t *c = tcp_peer(tb, r);
+        symm_tcp_conn_t *c = tcp_peer(tb, r);
         size_t off = 0, s = sent != NULL ? sent[r - tb->peer_base] : 0;
         if (c->fd < 0 || r == culprit)
             continue;
         /* Best effort, never waiting; a TLS record cut short is as good as
          * a shutdown. */
         if ((s > 0 && s < TCP_HDR_LEN + total) ||
-            symm_boot_conn_send_some(c, h, TCP_HDR_LEN, NULL, 0, &off) != 1)
+            symm_tcp_conn_send_some(c, h, TCP_HDR_LEN, NULL, 0, &off) != 1)
             (void)shutdown(c->fd, SHUT_RDWR);
     }
     tb->failed = status;
@@ -148,19 +143,19 @@ static int root_check_hdr(tcp_boot_t *tb, int r, int type, size_t len, const uin
 /* Progress rank r's part of a gather; sets *done_p when it is all there. */
 static int root_recv_step(tcp_boot_t *tb, int r, int type, void *out, size_t len, int *done_p)
 {
-    symm_boot_conn_t *c = &tb->peer[r];
+    symm_tcp_conn_t *c = &tb->peer[r];
     int io = 1, rc;
     uint8_t *h = tb->hdr + (size_t)r * TCP_HDR_LEN;
     char during[48];
 
     if (tb->moved[r] < TCP_HDR_LEN) {
-        io = symm_boot_conn_recv_some(c, h, TCP_HDR_LEN, &tb->moved[r]);
+        io = symm_tcp_conn_recv_some(c, h, TCP_HDR_LEN, &tb->moved[r]);
         if (io == 1 && (rc = root_check_hdr(tb, r, type, len, h)) != SYMM_OK)
             return rc;
     }
     if (io == 1 && len > 0) {
         size_t off = tb->moved[r] - TCP_HDR_LEN;
-        io = symm_boot_conn_recv_some(c, (uint8_t *)out + (size_t)r * len, len, &off);
+        io = symm_tcp_conn_recv_some(c, (uint8_t *)out + (size_t)r * len, len, &off);
         tb->moved[r] = TCP_HDR_LEN + off;
     }
     if (io < 0) {
@@ -178,11 +173,11 @@ static int root_poll(tcp_boot_t *tb, int n, double end)
     int pending = 0;
     if (tb->tls != NULL)
         for (int i = 0; i < n && !pending; i++)
-            pending = symm_boot_conn_pending(&tb->peer[tb->pfd_rank[i]]);
+            pending = symm_tcp_conn_pending(&tb->peer[tb->pfd_rank[i]]);
     int pr = symm_boot_poll(tb->pfd, (nfds_t)n, pending ? 0.0 : end);
     if (pending && pr >= 0) {
         for (int i = 0; i < n; i++)
-            if (symm_boot_conn_pending(&tb->peer[tb->pfd_rank[i]]))
+            if (symm_tcp_conn_pending(&tb->peer[tb->pfd_rank[i]]))
                 tb->pfd[i].revents |= POLLIN;
         pr = 1;
     }
@@ -246,7 +241,7 @@ static int root_scatter(tcp_boot_t *tb, int type, const void *data, size_t total
                 i++;
                 continue;
             }
-            int io = symm_boot_conn_send_some(&tb->peer[r], h, TCP_HDR_LEN, data, total,
+            int io = symm_tcp_conn_send_some(&tb->peer[r], h, TCP_HDR_LEN, data, total,
                                               &tb->moved[r]);
             if (io < 0) {
                 step_text(what, sizeof(what), type, tb->seq);
@@ -307,13 +302,13 @@ static int peer_collective(tcp_boot_t *tb, int type, const void *in, void *out, 
         }
     }
     tcp_hdr_pack(h, type, tb->seq, tb->base.rank, len);
-    io = symm_boot_conn_send_all(&tb->up, h, TCP_HDR_LEN, in, len, end);
+    io = symm_tcp_conn_send_all(&tb->up, h, TCP_HDR_LEN, in, len, end);
     if (io == 0) {
-        io = symm_boot_conn_recv_all(&tb->up, h, TCP_HDR_LEN, end);
+        io = symm_tcp_conn_recv_all(&tb->up, h, TCP_HDR_LEN, end);
     } else if (io == SYMM_IO_EOF || io == -EPIPE || io == -ECONNRESET) {
         /* Rank 0 closed, maybe after saying why (a refusal, an abort, a TLS
          * alert): read that, without waiting. */
-        int why = symm_boot_conn_recv_all(&tb->up, h, TCP_HDR_LEN, symm_boot_now());
+        int why = symm_tcp_conn_recv_all(&tb->up, h, TCP_HDR_LEN, symm_boot_now());
         if (why != SYMM_IO_TIMEOUT)
             io = why;
     }
@@ -347,7 +342,7 @@ static int peer_collective(tcp_boot_t *tb, int type, const void *in, void *out, 
         symm_error("bootstrap", "PE 0 answered %s #%u (%llu bytes) to %s (%zu bytes)",
                    msg_name(r.type), r.seq, (unsigned long long)r.len, during, total);
     } else {
-        io = total > 0 ? symm_boot_conn_recv_all(&tb->up, out, total, end) : 0;
+        io = total > 0 ? symm_tcp_conn_recv_all(&tb->up, out, total, end) : 0;
         if (io == 0)
             return SYMM_OK;
         rc = symm_tcp_io_report(&tb->up, 0, io, during, symm_boot_now() - t0);
@@ -357,185 +352,9 @@ err_fail:
     return rc;
 }
 
-static int tcp_collective(tcp_boot_t *tb, int type, const void *in, void *out, size_t len)
+int symm_tcp_star_collective(tcp_boot_t *tb, int type, const void *in, void *out, size_t len)
 {
-    if (tb->failed != SYMM_OK)
-        return tb->failed;
-    tb->seq++;
-    if (tb->tree_k > 0)
-        return symm_tree_collective(tb, type, in, out, len);
     if (tb->base.rank == 0)
         return root_collective(tb, type, in, out, len);
     return peer_collective(tb, type, in, out, len);
-}
-
-static int tcp_barrier(symm_boot_t *boot)
-{
-    return tcp_collective((tcp_boot_t *)boot, TCP_MSG_BARRIER, NULL, NULL, 0);
-}
-
-static int tcp_allgather(symm_boot_t *boot, const void *in, void *out, size_t len)
-{
-    if (len > SIZE_MAX / 2 / (size_t)boot->size) {
-        symm_error("bootstrap", "allgather of %zu bytes per PE is too large", len);
-        return SYMM_ERR_INVALID;
-    }
-    return tcp_collective((tcp_boot_t *)boot, TCP_MSG_ALLGATHER, in, out, len);
-}
-
-static void tcp_fini(symm_boot_t *boot)
-{
-    tcp_boot_t *tb = (tcp_boot_t *)boot;
-    symm_boot_conn_close(&tb->up);
-    for (int r = tb->lo; tb->peer != NULL && r < tb->hi; r++)
-        symm_boot_conn_close(tcp_peer(tb, r));
-    free(tb->peer);
-    if (tb->dir != NULL) {
-        free(tb->dir->addr);
-        free(tb->dir->seen);
-        free(tb->dir);
-    }
-    symm_tls_ctx_destroy(tb->tls);
-    symm_tls_ctx_destroy(tb->tls_cli);
-    free(tb->pfd);
-    free(tb->pfd_rank);
-    free(tb->moved);
-    free(tb->hdr);
-    free(tb);
-}
-
-static const symm_boot_ops_t tcp_ops = {
-    .name = "tcp",
-    /* The tree is the same bootstrap, shaped otherwise: its name stays. */
-    .barrier = tcp_barrier,
-    .allgather = tcp_allgather,
-    .fini = tcp_fini,
-};
-
-/* ---- creation ------------------------------------------------------------- */
-
-/* Choose the TLS mode, and make the context a job of several PEs needs. */
-static int tls_start(tcp_boot_t *tb)
-{
-    int rc = symm_tls_mode(&tb->tls_mode);
-    if (rc != SYMM_OK)
-        return rc;
-    if (tb->tls_mode == SYMM_TLS_OFF) {
-        symm_info("bootstrap", "TLS off: bootstrap traffic is plain%s",
-                  symm_tls_built() ? " (SYMM_BOOT_TLS=0 or aclshmemx_set_conf_store_tls)"
-                                   : " (built without OpenSSL)");
-        return SYMM_OK;
-    }
-    if (tb->base.size == 1) {
-        symm_info("bootstrap", "TLS %s: nothing to protect in a job of one PE",
-                  symm_tls_mode_name(tb->tls_mode));
-        return SYMM_OK;
-    }
-    /* The accepting side (rank 0, the tree's parents) and the joining side
-     * (every other rank) each need their context; a tree parent both. */
-    if (tb->lo < tb->hi)
-        rc = symm_tls_ctx_create(tb->tls_mode, 1, tb->base.secret, &tb->tls);
-    if (rc == SYMM_OK && tb->base.rank != 0)
-        rc = symm_tls_ctx_create(tb->tls_mode, 0, tb->base.secret, &tb->tls_cli);
-    if (rc == SYMM_OK)
-        symm_info("bootstrap", "TLS %s",
-                  symm_tls_ctx_describe(tb->tls != NULL ? tb->tls : tb->tls_cli));
-    return rc;
-}
-
-static int root_start(tcp_boot_t *tb, const symm_boot_tcp_params_t *p, double end)
-{
-    size_t n = (size_t)p->size;
-    int rc = SYMM_OK;
-
-    tb->peer = malloc(n * sizeof(*tb->peer));
-    for (int r = 0; tb->peer != NULL && r < p->size; r++)
-        tb->peer[r] = (symm_boot_conn_t){-1, NULL, POLLIN};
-    tb->pfd = malloc(n * sizeof(*tb->pfd));
-    tb->pfd_rank = malloc(n * sizeof(*tb->pfd_rank));
-    tb->moved = calloc(n, sizeof(*tb->moved));
-    tb->hdr = malloc(n * TCP_HDR_LEN);
-    if (!tb->peer || !tb->pfd || !tb->pfd_rank || !tb->moved || !tb->hdr) {
-        symm_error("bootstrap", "out of memory for %d PEs", p->size);
-        rc = SYMM_ERR_NOMEM;
-        goto close_listen;
-    }
-    if (p->size > 1)
-        return symm_tcp_root_accept(tb, p->root_addr, p->listen_fd, end);
-    /* A job of one PE: nobody to wait for. */
-close_listen:
-    if (p->listen_fd >= 0)
-        close(p->listen_fd);
-    return rc;
-}
-
-/* Takes ownership of params->listen_fd: it is closed once every PE has
- * connected, or on failure. */
-int symm_boot_tcp_create(const symm_boot_tcp_params_t *params, symm_boot_t **boot_p)
-{
-    const symm_boot_tcp_params_t *p = params;
-    double end = symm_boot_deadline(p->timeout_s);
-    tcp_boot_t *tb;
-    int rc;
-
-    int secret_ok = symm_boot_secret_valid(p->secret);
-    if (p->size < 1 || p->rank < 0 || p->rank >= p->size || !secret_ok) {
-        symm_error("bootstrap", "bad TCP bootstrap parameters (rank %d, size %d, secret %s)",
-                   p->rank, p->size, secret_ok ? "ok" : "not 32 hex characters");
-        rc = SYMM_ERR_INVALID;
-        goto err_close_listen;
-    }
-    tb = calloc(1, sizeof(*tb));
-    if (tb == NULL) {
-        symm_error("bootstrap", "out of memory");
-        rc = SYMM_ERR_NOMEM;
-        goto err_close_listen;
-    }
-    tb->base.ops = &tcp_ops;
-    tb->base.rank = p->rank;
-    tb->base.size = p->size;
-    tb->base.timeout_s = p->timeout_s;
-    memcpy(tb->base.secret, p->secret, TCP_SECRET_LEN);
-    tb->base.secret[TCP_SECRET_LEN] = '\0';
-    tb->up = (symm_boot_conn_t){-1, NULL, POLLIN};
-    tb->up_rank = p->rank == 0 ? -1 : 0;
-    tb->lo = 1;
-    tb->hi = p->rank == 0 ? p->size : 1;
-    tb->tree_k = symm_tree_fanout(p->size);
-    if (tb->tree_k < 0) {
-        rc = SYMM_ERR_INVALID;
-        goto err_free_boot_close_listen;
-    }
-    if (tb->tree_k > 0) {
-        /* A K-ary tree: the parent of r is (r-1)/K, its children K*r+1... */
-        int64_t lo = (int64_t)p->rank * tb->tree_k + 1;
-        tb->up_rank = p->rank == 0 ? -1 : (p->rank - 1) / tb->tree_k;
-        tb->lo = lo < p->size ? (int)lo : p->size;
-        tb->hi = lo + tb->tree_k < p->size ? (int)(lo + tb->tree_k) : p->size;
-        tb->peer_base = tb->lo;
-    }
-
-    rc = tls_start(tb);
-    if (rc != SYMM_OK)
-        goto err_free_boot_close_listen;
-    if (tb->tree_k > 0)
-        rc = symm_tree_create(tb, p, end);
-    else if (p->rank == 0)
-        rc = root_start(tb, p, end);
-    else
-        rc = symm_tcp_peer_join(tb, p->root_addr, 1, end);
-    if (rc != SYMM_OK)
-        goto err_free_boot;
-    *boot_p = &tb->base;
-    return SYMM_OK;
-
-err_free_boot:
-    tcp_fini(&tb->base);
-    return rc;
-err_free_boot_close_listen:
-    tcp_fini(&tb->base);
-err_close_listen:
-    if (p->listen_fd >= 0 && p->rank == 0)
-        close(p->listen_fd);
-    return rc;
 }
