@@ -511,8 +511,10 @@ int symm_instance_create(const symm_instance_args_t *args, symm_instance_t **ins
     if (inst->my_pe == 0 && cfg.info) {
         symm_config_print(&cfg, 2);
         dprintf(2, "symm: atomics: %s\n", inst->amo_why);
-        if (inst->bulk_why[0] != '\0')
-            dprintf(2, "symm: large collective messages to other nodes: %s\n", inst->bulk_why);
+        const char *bulk = inst->net != NULL && inst->net->bulk_info != NULL
+                               ? inst->net->bulk_info(inst) : NULL;
+        if (bulk != NULL)
+            dprintf(2, "symm: large collective messages to other nodes: %s\n", bulk);
     }
     inst->initialized = true;
     *inst_p = inst;

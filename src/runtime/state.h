@@ -137,7 +137,6 @@ typedef struct symm_instance {
     void *net_state;         /* the network transport's own state */
     int n_remote;            /* PEs reached through the network transport */
     char amo_why[128];       /* "network (UCX device atomics on rc_mlx5; job spans nodes)" */
-    char bulk_why[128];      /* SYMM_UCX_BULK_EP's outcome where UCX reaches other nodes, or "" */
     int n_fini_hooks;
     struct symm_fini_hook {
         void (*fn)(struct symm_instance *inst, void *arg);
