@@ -160,14 +160,14 @@ static void choose_spin(symm_instance_t *inst)
          * 4096 of them would hold the core for milliseconds, against the
          * progress thread or PEs of "other nodes" on this machine (the
          * namespace tests). So spin by time. Where the PEs of this kernel
-         * (any namespace) outnumber its cores, 1 us: 1 poll before
-         * yielding (against 64) took a 4-PE barrier across two namespaces
-         * on 2 cores from 97 to 29 us and 8 B fcollect from 66 to 25, the
-         * 2-PE rows unchanged. Where each PE has a core, 20 us, renewed by
-         * every event: a PE in a stream of messages (the target of a
-         * peer's puts, a get's initiator) keeps polling without the yield
-         * system call between polls, which cost 2-PE get and put latency
-         * 5-8 % here. A count tuned for tcp would be wrong for a NIC's
+         * (any namespace) outnumber its cores, SPIN_NET_NS: about one poll
+         * before yielding, so the peer that needs the core gets it (small
+         * barriers and fcollects across namespaces got much faster, 2-PE
+         * jobs did not change). Where each PE has a core, SPIN_NET_OWN_NS,
+         * renewed by every event: a PE in a stream of messages (the target
+         * of a peer's puts, a get's initiator) keeps polling without the
+         * yield system call between polls, which made get and put latency
+         * worse. A count tuned for tcp would be wrong for a NIC's
          * cheap user-space polls, and a poll's cost is not known at init
          * (UCX's interfaces start idle until the first connection). */
         inst->spin = SPIN_NET_POLLS;
@@ -355,13 +355,13 @@ static void announce(symm_instance_t *inst, const symm_config_t *cfg)
 {
     /* SHMEM_INFO's table starts with the same version line. */
     if (inst->my_pe == 0 && cfg->version && !cfg->info)
-        dprintf(2, "symm: version %s (OpenSHMEM %d.%d)\n", SYMM_VERSION_STRING,
-                SHMEM_MAJOR_VERSION, SHMEM_MINOR_VERSION);
+        dprintf(2, "symm: version %s (OpenSHMEM %d.%d)\n", SYMM_VERSION_STRING, SHMEM_MAJOR_VERSION,
+                SHMEM_MINOR_VERSION);
     if (inst->my_pe == 0 && cfg->info) {
         symm_config_print(cfg, 2);
         dprintf(2, "symm: atomics: %s\n", inst->amo_why);
-        const char *bulk = inst->net != NULL && inst->net->bulk_info != NULL
-                               ? inst->net->bulk_info(inst) : NULL;
+        const char *bulk =
+            inst->net != NULL && inst->net->bulk_info != NULL ? inst->net->bulk_info(inst) : NULL;
         if (bulk != NULL)
             dprintf(2, "symm: large collective messages to other nodes: %s\n", bulk);
     }

@@ -143,7 +143,8 @@ static void host_peers(symm_instance_t *inst, const node_who_t *me, const node_w
         memcpy(ids[pe], all[pe].id, SYMM_NODE_ID_LEN);
         inst->peers[pe].pid =
             memcmp(ids[pe], me->id, SYMM_NODE_ID_LEN) == 0 && all[pe].pidns == me->pidns
-                ? (int)all[pe].pid : 0;
+                ? (int)all[pe].pid
+                : 0;
     }
 }
 
@@ -181,14 +182,15 @@ static int net_choose(symm_instance_t *inst, const node_view_t *v, int force_net
         if (pe == inst->my_pe)
             continue;
         if (strcmp(inst->cfg.transport, "shm") == 0) {
-            symm_error("shmem_init", "PE %d runs on another node (%s) and SYMM_TRANSPORT=shm",
-                       pe, v->ids[pe]);
+            symm_error("shmem_init", "PE %d runs on another node (%s) and SYMM_TRANSPORT=shm", pe,
+                       v->ids[pe]);
             return SYMM_ERR_UNSUPPORTED;
         }
         if ((inst->net = symm_ucx_transport()) == NULL) {
             symm_error("shmem_init",
                        "PE %d is not on this node (%s) and this symm was built without UCX "
-                       "(install libucx-dev and rebuild)", pe, v->ids[pe]);
+                       "(install libucx-dev and rebuild)",
+                       pe, v->ids[pe]);
             return SYMM_ERR_UNSUPPORTED;
         }
         break;
@@ -219,7 +221,7 @@ int symm_node_discover(symm_instance_t *inst)
         rc = SYMM_ERR_NOMEM;
         goto out;
     }
-    if ((rc = emulate_nodes(inst, (const char (*)[SYMM_NODE_ID_LEN])v.ids, v.emu)) != SYMM_OK)
+    if ((rc = emulate_nodes(inst, (const char(*)[SYMM_NODE_ID_LEN])v.ids, v.emu)) != SYMM_OK)
         goto out;
     int force_net = strcmp(inst->cfg.transport, "ucx") == 0;
     local_pes_list(inst, &v, force_net);

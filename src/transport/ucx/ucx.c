@@ -7,7 +7,7 @@
  * the starts of my global-data ranges and the packed rkeys of both segments
  * go to every PE in one bootstrap allgather; endpoints are created and
  * wired up on first use (peer_target; eagerly at init only without a
- * progress thread, see ucx_init). A symmetric address is (segment, offset)
+ * progress thread, see connect_peers). A symmetric address is (segment, offset)
  * in the core; here it becomes the peer's virtual address plus its rkey
  * (peer_target in ucx.h).
  *
@@ -73,7 +73,7 @@ void symm_ucx_peer_lost(ucx_state_t *u, int pe, ucs_status_t status)
      * A peer on another node: wait a second first in any case. Its node's
      * survivors report it with what every PE was doing, and a PE here that
      * ended at once would be a lost connection to them too, whose report
-     * would then name this PE instead (netns_kill saw it 1 run in 8). A
+     * would then name this PE instead (netns_kill saw it happen). A
      * peer on this node is this node's watcher's to report, but a launcher
      * may end this PE before that report is out: say it now. */
     int grace = p->u->inst->peers[p->pe].same_node ? 0 : PEER_ERROR_GRACE;
@@ -170,7 +170,7 @@ static int conn_open(ucx_state_t *u, ucx_wk_t *wk, int pe)
      * issued then can return before they reach the peer (lost atomics were
      * seen here). The word is the start of the peer's internal scratch.
      * The peer answers the wire-up from its progress thread or its own wait
-     * loops (see ucx_init): this wait runs every worker of this PE, so two
+     * loops (see connect_peers): this wait runs every worker of this PE, so two
      * PEs connecting to each other at once each serve the other's wire-up
      * (no lock of ours is taken by progress, nor by the message handlers). */
     uint64_t word;
@@ -204,19 +204,17 @@ static int conn_open(ucx_state_t *u, ucx_wk_t *wk, int pe)
  * collective message to it, without UCX's peer-failure handling: under
  * UCP_ERR_HANDLING_MODE_PEER UCX 1.13 sends a rendezvous over tcp as 64 KiB
  * active messages that the receiver copies out of its buffers, without it
- * as one zero-copy write the receiver reads into place (raw UCP, 1 MiB
- * each way between two namespaces: 320 against 205 us; symm's 1 MiB
- * fcollect at 2 PEs 300-400 against 191-195 us, Open MPI's 196, with the
- * namespaces on reno). Not under BBR, whose pacing spreads the one large
- * write: the same row went from 431-474 to 909 us (bench/ucx_compare.sh,
- * 5 runs each); symm_ucx_bulk_rule decides (u->bulk). The
- * first endpoint, which every PE pair also has (a message first waits for
- * conn_of), still reports a lost peer (peer_error); a transfer cut short
- * on this one fails its request, which to_symm reports the same way
- * (symm_ucx_peer_lost). Nothing but messages uses it: it needs no keys.
- * Everything sent on it goes by rendezvous (am.c): the one zero-copy write
- * is its point (eagerly, the same 1 MiB fcollect took 426 us on reno, as
- * on the first endpoint). Where it is used: symm_ucx_bulk_rule. */
+ * as one zero-copy write the receiver reads into place, which is faster
+ * where TCP sends a large write at once (reno). Not under BBR, whose pacing
+ * spreads the one large write and makes it slower (README, Benchmarks);
+ * symm_ucx_bulk_rule decides (u->bulk). The first endpoint, which every PE
+ * pair also has (a message first waits for conn_of), still reports a lost
+ * peer (peer_error); a transfer cut short on this one fails its request,
+ * which to_symm reports the same way (symm_ucx_peer_lost). Nothing but
+ * messages uses it: it needs no keys. Everything sent on it goes by
+ * rendezvous (am.c): the one zero-copy write is its point (sent eagerly, a
+ * large message gains nothing over the first endpoint). Where it is used:
+ * symm_ucx_bulk_rule. */
 ucp_ep_h symm_ucx_bulk_ep(ucx_state_t *u, int pe)
 {
     ucx_wk_t *wk = &u->dflt;
@@ -377,12 +375,12 @@ static int is_remote(const symm_instance_t *s, int pe)
  * eager connections are made). */
 typedef struct ucx_init_tmp {
     ucx_blob_hdr_t hdr;
-    unsigned amo_bits;       /* SYMM_NETAMO_* the configuration says */
+    unsigned amo_bits; /* SYMM_NETAMO_* the configuration says */
     char amo_tl[sizeof(((ucx_blob_hdr_t *)0)->amo_tl)];
-    ucp_address_t *addr;     /* the default worker's */
+    ucp_address_t *addr;                   /* the default worker's */
     void *rkbuf[1 + SYMM_MAX_DATA_RANGES]; /* packed keys: heap, then data ranges */
     size_t rklen[1 + SYMM_MAX_DATA_RANGES];
-    size_t stride;           /* of u->blob */
+    size_t stride; /* of u->blob */
 } ucx_init_tmp_t;
 
 /* The transport's state, reachable from the instance at once: whatever
@@ -398,8 +396,7 @@ static int state_create(symm_instance_t *s, ucx_state_t **u_p)
     pthread_mutex_init(&u->ctx_lock, NULL);
     *u_p = u;
     if (!symm_ucx_load()) {
-        symm_error("shmem_init", "some PEs are not on this node, but %s",
-                   symm_ucx_load_error());
+        symm_error("shmem_init", "some PEs are not on this node, but %s", symm_ucx_load_error());
         return SYMM_ERR_UNSUPPORTED;
     }
     u->peers = calloc((size_t)s->n_pes, sizeof(ucx_peer_t));
@@ -1078,10 +1075,8 @@ static void tcp_cc(char *cc, size_t len)
 }
 
 /* auto: the one zero-copy write of a rendezvous beats 64 KiB fragments
- * where TCP sends it at once, and loses where BBR paces it out (2 PEs
- * across namespaces, medians of 6-8 alternating jobs, 1 MiB fcollect /
- * sum-reduce: reno 296 / 422 us against 421 / 459, Open MPI 274 / 383;
- * bbr 726 / 876 against 588 / 449, Open MPI 677 / 587). Only over tcp:
+ * where TCP sends it at once, and loses where BBR paces it out (large
+ * fcollect and sum-reduce across namespaces: README, Benchmarks). Only over tcp:
  * verbs transports keep zero-copy rendezvous under peer-failure handling,
  * and a second endpoint there costs a queue pair per peer for nothing. */
 int symm_ucx_bulk_rule(const char *value, char *why, size_t len)
