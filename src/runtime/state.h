@@ -133,8 +133,10 @@ typedef struct symm_instance {
     struct symm_team *team_world;
     struct symm_team *team_shared;
     const struct symm_transport_ops *net;
-    void *net_state;         /* the network transport's own state */
-    char amo_why[128];       /* "network (UCX device atomics on rc_mlx5; job spans nodes)" */
+    void *net_state;         /* the network transport's own state, its choices included
+                              * (SHMEM_INFO asks net->bulk_info, transport/transport.h) */
+    char amo_why[128];       /* runtime/atomics.c's decision, for SHMEM_INFO: "network (UCX
+                              * device atomics on rc_mlx5; job spans nodes)" */
     int n_fini_hooks;
     struct symm_fini_hook {
         void (*fn)(struct symm_instance *inst, void *arg);
