@@ -91,7 +91,7 @@ typedef struct node_who {
     uint64_t pidns;
 } node_who_t;
 
-/* Every PE's node ids and the emulated node of each (SAME_NODE). */
+/* Every PE's node id and emulated node, as same_node compares them. */
 typedef struct node_view {
     char (*ids)[SYMM_NODE_ID_LEN];
     int *emu;
