@@ -1,7 +1,8 @@
 /*
  * instance.c - create, finalize and destroy an instance: configuration,
- * global data remap, bootstrap, node discovery, mappings, transports,
- * allocator, predefined teams.
+ * global data remap, bootstrap, node discovery (node_discover.c), mappings,
+ * transports, allocator, predefined teams, each a step of
+ * symm_instance_create.
  *
  * Owns the instance lifecycle. Init is collective over the bootstrap's job;
  * every step's failure is reported once where detected. Each part that
@@ -15,16 +16,15 @@
 #include "core/instance.h"
 
 #include <errno.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
 #include <sys/sysinfo.h>
 #include <unistd.h>
 
 #include "boot/boot.h"
+#include "core/node_discover.h"
 #include "core/watch.h"
 #include "mem/alloc.h"
 #include "mem/data.h"
@@ -38,182 +38,11 @@
 #include "transport/shm.h"
 #include "transport/transport.h"
 
-#define SYMM_NODE_ID_LEN 64
-
-/* What makes two PEs node-local: same kernel boot, same host name, same
- * network namespace (PEs in different namespaces count as different nodes). */
-static void node_id(char id[SYMM_NODE_ID_LEN])
-{
-    char host[32] = "", boot[40] = "";
-    struct stat st = {0};
-    gethostname(host, sizeof(host) - 1);
-    FILE *f = fopen("/proc/sys/kernel/random/boot_id", "r");
-    if (f) {
-        if (fgets(boot, sizeof(boot), f) == NULL)
-            boot[0] = '\0';
-        fclose(f);
-    }
-    stat("/proc/self/ns/net", &st);
-    memset(id, 0, SYMM_NODE_ID_LEN);
-    snprintf(id, SYMM_NODE_ID_LEN, "%.20s|%.36s|%lx", host, boot, (unsigned long)st.st_ino);
-}
-
-/* Whether two node ids (host|boot|netns) name one kernel: the same host
- * and boot, any network namespace. */
-static int same_kernel(const char *a, const char *b)
-{
-    const char *ea = strrchr(a, '|'), *eb = strrchr(b, '|');
-    if (ea == NULL || eb == NULL)
-        return strcmp(a, b) == 0;
-    return ea - a == eb - b && memcmp(a, b, (size_t)(ea - a)) == 0;
-}
-
 /* Facts every PE must agree on; compared after an allgather. */
 typedef struct layout_check {
     uint64_t heap_size, slot_size, data_size, data_sig;
     int32_t n_ranges, map_globals;
 } layout_check_t;
-
-/* SYMM_NODE_SIZE=k (a test and benchmark aid, SYMM_TRANSPORT=auto only):
- * the PEs of one host, in their node-local order (by rank), are split into
- * emulated nodes of k consecutive PEs, or with SYMM_NODE_CYCLIC dealt out
- * in turn to ceil(n/k) nodes. emu[pe]: pe's emulated node on its host (0
- * without). Decided here, where node identity is, so every layer sees the
- * same layout: the mappings, TEAM_SHARED, map_node, UCX's choice of
- * transports, the watcher (PEs of other emulated nodes are remote, their
- * death seen as a lost connection). The pids stay the host's: a report
- * still names a process of this host by its pid. */
-static int emulate_nodes(symm_instance_t *inst, const char (*ids)[SYMM_NODE_ID_LEN], int *emu)
-{
-    int n = inst->n_pes, k = inst->cfg.node_size;
-    if (k < 0) {
-        symm_error("shmem_init", "SYMM_NODE_SIZE=%d: expected 0 (off) or a node size >= 1", k);
-        return SYMM_ERR_INVALID;
-    }
-    int on = k > 0 && strcmp(inst->cfg.transport, "auto") == 0;
-    for (int pe = 0; pe < n; pe++) {
-        int order = 0, count = 0;
-        for (int q = 0; on && q < n; q++)
-            if (memcmp(ids[q], ids[pe], SYMM_NODE_ID_LEN) == 0) {
-                order += q < pe;
-                count++;
-            }
-        int nodes = on ? (count + k - 1) / k : 1;
-        emu[pe] = !on ? 0 : inst->cfg.node_cyclic ? order % nodes : order / k;
-    }
-    return SYMM_OK;
-}
-
-/* The same node: the same host (node_id) and the same emulated node. */
-#define SAME_NODE(p, q) (memcmp(ids[p], ids[q], SYMM_NODE_ID_LEN) == 0 && emu[p] == emu[q])
-
-static int discover_node(symm_instance_t *inst)
-{
-    int n = inst->n_pes, rc;
-    /* The node, and the process: its pid, valid to a reader in the same pid
-     * namespace, lets the watcher see it die (core/watch.c). */
-    struct who {
-        char id[SYMM_NODE_ID_LEN];
-        int64_t pid;
-        uint64_t pidns;
-    } me = {0}, *all = malloc((size_t)n * sizeof(struct who));
-    struct stat pst = {0};
-    if (all == NULL)
-        return SYMM_ERR_NOMEM;
-    char (*ids)[SYMM_NODE_ID_LEN] = malloc((size_t)n * SYMM_NODE_ID_LEN);
-    char mine[SYMM_NODE_ID_LEN];
-    int *emu = NULL;
-    if (ids == NULL) {
-        free(all);
-        return SYMM_ERR_NOMEM;
-    }
-    if (strcmp(inst->cfg.transport, "auto") != 0 && strcmp(inst->cfg.transport, "shm") != 0 &&
-        strcmp(inst->cfg.transport, "ucx") != 0) {
-        symm_error("shmem_init", "SYMM_TRANSPORT='%s' is not one of auto, shm, ucx",
-                   inst->cfg.transport);
-        free(ids);
-        free(all);
-        return SYMM_ERR_INVALID;
-    }
-    symm_atomics_mode_t amode;
-    if (symm_atomics_mode(&inst->cfg, "shmem_init", &amode) != SYMM_OK) {
-        free(ids);
-        free(all);
-        return SYMM_ERR_INVALID;
-    }
-    node_id(mine);
-    memcpy(me.id, mine, SYMM_NODE_ID_LEN);
-    me.pid = getpid();
-    if (stat("/proc/self/ns/pid", &pst) == 0)
-        me.pidns = (uint64_t)pst.st_ino;
-    rc = symm_boot_allgather(inst->boot, &me, all, sizeof(me));
-    if (rc != SYMM_OK)
-        goto out;
-    /* PEs on this kernel (same host and boot: other network namespaces,
-     * containers and emulated nodes included), which share its cores. */
-    inst->n_host = 0;
-    for (int pe = 0; pe < n; pe++)
-        inst->n_host += same_kernel(all[pe].id, mine);
-    for (int pe = 0; pe < n; pe++) {
-        memcpy(ids[pe], all[pe].id, SYMM_NODE_ID_LEN);
-        inst->peers[pe].pid =
-            memcmp(ids[pe], mine, SYMM_NODE_ID_LEN) == 0 && all[pe].pidns == me.pidns
-                ? (int)all[pe].pid : 0;
-    }
-    inst->local_pes = malloc(sizeof(int) * (size_t)n);
-    emu = malloc(sizeof(int) * (size_t)n);
-    if (inst->local_pes == NULL || emu == NULL) {
-        rc = SYMM_ERR_NOMEM;
-        goto out;
-    }
-    if ((rc = emulate_nodes(inst, ids, emu)) != SYMM_OK)
-        goto out;
-    /* SYMM_TRANSPORT=ucx: every other PE counts as remote. */
-    int force_net = strcmp(inst->cfg.transport, "ucx") == 0;
-    int me_pe = inst->my_pe;
-    inst->n_local = 0;
-    for (int pe = 0; pe < n; pe++) {
-        inst->peers[pe].same_node = SAME_NODE(pe, me_pe);
-        if (!inst->peers[pe].same_node || (force_net && pe != inst->my_pe))
-            continue;
-        if (pe == inst->my_pe)
-            inst->local_idx = inst->n_local;
-        inst->local_pes[inst->n_local++] = pe;
-    }
-    for (int pe = 0; pe < n; pe++) {
-        int q = 0;
-        while (!force_net && q < pe && !SAME_NODE(q, pe))
-            q++;
-        inst->peers[pe].map_node = force_net ? pe : q;
-    }
-    inst->n_remote = n - inst->n_local;
-    for (int pe = 0; pe < n && inst->n_remote > 0; pe++) {
-        if (SAME_NODE(pe, me_pe) && !force_net)
-            continue;
-        if (pe == inst->my_pe)
-            continue;
-        if (strcmp(inst->cfg.transport, "shm") == 0) {
-            symm_error("shmem_init", "PE %d runs on another node (%s) and SYMM_TRANSPORT=shm",
-                       pe, ids[pe]);
-            rc = SYMM_ERR_UNSUPPORTED;
-            goto out;
-        }
-        if ((inst->net = symm_ucx_transport()) == NULL) {
-            symm_error("shmem_init",
-                       "PE %d is not on this node (%s) and this symm was built without UCX "
-                       "(install libucx-dev and rebuild)", pe, ids[pe]);
-            rc = SYMM_ERR_UNSUPPORTED;
-            goto out;
-        }
-        break;
-    }
-out:
-    free(emu);
-    free(ids);
-    free(all);
-    return rc;
-}
-#undef SAME_NODE
 
 static int check_layout(symm_instance_t *inst, const symm_data_layout_t *data)
 {
@@ -331,14 +160,14 @@ static void choose_spin(symm_instance_t *inst)
          * 4096 of them would hold the core for milliseconds, against the
          * progress thread or PEs of "other nodes" on this machine (the
          * namespace tests). So spin by time. Where the PEs of this kernel
-         * (any namespace) outnumber its cores, 1 us: 1 poll before
-         * yielding (against 64) took a 4-PE barrier across two namespaces
-         * on 2 cores from 97 to 29 us and 8 B fcollect from 66 to 25, the
-         * 2-PE rows unchanged. Where each PE has a core, 20 us, renewed by
-         * every event: a PE in a stream of messages (the target of a
-         * peer's puts, a get's initiator) keeps polling without the yield
-         * system call between polls, which cost 2-PE get and put latency
-         * 5-8 % here. A count tuned for tcp would be wrong for a NIC's
+         * (any namespace) outnumber its cores, SPIN_NET_NS: about one poll
+         * before yielding, so the peer that needs the core gets it (small
+         * barriers and fcollects across namespaces got much faster, 2-PE
+         * jobs did not change). Where each PE has a core, SPIN_NET_OWN_NS,
+         * renewed by every event: a PE in a stream of messages (the target
+         * of a peer's puts, a get's initiator) keeps polling without the
+         * yield system call between polls, which made get and put latency
+         * worse. A count tuned for tcp would be wrong for a NIC's
          * cheap user-space polls, and a poll's cost is not known at init
          * (UCX's interfaces start idle until the first connection). */
         inst->spin = SPIN_NET_POLLS;
@@ -380,154 +209,224 @@ static void teams_release(symm_instance_t *inst, void *arg)
     symm_team_fini_predefined(inst);
 }
 
-int symm_instance_create(const symm_instance_args_t *args, symm_instance_t **inst_p)
+/* The configuration (environment, then args), and the global data moved
+ * onto its memfd (*data; a layout without one when SYMM_MAP_GLOBALS is
+ * off). First thing: globals move before any thread exists and before we
+ * keep state anywhere (docs/ARCHITECTURE.md, invariant 2; mem/data.c says
+ * why). */
+static int config_and_data(const symm_instance_args_t *args, symm_config_t *cfg,
+                           const symm_data_layout_t **data)
 {
-    const symm_data_layout_t *data = NULL;
     static const symm_data_layout_t no_data = {.fd = -1};
-    symm_config_t cfg;
     int rc;
-
-    /* First thing: globals move onto their memfd before any thread exists
-     * and before we keep state anywhere (docs/ARCHITECTURE.md, invariant 2;
-     * mem/data.c says why). */
-    memset(&cfg, 0, sizeof(cfg));
-    rc = symm_config_load(&cfg);
-    if (rc == SYMM_OK && cfg.map_globals)
-        rc = symm_data_remap(&data);
-    if (rc != SYMM_OK) {
-        if (args->boot)
-            symm_boot_destroy(args->boot);
+    memset(cfg, 0, sizeof(*cfg));
+    rc = symm_config_load(cfg);
+    if (rc == SYMM_OK && cfg->map_globals)
+        rc = symm_data_remap(data);
+    if (rc != SYMM_OK)
         return rc;
-    }
     if (args->heap_size != 0)
-        cfg.heap_size = args->heap_size;
-    if (!cfg.map_globals) {
-        data = &no_data;
-    }
+        cfg->heap_size = args->heap_size;
+    if (!cfg->map_globals)
+        *data = &no_data;
+    return SYMM_OK;
+}
 
+/* The instance, with what it knows before the bootstrap: NULL without
+ * memory. */
+static symm_instance_t *instance_new(const symm_instance_args_t *args, const symm_config_t *cfg)
+{
     symm_instance_t *inst = calloc(1, sizeof(*inst));
-    if (inst == NULL) {
-        if (args->boot)
-            symm_boot_destroy(args->boot);
-        return SYMM_ERR_NOMEM;
-    }
-    inst->cfg = cfg;
+    if (inst == NULL)
+        return NULL;
+    inst->cfg = *cfg;
     inst->heap_fd = -1;
-    inst->data_fd = data->fd;
-    inst->debug = cfg.debug;
-    inst->amo_flags = cfg.debug ? SYMM_AMO_DEBUG : 0;
+    inst->debug = cfg->debug;
+    inst->amo_flags = cfg->debug ? SYMM_AMO_DEBUG : 0;
     inst->thread_level = args->thread_level;
     inst->threads_share_teams = args->thread_level == SHMEM_THREAD_MULTIPLE;
     inst->instance_id = args->instance_id;
     inst->ctx_default.inst = inst;
-    symm_log_set_level(cfg.log_level);
+    symm_log_set_level(cfg->log_level);
+    return inst;
+}
 
+/* The bootstrap: the caller's, or the one the environment describes; who
+ * this PE is in the job. */
+static int boot_join(symm_instance_t *inst, const symm_instance_args_t *args)
+{
+    int rc;
     if (args->boot != NULL)
         inst->boot = args->boot;
-    else if ((rc = symm_boot_create_from_env(cfg.boot_timeout, &inst->boot)) != SYMM_OK)
-        goto err_free;
+    else if ((rc = symm_boot_create_from_env(inst->cfg.boot_timeout, &inst->boot)) != SYMM_OK)
+        return rc;
     inst->my_pe = inst->boot->rank;
     inst->n_pes = inst->boot->size;
     symm_log_set_pe(inst->my_pe);
-    if ((rc = symm_fault_setup(cfg.fault, inst->my_pe, inst->n_pes)) != SYMM_OK)
-        goto err_boot;
+    return SYMM_OK;
+}
 
-    /* Init is agreed (symm_boot_agree) wherever a PE may fail alone before
-     * an exchange: it still takes part and says why, so every PE fails at
-     * once with its reason instead of waiting for the bootstrap's timeout,
-     * and all unwind the same way. */
+/* The peer records, and the heap limits checked. Init is agreed
+ * (symm_boot_agree) wherever a PE may fail alone before an exchange: it
+ * still takes part and says why, so every PE fails at once with its reason
+ * instead of waiting for the bootstrap's timeout, and all unwind the same
+ * way. */
+static int peers_create(symm_instance_t *inst, int heap_from_args)
+{
+    int rc = SYMM_OK;
     inst->peers = calloc((size_t)inst->n_pes, sizeof(symm_peer_t));
     if (inst->peers == NULL) {
         symm_error("shmem_init", "no memory for %d peer records", inst->n_pes);
         rc = SYMM_ERR_NOMEM;
     }
     if (rc == SYMM_OK)
-        rc = check_heap_limits(&inst->cfg, args->heap_size != 0);
-    if ((rc = symm_boot_agree(inst->boot, rc, "shmem_init", NULL)) != SYMM_OK)
-        goto err_peers;
-    rc = discover_node(inst);
-    if (rc != SYMM_OK)
-        goto err_peers;
+        rc = check_heap_limits(&inst->cfg, heap_from_args);
+    return symm_boot_agree(inst->boot, rc, "shmem_init", NULL);
+}
+
+/* The node-local mappings: sizes agreed, heaps and global data of every
+ * node-local PE mapped (transport/shm.c), the PE status records. From here
+ * on a failure unwinds by the RELEASE hooks. */
+static int node_map(symm_instance_t *inst, const symm_data_layout_t *data)
+{
+    int rc;
     choose_sizes(inst);
-    rc = check_layout(inst, data);
-    if (rc != SYMM_OK)
-        goto err_local;
-    rc = symm_shm_init(inst, data);
-    if (rc != SYMM_OK)
-        goto err_local;
+    if ((rc = check_layout(inst, data)) != SYMM_OK)
+        return rc;
+    if ((rc = symm_shm_init(inst, data)) != SYMM_OK)
+        return rc;
     symm_pe_status_init(inst);
     inst->n_data_ranges = data->fd >= 0 ? data->n_ranges : 0;
     for (int i = 0; i < inst->n_data_ranges; i++)
         inst->data[i] = data->ranges[i];
-
     symm_on_fini(inst, SYMM_FINI_RELEASE, shm_release, NULL);
+    return SYMM_OK;
+}
 
-    if (inst->net != NULL) {
-        /* Registered first: the transport's fini also undoes a half-done
-         * init. */
-        symm_on_fini(inst, SYMM_FINI_RELEASE, net_release, NULL);
-        /* The transport decides who applies atomics (runtime/atomics.h),
-         * from what it finds in its exchange, before it connects. */
-        if ((rc = inst->net->init(inst)) != SYMM_OK)
-            goto err_parts;
-    } else {
+/* The network transport where some PE needs it; who applies atomics
+ * either way (runtime/atomics.h). */
+static int net_start(symm_instance_t *inst)
+{
+    if (inst->net == NULL) {
         symm_atomics_choose(inst, 0, 0, "");
+        return SYMM_OK;
     }
+    /* Registered first: the transport's fini also undoes a half-done init. */
+    symm_on_fini(inst, SYMM_FINI_RELEASE, net_release, NULL);
+    /* The transport decides who applies atomics (runtime/atomics.h), from
+     * what it finds in its exchange, before it connects. */
+    return inst->net->init(inst);
+}
+
+/* The heap allocator and the predefined teams. Not agreed here: the
+ * caller's agreement is the barrier that follows. */
+static int heap_and_teams(symm_instance_t *inst)
+{
+    int rc;
     if ((inst->alloc = malloc(sizeof(*inst->alloc))) == NULL ||
         (rc = symm_alloc_init(inst->alloc, inst->scratch_size, inst->heap_size)) != SYMM_OK) {
         symm_error("shmem_init", "no memory for the heap allocator");
         free(inst->alloc);
         inst->alloc = NULL;
-        rc = SYMM_ERR_NOMEM;
-    } else {
-        symm_on_fini(inst, SYMM_FINI_RELEASE, alloc_release, NULL);
-        if ((rc = symm_team_init_predefined(inst)) != SYMM_OK)
-            symm_error("shmem_init", "no memory for the predefined teams");
-        else
-            symm_on_fini(inst, SYMM_FINI_RELEASE, teams_release, NULL);
+        return SYMM_ERR_NOMEM;
     }
+    symm_on_fini(inst, SYMM_FINI_RELEASE, alloc_release, NULL);
+    if ((rc = symm_team_init_predefined(inst)) != SYMM_OK) {
+        symm_error("shmem_init", "no memory for the predefined teams");
+        return rc;
+    }
+    symm_on_fini(inst, SYMM_FINI_RELEASE, teams_release, NULL);
+    return SYMM_OK;
+}
+
+/* SHMEM_PREFAULT: every page of the heap touched now. */
+static void heap_prefault(symm_instance_t *inst)
+{
+#ifdef MADV_POPULATE_WRITE
+    if (madvise(inst->heap_base, inst->heap_size, MADV_POPULATE_WRITE) != 0)
+#endif
+        for (size_t off = 0; off < inst->heap_size; off += 4096)
+            __atomic_fetch_add(inst->heap_base + off, 0, __ATOMIC_RELAXED);
+}
+
+/* PE 0's version line (SYMM_VERSION) or SHMEM_INFO's table, of cfg as
+ * loaded (inst->cfg may have been adjusted since). */
+static void announce(symm_instance_t *inst, const symm_config_t *cfg)
+{
+    /* SHMEM_INFO's table starts with the same version line. */
+    if (inst->my_pe == 0 && cfg->version && !cfg->info)
+        dprintf(2, "symm: version %s (OpenSHMEM %d.%d)\n", SYMM_VERSION_STRING, SHMEM_MAJOR_VERSION,
+                SHMEM_MINOR_VERSION);
+    if (inst->my_pe == 0 && cfg->info) {
+        symm_config_print(cfg, 2);
+        dprintf(2, "symm: atomics: %s\n", inst->amo_why);
+        const char *bulk =
+            inst->net != NULL && inst->net->bulk_info != NULL ? inst->net->bulk_info(inst) : NULL;
+        if (bulk != NULL)
+            dprintf(2, "symm: large collective messages to other nodes: %s\n", bulk);
+    }
+}
+
+/* Init in steps, each undone on a later step's failure by the label named
+ * for it. Until the bootstrap is joined a given boot is destroyed here;
+ * from node_map on, every part registers its teardown as a RELEASE hook. */
+int symm_instance_create(const symm_instance_args_t *args, symm_instance_t **inst_p)
+{
+    const symm_data_layout_t *data = NULL;
+    symm_instance_t *inst;
+    symm_config_t cfg;
+    int rc;
+
+    if ((rc = config_and_data(args, &cfg, &data)) != SYMM_OK)
+        goto err_destroy_given_boot;
+    if ((inst = instance_new(args, &cfg)) == NULL) {
+        rc = SYMM_ERR_NOMEM;
+        goto err_destroy_given_boot;
+    }
+    if ((rc = boot_join(inst, args)) != SYMM_OK)
+        goto err_free_instance;
+    if ((rc = symm_fault_setup(cfg.fault, inst->my_pe, inst->n_pes)) != SYMM_OK)
+        goto err_destroy_boot;
+    if ((rc = peers_create(inst, args->heap_size != 0)) != SYMM_OK)
+        goto err_free_peers;
+    if ((rc = symm_node_discover(inst)) != SYMM_OK)
+        goto err_free_local_pes;
+    if ((rc = node_map(inst, data)) != SYMM_OK)
+        goto err_free_local_pes;
+    if ((rc = net_start(inst)) != SYMM_OK)
+        goto err_run_release_hooks;
+    rc = heap_and_teams(inst);
     inst->ctx_default.team = inst->team_world;
     choose_spin(inst);
-    if (rc == SYMM_OK && cfg.prefault) {
-#ifdef MADV_POPULATE_WRITE
-        if (madvise(inst->heap_base, inst->heap_size, MADV_POPULATE_WRITE) != 0)
-#endif
-            for (size_t off = 0; off < inst->heap_size; off += 4096)
-                __atomic_fetch_add(inst->heap_base + off, 0, __ATOMIC_RELAXED);
-    }
-
+    if (rc == SYMM_OK && cfg.prefault)
+        heap_prefault(inst);
     /* Nobody may touch a peer's heap before it is mapped everywhere; the
      * agreement is that barrier. */
-    rc = symm_boot_agree(inst->boot, rc, "shmem_init", NULL);
-    if (rc != SYMM_OK)
-        goto err_parts;
+    if ((rc = symm_boot_agree(inst->boot, rc, "shmem_init", NULL)) != SYMM_OK)
+        goto err_run_release_hooks;
     /* Every record is written now: the watcher may read them. */
     if ((rc = symm_watch_start(inst)) != SYMM_OK)
-        goto err_parts;
-    /* SHMEM_INFO's table starts with the same version line. */
-    if (inst->my_pe == 0 && cfg.version && !cfg.info)
-        dprintf(2, "symm: version %s (OpenSHMEM %d.%d)\n", SYMM_VERSION_STRING,
-                SHMEM_MAJOR_VERSION, SHMEM_MINOR_VERSION);
-    if (inst->my_pe == 0 && cfg.info) {
-        symm_config_print(&cfg, 2);
-        dprintf(2, "symm: atomics: %s\n", inst->amo_why);
-        if (inst->bulk_why[0] != '\0')
-            dprintf(2, "symm: large collective messages to other nodes: %s\n", inst->bulk_why);
-    }
+        goto err_run_release_hooks;
+    announce(inst, &cfg);
     inst->initialized = true;
     *inst_p = inst;
     return SYMM_OK;
 
-err_parts:
+err_run_release_hooks:
     symm_run_fini(inst, SYMM_FINI_RELEASE);
-err_local:
+err_free_local_pes:
     free(inst->local_pes);
-err_peers:
+err_free_peers:
     free(inst->peers);
-err_boot:
+err_destroy_boot:
     symm_boot_destroy(inst->boot);
-err_free:
+err_free_instance:
     free(inst);
+    return rc;
+
+err_destroy_given_boot:
+    if (args->boot)
+        symm_boot_destroy(args->boot);
     return rc;
 }
 

@@ -3,8 +3,9 @@
  * wrong collective ends the job with a report, in every launch mode.
  *
  * One thread per instance sleeps in poll() on a pidfd of every node-local
- * peer (and, when a hang timeout asks for it, wakes every 100 ms). Nothing runs on the PE's own paths: the records it reads are
- * published by slow waits only (runtime/pestatus.h). When a peer's process
+ * peer (and, when a hang timeout asks for it, wakes every 100 ms). Nothing
+ * runs on the PE's own paths: the records it reads are published by slow
+ * waits only (runtime/pestatus.h). When a peer's process
  * ends, its record says whether that was normal (it passed finalize's
  * barrier), already reported (it exited early, called global_exit, or
  * reported a hang), or a death nobody explained; then the first PE of the

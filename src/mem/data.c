@@ -148,6 +148,105 @@ static void data_atfork_child(void)
     }
 }
 
+/* The size of the writable ranges together and their signature (sizes and
+ * link addresses: every PE of one program has the same). */
+static void ranges_sum(const struct scan *s, size_t *total_p, uint64_t *sig_p)
+{
+    size_t total = 0;
+    uint64_t sig = 1469598103934665603ull;
+    for (int i = 0; i < s->n; i++) {
+        total += s->end[i] - s->start[i];
+        sig = (sig ^ (s->end[i] - s->start[i])) * 1099511628211ull;
+        sig = (sig ^ s->link_addr[i]) * 1099511628211ull;
+    }
+    *total_p = total;
+    *sig_p = sig;
+}
+
+/* The memfd of total bytes that will back the global data; -1 (reported)
+ * if it cannot be had. */
+static int data_memfd(size_t total)
+{
+    int fd = memfd_create("symm-data", MFD_CLOEXEC);
+    if (fd < 0 || ftruncate(fd, (off_t)total) != 0) {
+        symm_error("shmem_init", "memfd for global data (%zu bytes): %s", total, strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+/* Pagemap bits for the anonymous tails, read before the copy window into
+ * mmap'd (not malloc'd) memory; pm[i] NULL where they cannot be read (the
+ * whole range is copied then). */
+static void pagemap_read(const struct scan *s, uintptr_t pg, uint64_t **pm, size_t *pm_len)
+{
+    int pmfd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+    for (int i = 0; i < s->n && pmfd >= 0; i++) {
+        size_t npages = (s->end[i] - s->start[i]) / pg;
+        pm_len[i] = page_up(npages * sizeof(uint64_t), pg);
+        void *buf =
+            mmap(NULL, pm_len[i], PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (buf == MAP_FAILED)
+            continue;
+        off_t at = (off_t)(s->start[i] / pg * sizeof(uint64_t));
+        if (pread(pmfd, buf, npages * sizeof(uint64_t), at) !=
+            (ssize_t)(npages * sizeof(uint64_t))) {
+            munmap(buf, pm_len[i]);
+            continue;
+        }
+        pm[i] = buf;
+    }
+    if (pmfd >= 0)
+        close(pmfd);
+}
+
+/* Every range copied into fd, then fd mapped over it, with every signal
+ * blocked: the index of the range that failed, or -1. Nothing here writes
+ * program data (only the stack and fd). */
+static int remap_window(int fd, const struct scan *s, uint64_t *const *pm, uintptr_t pg)
+{
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    /* --- window: no writes to program data until every range is mapped --- */
+    int failed = -1;
+    size_t off = 0;
+    for (int i = 0; i < s->n && failed < 0; i++) {
+        if (copy_range(fd, s->start[i], s->end[i], s->file_end[i], off, pm[i], pg) != 0)
+            failed = i;
+        off += s->end[i] - s->start[i];
+    }
+    off = 0;
+    for (int i = 0; i < s->n && failed < 0; i++) {
+        long m = syscall(SYS_mmap, s->start[i], s->end[i] - s->start[i], PROT_READ | PROT_WRITE,
+                         MAP_SHARED | MAP_FIXED, fd, off);
+        if (m < 0 && m > -4096)
+            failed = i;
+        off += s->end[i] - s->start[i];
+    }
+    /* --- end of window --- */
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    return failed;
+}
+
+/* The layout the instance gets (data_layout), once the ranges are mapped. */
+static void layout_record(int fd, const struct scan *s, size_t total, uint64_t sig)
+{
+    data_layout.fd = fd;
+    data_layout.size = total;
+    data_layout.n_ranges = s->n;
+    data_layout.signature = sig;
+    size_t off = 0;
+    for (int i = 0; i < s->n; i++) {
+        data_layout.ranges[i].start = s->start[i];
+        data_layout.ranges[i].len = s->end[i] - s->start[i];
+        data_layout.ranges[i].off = off;
+        off += s->end[i] - s->start[i];
+    }
+}
+
 int symm_data_remap(const symm_data_layout_t **layout_p)
 {
     struct scan s;
@@ -162,65 +261,16 @@ int symm_data_remap(const symm_data_layout_t **layout_p)
         symm_error("shmem_init", "cannot find the program's writable data (%d ranges)", s.n);
         return SYMM_ERR_UNSUPPORTED;
     }
-
-    size_t total = 0;
-    uint64_t sig = 1469598103934665603ull;
-    for (int i = 0; i < s.n; i++) {
-        total += s.end[i] - s.start[i];
-        sig = (sig ^ (s.end[i] - s.start[i])) * 1099511628211ull;
-        sig = (sig ^ s.link_addr[i]) * 1099511628211ull;
-    }
-
-    int fd = memfd_create("symm-data", MFD_CLOEXEC);
-    if (fd < 0 || ftruncate(fd, (off_t)total) != 0) {
-        symm_error("shmem_init", "memfd for global data (%zu bytes): %s", total, strerror(errno));
-        if (fd >= 0)
-            close(fd);
+    size_t total;
+    uint64_t sig;
+    ranges_sum(&s, &total, &sig);
+    int fd = data_memfd(total);
+    if (fd < 0)
         return SYMM_ERR_SYS;
-    }
-
-    /* Pagemap bits for the anonymous tails, read before the copy window into
-     * mmap'd (not malloc'd) memory. */
     uint64_t *pm[SYMM_MAX_DATA_RANGES] = {0};
     size_t pm_len[SYMM_MAX_DATA_RANGES] = {0};
-    int pmfd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
-    for (int i = 0; i < s.n && pmfd >= 0; i++) {
-        size_t npages = (s.end[i] - s.start[i]) / pg;
-        pm_len[i] = page_up(npages * sizeof(uint64_t), pg);
-        void *buf = mmap(NULL, pm_len[i], PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-        if (buf == MAP_FAILED)
-            continue;
-        off_t at = (off_t)(s.start[i] / pg * sizeof(uint64_t));
-        if (pread(pmfd, buf, npages * sizeof(uint64_t), at) != (ssize_t)(npages * sizeof(uint64_t))) {
-            munmap(buf, pm_len[i]);
-            continue;
-        }
-        pm[i] = buf;
-    }
-    if (pmfd >= 0)
-        close(pmfd);
-
-    sigset_t all, old;
-    sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &old);
-    /* --- window: no writes to program data until every range is mapped --- */
-    int failed = -1;
-    size_t off = 0;
-    for (int i = 0; i < s.n && failed < 0; i++) {
-        if (copy_range(fd, s.start[i], s.end[i], s.file_end[i], off, pm[i], pg) != 0)
-            failed = i;
-        off += s.end[i] - s.start[i];
-    }
-    off = 0;
-    for (int i = 0; i < s.n && failed < 0; i++) {
-        long m = syscall(SYS_mmap, s.start[i], s.end[i] - s.start[i], PROT_READ | PROT_WRITE,
-                         MAP_SHARED | MAP_FIXED, fd, off);
-        if (m < 0 && m > -4096)
-            failed = i;
-        off += s.end[i] - s.start[i];
-    }
-    /* --- end of window --- */
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    pagemap_read(&s, pg, pm, pm_len);
+    int failed = remap_window(fd, &s, pm, pg);
     for (int i = 0; i < s.n; i++)
         if (pm[i])
             munmap(pm[i], pm_len[i]);
@@ -231,18 +281,7 @@ int symm_data_remap(const symm_data_layout_t **layout_p)
         data_done = 1;
         return SYMM_ERR_SYS;
     }
-
-    data_layout.fd = fd;
-    data_layout.size = total;
-    data_layout.n_ranges = s.n;
-    data_layout.signature = sig;
-    off = 0;
-    for (int i = 0; i < s.n; i++) {
-        data_layout.ranges[i].start = s.start[i];
-        data_layout.ranges[i].len = s.end[i] - s.start[i];
-        data_layout.ranges[i].off = off;
-        off += s.end[i] - s.start[i];
-    }
+    layout_record(fd, &s, total, sig);
     pthread_atfork(NULL, NULL, data_atfork_child);
     data_done = 1;
     *layout_p = &data_layout;

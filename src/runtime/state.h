@@ -110,7 +110,6 @@ typedef struct symm_instance {
     int heap_fd;
     char *data_reserve;      /* n_local mappings of the data memfds */
     size_t data_size;        /* total bytes of the data memfd */
-    int data_fd;
 
     /* --- allocator and internal scratch --- */
     struct symm_heap_alloc *alloc;   /* mem/alloc.h */
@@ -134,10 +133,10 @@ typedef struct symm_instance {
     struct symm_team *team_world;
     struct symm_team *team_shared;
     const struct symm_transport_ops *net;
-    void *net_state;         /* the network transport's own state */
-    int n_remote;            /* PEs reached through the network transport */
-    char amo_why[128];       /* "network (UCX device atomics on rc_mlx5; job spans nodes)" */
-    char bulk_why[128];      /* SYMM_UCX_BULK_EP's outcome where UCX reaches other nodes, or "" */
+    void *net_state;         /* the network transport's own state, its choices included
+                              * (SHMEM_INFO asks net->bulk_info, transport/transport.h) */
+    char amo_why[128];       /* runtime/atomics.c's decision, for SHMEM_INFO: "network (UCX
+                              * device atomics on rc_mlx5; job spans nodes)" */
     int n_fini_hooks;
     struct symm_fini_hook {
         void (*fn)(struct symm_instance *inst, void *arg);

@@ -115,6 +115,10 @@ typedef struct symm_transport_ops {
      * being destroyed (after its quiet). The default context has none. */
     int (*ctx_create)(struct symm_ctx *ctx);
     void (*ctx_destroy)(struct symm_ctx *ctx);
+    /* After init: which way large collective messages to other nodes go
+     * and why (SHMEM_INFO prints it), or NULL where the transport made no
+     * such choice. NULL bulk_info: never one. */
+    const char *(*bulk_info)(struct symm_instance *inst);
 } symm_transport_ops_t;
 
 /* ---- the transports -------------------------------------------------- */

@@ -7,7 +7,7 @@
  * the starts of my global-data ranges and the packed rkeys of both segments
  * go to every PE in one bootstrap allgather; endpoints are created and
  * wired up on first use (peer_target; eagerly at init only without a
- * progress thread, see ucx_init). A symmetric address is (segment, offset)
+ * progress thread, see connect_peers). A symmetric address is (segment, offset)
  * in the core; here it becomes the peer's virtual address plus its rkey
  * (peer_target in ucx.h).
  *
@@ -73,7 +73,7 @@ void symm_ucx_peer_lost(ucx_state_t *u, int pe, ucs_status_t status)
      * A peer on another node: wait a second first in any case. Its node's
      * survivors report it with what every PE was doing, and a PE here that
      * ended at once would be a lost connection to them too, whose report
-     * would then name this PE instead (netns_kill saw it 1 run in 8). A
+     * would then name this PE instead (netns_kill saw it happen). A
      * peer on this node is this node's watcher's to report, but a launcher
      * may end this PE before that report is out: say it now. */
     int grace = p->u->inst->peers[p->pe].same_node ? 0 : PEER_ERROR_GRACE;
@@ -170,7 +170,7 @@ static int conn_open(ucx_state_t *u, ucx_wk_t *wk, int pe)
      * issued then can return before they reach the peer (lost atomics were
      * seen here). The word is the start of the peer's internal scratch.
      * The peer answers the wire-up from its progress thread or its own wait
-     * loops (see ucx_init): this wait runs every worker of this PE, so two
+     * loops (see connect_peers): this wait runs every worker of this PE, so two
      * PEs connecting to each other at once each serve the other's wire-up
      * (no lock of ours is taken by progress, nor by the message handlers). */
     uint64_t word;
@@ -204,19 +204,17 @@ static int conn_open(ucx_state_t *u, ucx_wk_t *wk, int pe)
  * collective message to it, without UCX's peer-failure handling: under
  * UCP_ERR_HANDLING_MODE_PEER UCX 1.13 sends a rendezvous over tcp as 64 KiB
  * active messages that the receiver copies out of its buffers, without it
- * as one zero-copy write the receiver reads into place (raw UCP, 1 MiB
- * each way between two namespaces: 320 against 205 us; symm's 1 MiB
- * fcollect at 2 PEs 300-400 against 191-195 us, Open MPI's 196, with the
- * namespaces on reno). Not under BBR, whose pacing spreads the one large
- * write: the same row went from 431-474 to 909 us (bench/ucx_compare.sh,
- * 5 runs each); symm_ucx_bulk_rule decides (u->bulk). The
- * first endpoint, which every PE pair also has (a message first waits for
- * conn_of), still reports a lost peer (peer_error); a transfer cut short
- * on this one fails its request, which to_symm reports the same way
- * (symm_ucx_peer_lost). Nothing but messages uses it: it needs no keys.
- * Everything sent on it goes by rendezvous (am.c): the one zero-copy write
- * is its point (eagerly, the same 1 MiB fcollect took 426 us on reno, as
- * on the first endpoint). Where it is used: symm_ucx_bulk_rule. */
+ * as one zero-copy write the receiver reads into place, which is faster
+ * where TCP sends a large write at once (reno). Not under BBR, whose pacing
+ * spreads the one large write and makes it slower (README, Benchmarks);
+ * symm_ucx_bulk_rule decides (u->bulk). The first endpoint, which every PE
+ * pair also has (a message first waits for conn_of), still reports a lost
+ * peer (peer_error); a transfer cut short on this one fails its request,
+ * which to_symm reports the same way (symm_ucx_peer_lost). Nothing but
+ * messages uses it: it needs no keys. Everything sent on it goes by
+ * rendezvous (am.c): the one zero-copy write is its point (sent eagerly, a
+ * large message gains nothing over the first endpoint). Where it is used:
+ * symm_ucx_bulk_rule. */
 ucp_ep_h symm_ucx_bulk_ep(ucx_state_t *u, int pe)
 {
     ucx_wk_t *wk = &u->dflt;
@@ -370,43 +368,99 @@ static int is_remote(const symm_instance_t *s, int pe)
     return pe != s->my_pe && !s->peers[pe].mapped;
 }
 
-static int ucx_init(symm_instance_t *s)
+/* ---- init, step by step ------------------------------------------------ */
+
+/* What init's steps hand on to the next: this PE's part of the exchange,
+ * kept until every PE has it (and, without a progress thread, until the
+ * eager connections are made). */
+typedef struct ucx_init_tmp {
+    ucx_blob_hdr_t hdr;
+    unsigned amo_bits; /* SYMM_NETAMO_* the configuration says */
+    char amo_tl[sizeof(((ucx_blob_hdr_t *)0)->amo_tl)];
+    ucp_address_t *addr;                   /* the default worker's */
+    void *rkbuf[1 + SYMM_MAX_DATA_RANGES]; /* packed keys: heap, then data ranges */
+    size_t rklen[1 + SYMM_MAX_DATA_RANGES];
+    size_t stride; /* of u->blob */
+} ucx_init_tmp_t;
+
+/* The transport's state, reachable from the instance at once: whatever
+ * fails from here on, ucx_fini (which the core runs after a failed init
+ * too) frees it. */
+static int state_create(symm_instance_t *s, ucx_state_t **u_p)
 {
     ucx_state_t *u = calloc(1, sizeof(*u));
-    ucp_config_t *cfg = NULL;
-    void *rkbuf[1 + SYMM_MAX_DATA_RANGES] = {0};
-    size_t rklen[1 + SYMM_MAX_DATA_RANGES] = {0};
-    ucp_address_t *addr = NULL;
-    size_t addr_len = 0;
-    char *mine = NULL;
-    size_t stride = 0;
-    ucs_status_t st;
-    int rc;
-
     if (u == NULL)
         return SYMM_ERR_NOMEM;
     u->inst = s;
     s->net_state = u;
     pthread_mutex_init(&u->ctx_lock, NULL);
+    *u_p = u;
     if (!symm_ucx_load()) {
-        symm_error("shmem_init", "some PEs are not on this node, but %s",
-                   symm_ucx_load_error());
+        symm_error("shmem_init", "some PEs are not on this node, but %s", symm_ucx_load_error());
         return SYMM_ERR_UNSUPPORTED;
     }
     u->peers = calloc((size_t)s->n_pes, sizeof(ucx_peer_t));
     if (u->peers == NULL)
         return SYMM_ERR_NOMEM;
+    return SYMM_OK;
+}
 
-    /* UCX loads its InfiniBand modules (libuct_ib, librdmacm and what they
-     * pull in: ~1 ms of every PE's start here) even where the kernel has no
-     * verbs device to offer; without /sys/class/infiniband there is none.
-     * (Not under AddressSanitizer: with them left out, LeakSanitizer's
-     * tracer thread crashed at exit in 3 of 5 two-namespace runs, with
-     * them in none.) */
+/* UCX loads its InfiniBand modules (libuct_ib, librdmacm and what they
+ * pull in, a cost in every PE's start) even where the kernel has no verbs
+ * device to offer; without /sys/class/infiniband there is none. (Not under
+ * AddressSanitizer: with them left out, LeakSanitizer's tracer thread
+ * crashed at exit in two-namespace runs, with them in it did not.) */
+static void skip_ib_modules(void)
+{
 #if !defined(__SANITIZE_ADDRESS__) && !SYMM_HAS_ASAN
     if (getenv("UCX_MODULES") == NULL && access("/sys/class/infiniband", F_OK) != 0)
         (void)ucs_global_opts_set_value("MODULES", "^ib,rdmacm");
 #endif
+}
+
+/* Transports UCX opens for nothing, unless the user chose (UCX_TLS): each
+ * costs every PE its interface at init. sysv duplicates posix; where UCX
+ * reaches only other nodes (node-local peers mapped) the shared-memory ones
+ * serve no endpoint at all, and where it reaches only this node's PEs
+ * (SYMM_TRANSPORT=ucx on one node) tcp serves none: its interface queries
+ * every network device with an ioctl socket each (most of a large job's
+ * system calls at init). Atomics on this PE's own word, when they go
+ * through UCX, use self. The shared-memory ones are left out by UCX's alias
+ * "shm", which names only those this UCX has: naming knem or xpmem where
+ * they are not built made UCX warn at every PE's start. */
+static void choose_transports(ucp_config_t *cfg, int net_only, int n_net)
+{
+    ucs_status_t st;
+    if (getenv("UCX_TLS") == NULL) {
+        const char *tls = net_only ? "^shm" : n_net == 0 ? "^sysv,tcp" : "^sysv";
+        if ((st = ucp_config_modify(cfg, "TLS", tls)) != UCS_OK)
+            symm_debug("ucx", "cannot set the transport list to %s: %s", tls,
+                       ucs_status_string(st));
+    }
+}
+
+/* A shared-memory interface fills its first receive pool at open (512
+ * buffers of 8 KiB, a large part of UCX's start). It grows on demand, so
+ * start it at 64: only where symm chose the transports and kept posix (UCX
+ * warns of a setting no interface takes). */
+static void shrink_rx_pool(ucp_config_t *cfg, int net_only)
+{
+    if (getenv("UCX_TLS") == NULL && !net_only && getenv("UCX_MM_RX_BUFS_GROW") == NULL &&
+        getenv("UCX_POSIX_RX_BUFS_GROW") == NULL)
+        (void)ucp_config_modify(cfg, "MM_RX_BUFS_GROW", "64");
+}
+
+/* UCX's configuration (UCX_* and ucx.conf) with symm's policy applied:
+ * the IB modules, the transports, the receive pool; and the bulk-endpoint
+ * rule for large collective messages to other nodes (u->bulk, and
+ * SHMEM_INFO's line saying so). net_only: UCX reaches only PEs of other
+ * nodes. */
+static int config_choose(ucx_state_t *u, ucp_config_t **cfg_p, int *net_only)
+{
+    symm_instance_t *s = u->inst;
+    ucp_config_t *cfg = NULL;
+    ucs_status_t st;
+    skip_ib_modules();
     if ((st = ucp_config_read(NULL, NULL, &cfg)) != UCS_OK)
         return symm_ucx_fail("reading UCX_* configuration", st);
     /* Every PE holds every other's address (N of them, and a star bootstrap
@@ -418,45 +472,28 @@ static int ucx_init(symm_instance_t *s)
             n_local += s->peers[pe].same_node;
             n_net += !s->peers[pe].same_node;
         }
-    int net_only = n_local == 0;
-    /* Transports UCX opens for nothing, unless the user chose (UCX_TLS):
-     * each costs every PE its interface at init (a worker with posix and
-     * sysv: ~22 ms, with posix alone ~14 ms, here). sysv duplicates posix;
-     * where UCX reaches only other nodes (node-local peers mapped) the
-     * shared-memory ones serve no endpoint at all, and where it reaches
-     * only this node's PEs (SYMM_TRANSPORT=ucx on one node) tcp serves
-     * none: its interface queries every network device with an ioctl
-     * socket each (200 sockets and 66 reads of /proc/net/route per PE
-     * here, half of a 64-PE job's system calls). Atomics on this PE's own
-     * word, when they go through UCX, use self. The shared-memory ones are
-     * left out by UCX's alias "shm", which names only those this UCX has:
-     * naming knem or xpmem where they are not built made UCX warn at every
-     * PE's start. */
-    if (getenv("UCX_TLS") == NULL) {
-        const char *tls = net_only ? "^shm" : n_net == 0 ? "^sysv,tcp" : "^sysv";
-        if ((st = ucp_config_modify(cfg, "TLS", tls)) != UCS_OK)
-            symm_debug("ucx", "cannot set the transport list to %s: %s", tls,
-                       ucs_status_string(st));
-    }
-    /* Large collective messages to other nodes: which endpoint (and
-     * SHMEM_INFO's line saying so). */
+    *net_only = n_local == 0;
+    choose_transports(cfg, *net_only, n_net);
     if (n_net > 0) {
-        int bulk = symm_ucx_bulk_rule(s->cfg.ucx_bulk_ep, s->bulk_why, sizeof(s->bulk_why));
-        if (bulk < 0) {
-            ucp_config_release(cfg);
-            symm_error("shmem_init", "%s", s->bulk_why);
-            return SYMM_ERR_INVALID;
-        }
+        int bulk = symm_ucx_bulk_rule(s->cfg.ucx_bulk_ep, u->bulk_why, sizeof(u->bulk_why));
+        if (bulk < 0)
+            goto err_release_config;
         u->bulk = bulk;
     }
-    /* A shared-memory interface fills its first receive pool at open: 512
-     * buffers of 8 KiB each, 4 MiB written per PE (a third of UCX's start
-     * here). It grows on demand, so start it at 64: only where symm chose
-     * the transports and kept posix (UCX warns of a setting no interface
-     * takes). */
-    if (getenv("UCX_TLS") == NULL && !net_only && getenv("UCX_MM_RX_BUFS_GROW") == NULL &&
-        getenv("UCX_POSIX_RX_BUFS_GROW") == NULL)
-        (void)ucp_config_modify(cfg, "MM_RX_BUFS_GROW", "64");
+    shrink_rx_pool(cfg, *net_only);
+    *cfg_p = cfg;
+    return SYMM_OK;
+
+err_release_config:
+    ucp_config_release(cfg);
+    symm_error("shmem_init", "%s", u->bulk_why);
+    return SYMM_ERR_INVALID;
+}
+
+/* The UCP context, from cfg (released here, whatever happens); t->amo_bits:
+ * what kind of atomics the configuration says. */
+static int context_create(ucx_state_t *u, ucp_config_t *cfg, ucx_init_tmp_t *t)
+{
     ucp_params_t params = {
         .field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_MT_WORKERS_SHARED |
                       UCP_PARAM_FIELD_ESTIMATED_NUM_EPS,
@@ -465,77 +502,127 @@ static int ucx_init(symm_instance_t *s)
         .features = UCP_FEATURE_RMA | UCP_FEATURE_AMO32 | UCP_FEATURE_AMO64 | UCP_FEATURE_AM |
                     UCP_FEATURE_WAKEUP,
         .mt_workers_shared = 0,
-        .estimated_num_eps = (size_t)s->n_pes,
+        .estimated_num_eps = (size_t)u->inst->n_pes,
     };
-    char amo_tl[sizeof(((ucx_blob_hdr_t *)0)->amo_tl)] = "";
-    unsigned amo_bits = amo_kind(cfg, NULL, amo_tl, sizeof(amo_tl));
-    st = ucp_init_version(UCP_API_MAJOR, UCP_API_MINOR, &params, cfg, &u->ctx);
+    t->amo_bits = amo_kind(cfg, NULL, t->amo_tl, sizeof(t->amo_tl));
+    ucs_status_t st = ucp_init_version(UCP_API_MAJOR, UCP_API_MINOR, &params, cfg, &u->ctx);
     ucp_config_release(cfg);
     if (st != UCS_OK)
         return symm_ucx_fail("ucp_init", st);
+    return SYMM_OK;
+}
 
+/* The default worker's message table and the worker itself (their
+ * counterpart in ucx_fini). */
+static void worker_destroy(ucx_state_t *u)
+{
+    symm_ucx_msg_fini(u);
+    symm_ucx_wk_fini(u, &u->dflt, 1);
+}
+
+/* The default worker and its message handlers. Undoes itself if it fails. */
+static int worker_create(ucx_state_t *u)
+{
+    int rc;
     /* The progress thread and the PE's threads share the default worker. */
-    if ((rc = symm_ucx_wk_init(u, &u->dflt, UCS_THREAD_MODE_MULTI)) != SYMM_OK)
-        return rc;
-    if ((rc = symm_ucx_am_init(u)) != SYMM_OK)
-        return rc;
+    if ((rc = symm_ucx_wk_init(u, &u->dflt, UCS_THREAD_MODE_MULTI)) != SYMM_OK ||
+        (rc = symm_ucx_am_init(u)) != SYMM_OK)
+        goto err_destroy_worker;
+    return SYMM_OK;
+
+err_destroy_worker:
+    worker_destroy(u);
+    return rc;
+}
+
+/* The default worker's address (t->addr) and this PE's header so far
+ * (t->hdr): where its heap is, who it is, what kind of atomics it has. */
+static int address_get(ucx_state_t *u, int net_only, ucx_init_tmp_t *t)
+{
+    symm_instance_t *s = u->inst;
     ucp_worker_attr_t wa = {
         .field_mask = UCP_WORKER_ATTR_FIELD_ADDRESS | UCP_WORKER_ATTR_FIELD_ADDRESS_FLAGS,
         .address_flags = net_only ? UCP_WORKER_ADDRESS_FLAG_NET_ONLY : 0,
     };
-    if ((st = ucp_worker_query(u->dflt.worker, &wa)) != UCS_OK)
+    ucs_status_t st = ucp_worker_query(u->dflt.worker, &wa);
+    if (st != UCS_OK)
         return symm_ucx_fail("worker address", st);
-    addr = wa.address;
-    addr_len = wa.address_length;
+    t->addr = wa.address;
+    t->hdr = (ucx_blob_hdr_t){.heap_base = (uint64_t)(uintptr_t)s->heap_base,
+                              .addr_len = (uint32_t)wa.address_length,
+                              .pid = (int32_t)getpid()};
+    gethostname(t->hdr.host, sizeof(t->hdr.host) - 1);
+    t->hdr.amo_bits =
+        t->amo_bits | amo_kind(NULL, u->dflt.worker, t->hdr.amo_tl, sizeof(t->hdr.amo_tl));
+    return SYMM_OK;
+}
 
-    /* Register both segments and pack their rkeys. */
-    ucx_blob_hdr_t hdr = {.heap_base = (uint64_t)(uintptr_t)s->heap_base,
-                          .addr_len = (uint32_t)addr_len, .pid = (int32_t)getpid()};
-    gethostname(hdr.host, sizeof(hdr.host) - 1);
-    hdr.amo_bits = amo_bits | amo_kind(NULL, u->dflt.worker, hdr.amo_tl, sizeof(hdr.amo_tl));
-    if ((rc = map_mem(u, s->heap_base, s->heap_size, &u->heap_mh, "shmem_init")) != SYMM_OK)
-        goto out;
-    if ((st = ucp_rkey_pack(u->ctx, u->heap_mh, &rkbuf[0], &rklen[0])) != UCS_OK) {
-        rc = symm_ucx_fail("packing the heap key", st);
-        goto out;
+/* The packed keys of t (any of them, NULL ones skipped). */
+static void keys_release(ucx_init_tmp_t *t)
+{
+    for (int i = 0; i <= SYMM_MAX_DATA_RANGES; i++) {
+        if (t->rkbuf[i])
+            ucp_rkey_buffer_release(t->rkbuf[i]);
+        t->rkbuf[i] = NULL;
     }
-    hdr.heap_rkey_len = (uint32_t)rklen[0];
+}
+
+/* The registrations of both segments (any of them, NULL ones skipped). */
+static void memory_unregister(ucx_state_t *u)
+{
+    if (u->heap_mh)
+        ucp_mem_unmap(u->ctx, u->heap_mh);
+    u->heap_mh = NULL;
+    for (int i = 0; i < SYMM_MAX_DATA_RANGES; i++) {
+        if (u->data_mh[i])
+            ucp_mem_unmap(u->ctx, u->data_mh[i]);
+        u->data_mh[i] = NULL;
+    }
+}
+
+/* Register both segments (heap, data ranges) and pack their rkeys into t.
+ * Undoes itself if it fails. */
+static int memory_register(ucx_state_t *u, ucx_init_tmp_t *t)
+{
+    symm_instance_t *s = u->inst;
+    ucs_status_t st;
+    int rc;
+    if ((rc = map_mem(u, s->heap_base, s->heap_size, &u->heap_mh, "shmem_init")) != SYMM_OK)
+        goto err_unmap_memory;
+    if ((st = ucp_rkey_pack(u->ctx, u->heap_mh, &t->rkbuf[0], &t->rklen[0])) != UCS_OK) {
+        rc = symm_ucx_fail("packing the heap key", st);
+        goto err_release_keys;
+    }
+    t->hdr.heap_rkey_len = (uint32_t)t->rklen[0];
     for (int i = 0; i < s->n_data_ranges; i++) {
-        hdr.data_start[i] = s->data[i].start;
+        t->hdr.data_start[i] = s->data[i].start;
         if ((rc = map_mem(u, (void *)s->data[i].start, s->data[i].len, &u->data_mh[i],
                           "shmem_init")) != SYMM_OK)
-            goto out;
-        if ((st = ucp_rkey_pack(u->ctx, u->data_mh[i], &rkbuf[1 + i], &rklen[1 + i])) !=
+            goto err_release_keys;
+        if ((st = ucp_rkey_pack(u->ctx, u->data_mh[i], &t->rkbuf[1 + i], &t->rklen[1 + i])) !=
             UCS_OK) {
             rc = symm_ucx_fail("packing a data key", st);
-            goto out;
+            goto err_release_keys;
         }
-        hdr.data_rkey_len[i] = (uint32_t)rklen[1 + i];
+        t->hdr.data_rkey_len[i] = (uint32_t)t->rklen[1 + i];
     }
-    size_t len = sizeof(hdr) + addr_len;
-    for (int i = 0; i <= s->n_data_ranges; i++)
-        len += rklen[i];
-    mine = malloc(len);
-    if (mine == NULL) {
-        rc = SYMM_ERR_NOMEM;
-        goto out;
-    }
-    char *w = mine;
-    memcpy(w, &hdr, sizeof(hdr));
-    w += sizeof(hdr);
-    memcpy(w, addr, addr_len);
-    w += addr_len;
-    for (int i = 0; i <= s->n_data_ranges; i++) {
-        memcpy(w, rkbuf[i], rklen[i]);
-        w += rklen[i];
-    }
-    if ((rc = allgather_var(s, mine, len, &u->blob, &stride, "shmem_init")) != SYMM_OK)
-        goto out;
+    return SYMM_OK;
 
-    /* Every peer's segments, addresses and keys, for its endpoints; the
-     * atomic findings of every PE, for one decision (runtime/atomics.h). */
-    amo_bits = 0;
-    amo_tl[0] = '\0';
+err_release_keys:
+    keys_release(t);
+err_unmap_memory:
+    memory_unregister(u);
+    return rc;
+}
+
+/* Every peer's segments, address and keys from the exchange (u->blob), for
+ * its endpoints; the atomic findings of every PE, for one decision
+ * (runtime/atomics.h). */
+static void peers_read(ucx_state_t *u, size_t stride)
+{
+    symm_instance_t *s = u->inst;
+    unsigned amo_bits = 0;
+    char amo_tl[sizeof(((ucx_blob_hdr_t *)0)->amo_tl)] = "";
     for (int pe = 0; pe < s->n_pes; pe++) {
         ucx_peer_t *p = &u->peers[pe];
         const char *b = u->blob + (size_t)pe * stride;
@@ -561,38 +648,105 @@ static int ucx_init(symm_instance_t *s)
         }
     }
     symm_atomics_choose(s, 1, amo_bits, amo_tl);
-    /* Wiring up needs both ends to run UCX. Endpoints are made on first use
-     * (peer_target), when the peer may be computing or waiting in the
-     * bootstrap, which runs no UCX: its progress thread answers then. So
-     * with the thread (SYMM_PROGRESS_THREAD auto or 1) init makes no
-     * endpoint. Without it, nothing would answer a peer's first contact
-     * while this PE computes (UCX's shared-memory RMA needs no target
-     * progress once wired up, its wire-up does): every unmapped peer is
-     * connected here, eagerly, as before, with the thread running for the
-     * connection phase only. A lazy connect's failure ends the job naming
-     * the peer (symm_ucx_conn_open_lazy); a peer never talked to is watched
-     * by the launcher. */
-    int wanted;
+}
+
+/* This PE's header, worker address and packed keys to every PE in one
+ * allgather (u->blob); then every peer's, read. Collective. */
+static int exchange(ucx_state_t *u, ucx_init_tmp_t *t)
+{
+    symm_instance_t *s = u->inst;
+    size_t addr_len = t->hdr.addr_len, len = sizeof(t->hdr) + addr_len;
+    for (int i = 0; i <= s->n_data_ranges; i++)
+        len += t->rklen[i];
+    char *mine = malloc(len);
+    if (mine == NULL)
+        return SYMM_ERR_NOMEM;
+    char *w = mine;
+    memcpy(w, &t->hdr, sizeof(t->hdr));
+    w += sizeof(t->hdr);
+    memcpy(w, t->addr, addr_len);
+    w += addr_len;
+    for (int i = 0; i <= s->n_data_ranges; i++) {
+        memcpy(w, t->rkbuf[i], t->rklen[i]);
+        w += t->rklen[i];
+    }
+    int rc = allgather_var(s, mine, len, &u->blob, &t->stride, "shmem_init");
+    free(mine);
+    if (rc != SYMM_OK)
+        return rc;
+    peers_read(u, t->stride);
+    return SYMM_OK;
+}
+
+/* Wiring up needs both ends to run UCX. Endpoints are made on first use
+ * (peer_target), when the peer may be computing or waiting in the
+ * bootstrap, which runs no UCX: its progress thread answers then. So with
+ * the thread (SYMM_PROGRESS_THREAD auto or 1) init makes no endpoint.
+ * Without it, nothing would answer a peer's first contact while this PE
+ * computes (UCX's shared-memory RMA needs no target progress once wired
+ * up, its wire-up does): every unmapped peer is connected here, eagerly,
+ * as before, with the thread running for the connection phase only. A lazy
+ * connect's failure ends the job naming the peer (symm_ucx_conn_open_lazy);
+ * a peer never talked to is watched by the launcher. */
+static int connect_peers(ucx_state_t *u)
+{
+    symm_instance_t *s = u->inst;
+    int wanted, rc;
     if ((rc = symm_ucx_progress_thread_wanted(u, &wanted)) != SYMM_OK ||
         (rc = symm_ucx_start_progress_thread(u)) != SYMM_OK)
-        goto out;
-    if (!wanted) {
-        /* To every PE when UCX is the one atomic agent. */
-        int to_all = (s->amo_flags & SYMM_AMO_NET) != 0;
-        for (int pe = 0; pe < s->n_pes; pe++)
-            if ((to_all || is_remote(s, pe)) && (rc = conn_open(u, &u->dflt, pe)) != SYMM_OK)
-                goto out;
-        if ((rc = symm_boot_barrier(s->boot)) != SYMM_OK)
-            goto out;
-        symm_ucx_stop_progress_thread(u);
-    }
-out:
-    for (int i = 0; i <= SYMM_MAX_DATA_RANGES; i++)
-        if (rkbuf[i])
-            ucp_rkey_buffer_release(rkbuf[i]);
-    if (addr)
-        ucp_worker_release_address(u->dflt.worker, addr);
-    free(mine);
+        return rc;
+    if (wanted)
+        return SYMM_OK;
+    /* To every PE when UCX is the one atomic agent. */
+    int to_all = (s->amo_flags & SYMM_AMO_NET) != 0;
+    for (int pe = 0; pe < s->n_pes; pe++)
+        if ((to_all || is_remote(s, pe)) && (rc = conn_open(u, &u->dflt, pe)) != SYMM_OK)
+            return rc;
+    if ((rc = symm_boot_barrier(s->boot)) != SYMM_OK)
+        return rc;
+    symm_ucx_stop_progress_thread(u);
+    return SYMM_OK;
+}
+
+/* Collective. A failed step undoes what the steps before it made, in the
+ * reverse order, down to the state (state_create), which stays for
+ * ucx_fini: the core runs it after a failed init too, and every PE's fini
+ * takes part in its bootstrap barrier. From the exchange on, peers hold
+ * this PE's address and may be wiring up to its worker: a failure there
+ * leaves the worker, registrations and context to ucx_fini, which closes
+ * them after that barrier. */
+static int ucx_init(symm_instance_t *s)
+{
+    ucx_state_t *u = NULL;
+    ucp_config_t *cfg = NULL;
+    ucx_init_tmp_t t = {0};
+    int net_only = 0, rc;
+
+    if ((rc = state_create(s, &u)) != SYMM_OK)
+        return rc;
+    if ((rc = config_choose(u, &cfg, &net_only)) != SYMM_OK)
+        return rc;
+    if ((rc = context_create(u, cfg, &t)) != SYMM_OK)
+        return rc;
+    if ((rc = worker_create(u)) != SYMM_OK)
+        goto err_cleanup_context;
+    if ((rc = address_get(u, net_only, &t)) != SYMM_OK)
+        goto err_destroy_worker;
+    if ((rc = memory_register(u, &t)) != SYMM_OK)
+        goto err_release_address;
+    if ((rc = exchange(u, &t)) == SYMM_OK)
+        rc = connect_peers(u);
+    keys_release(&t);
+    ucp_worker_release_address(u->dflt.worker, t.addr);
+    return rc;
+
+err_release_address:
+    ucp_worker_release_address(u->dflt.worker, t.addr);
+err_destroy_worker:
+    worker_destroy(u);
+err_cleanup_context:
+    ucp_cleanup(u->ctx);
+    u->ctx = NULL;
     return rc;
 }
 
@@ -858,6 +1012,12 @@ int symm_ucx_atomics_probe(char *tl, size_t tl_len)
     return (int)bits;
 }
 
+static const char *ucx_bulk_info(symm_instance_t *s)
+{
+    ucx_state_t *u = state_of(s);
+    return u != NULL && u->bulk_why[0] != '\0' ? u->bulk_why : NULL;
+}
+
 static const symm_transport_ops_t ucx_ops = {
     .name = "ucx",
     .init = ucx_init,
@@ -882,6 +1042,7 @@ static const symm_transport_ops_t ucx_ops = {
     .region_remove = ucx_region_remove,
     .ctx_create = symm_ucx_ctx_create,
     .ctx_destroy = symm_ucx_ctx_destroy,
+    .bulk_info = ucx_bulk_info,
 };
 
 const symm_transport_ops_t *symm_ucx_transport(void) { return &ucx_ops; }
@@ -914,10 +1075,8 @@ static void tcp_cc(char *cc, size_t len)
 }
 
 /* auto: the one zero-copy write of a rendezvous beats 64 KiB fragments
- * where TCP sends it at once, and loses where BBR paces it out (2 PEs
- * across namespaces, medians of 6-8 alternating jobs, 1 MiB fcollect /
- * sum-reduce: reno 296 / 422 us against 421 / 459, Open MPI 274 / 383;
- * bbr 726 / 876 against 588 / 449, Open MPI 677 / 587). Only over tcp:
+ * where TCP sends it at once, and loses where BBR paces it out (large
+ * fcollect and sum-reduce across namespaces: README, Benchmarks). Only over tcp:
  * verbs transports keep zero-copy rendezvous under peer-failure handling,
  * and a second endpoint there costs a queue pair per peer for nothing. */
 int symm_ucx_bulk_rule(const char *value, char *why, size_t len)

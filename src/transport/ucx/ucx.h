@@ -209,6 +209,9 @@ typedef struct ucx_state {
     struct ucx_msg *msgs;     /* arrived, newest first */
     struct ucx_msg *msg_free; /* entries for the next ones */
     int msg_ready;
+    /* SYMM_UCX_BULK_EP's outcome where UCX reaches other nodes, or "":
+     * SHMEM_INFO's line (symm_transport_ops_t.bulk_info). */
+    char bulk_why[128];
 } ucx_state_t;
 
 static inline ucx_state_t *state_of(symm_instance_t *s) { return (ucx_state_t *)s->net_state; }

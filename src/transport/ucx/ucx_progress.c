@@ -81,20 +81,19 @@ int symm_ucx_sleep(symm_instance_t *s, long usec)
  * while the PE is away from symm (computing) and runs UCX then. While the
  * PE itself runs progress (it is inside symm calls), the thread only backs
  * off, doubling its sleep up to PROGRESS_MAX_US: its wake-ups cost the
- * communicating PE its core (8 B put+quiet over tcp went from 18 to 30 us
- * with a look every 200 us on this 2-core machine), and then they are rare.
+ * communicating PE its core (frequent looks made small put+quiet over tcp
+ * markedly slower on a machine with few cores), and then they are rare.
  * A look that finds nothing to do doubles the sleep too, up to
  * PROGRESS_IDLE_MAX_US (never below SYMM_PROGRESS_INTERVAL), and any event
  * brings it back to the interval: a PE waiting in the bootstrap (init,
- * finalize, heap growth) runs no UCX itself, and 64 oversubscribed PEs
- * looking every 200 us at nothing cost a 64-PE UCX init about a third of
- * its CPU time here. The price is the first message to a PE that computed
+ * finalize, heap growth) runs no UCX itself, and many oversubscribed PEs
+ * looking often at nothing cost a large UCX init much of its CPU time. The
+ * price is the first message to a PE that computed
  * for a while unobserved: answered within PROGRESS_IDLE_MAX_US, not the
  * interval. A look runs at most PROGRESS_BURST progress calls before it
  * sleeps again: while a peer streams data in, every call finds events, and
  * an unbounded loop took a core for the whole transfer, from a PE that was
- * computing (over tcp on 2 cores an 8 MiB fused all-gather+matmul ran its
- * matmul at 60 % speed and took 40 ms instead of 20). */
+ * computing (a fused all-gather+matmul over tcp slowed its matmul down). */
 #define PROGRESS_MAX_US 50000
 #define PROGRESS_IDLE_MAX_US 2000
 #define PROGRESS_BURST 16
