@@ -9,8 +9,8 @@
  * two): put 8 B + quiet, get 8 B, fetch-add 8 B (per-op latency on PE 0),
  * put bandwidth at 1 MiB (windows of 64 put_nbi + quiet). The latency rows
  * run 10 x ITERS operations (10000 by default, as bench/ucx_raw.c does):
- * a 1000-operation loop lasts 14 ms, short enough for one scheduler hiccup
- * on an oversubscribed machine to move its mean by 10 %. Collectives on
+ * a loop of a few milliseconds is short enough for one scheduler hiccup on
+ * an oversubscribed machine to move its mean visibly. Collectives on
  * all PEs at 8 B, 64 KiB and 1 MiB per PE: barrier_all, broadcast64 (root
  * 0), fcollect64, alltoall64, double_sum_to_all. As OSU's oshm benchmarks
  * do, each call is timed alone, a barrier_all (not timed) separates calls,

@@ -27,7 +27,8 @@ The default shapes give the communication a visible share of the time (on
 one machine a put is a memcpy, far faster than numpy's matmul). Overlap
 needs a free core for the stream's thread, or a transport that moves data
 while the CPU computes (a network link slower than the CPU: see the
-README's fused-operations table for a two-namespace run over a shaped link).
+fused-operations tables of docs/performance.md for a two-namespace run over
+a shaped link).
 """
 
 import argparse

@@ -25,7 +25,7 @@
     X(SHMEM_INFO, BOOL, USER, info, "0", "print every variable, its value and meaning at init") \
     X(SHMEM_VERSION, BOOL, USER, version, "0", "print the library version at init")          \
     X(SYMM_PREFAULT, BOOL, USER, prefault, "0",                                              \
-      "touch the whole initial heap at init (cold pages cost ~1 GB/s on first put)")         \
+      "touch the whole initial heap at init, so no put pays for faulting in its pages")     \
     X(SYMM_BOOT_TIMEOUT, DOUBLE, USER, boot_timeout, "120",                                  \
       "seconds any bootstrap wait may take before the job fails naming missing PEs")         \
     X(SYMM_HANG_TIMEOUT, DOUBLE, USER, hang_timeout, "-1",                                   \

@@ -147,7 +147,7 @@ static inline int symm_pe_report_claimed(const symm_instance_t *s)
     return r0 != NULL && __atomic_load_n(&r0->claim, __ATOMIC_ACQUIRE) != 0;
 }
 
-/* CLOCK_MONOTONIC in ms, the coarse clock (no system call, ~4 ms steps). */
+/* CLOCK_MONOTONIC in ms, the coarse clock (no system call; it steps once per kernel tick). */
 uint64_t symm_now_ms(void);
 
 /* CLOCK_MONOTONIC in ns (vDSO: no system call): the waits' timed spin. */

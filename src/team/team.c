@@ -229,7 +229,7 @@ static int alloc_slots(struct symm_team *parent, int need, int *slots, const cha
             slots_reserve(s, slots, need, 0);
         /* Two threads of one PE splitting two parents took each other's
          * slots on different PEs; retried in step they can collide again
-         * and again (team_threads.np3, loaded machine: 2 runs in 10). Wait
+         * and again (seen in team_threads.np3 on a loaded machine). Wait
          * a time that differs per parent, so one split gets ahead. */
         long us = 50L * (attempt + 1) * (parent->slot + 1);
         struct timespec nap = {us / 1000000, us % 1000000 * 1000};

@@ -1,0 +1,13 @@
+# The documentation: docs/environment.md is generated from the variable
+# table (scripts/gen_env_doc.sh) and must match what the generator makes of
+# src/runtime/env_def.h today; every relative link in README.md and docs/
+# names an existing file.
+add_test(NAME docs_env_reference
+  COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/scripts/docs_env_check.sh
+          ${PROJECT_SOURCE_DIR}/scripts/gen_env_doc.sh
+          ${PROJECT_SOURCE_DIR}/src/runtime/env_def.h
+          ${PROJECT_SOURCE_DIR}/docs/environment.md
+          ${CMAKE_CURRENT_BINARY_DIR}/docs)
+add_test(NAME docs_links
+  COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/scripts/docs_links.sh ${PROJECT_SOURCE_DIR})
+set_tests_properties(docs_env_reference docs_links PROPERTIES TIMEOUT 60 LABELS docs)
