@@ -310,7 +310,7 @@ SYMM_API int shmem_team_create_ctx(shmem_team_t team, long options, shmem_ctx_t 
 
 /* ---- OpenSHMEM 1.6: communication sessions -----------------------------
  * Hints only (the spec lets an implementation ignore them): symm accepts
- * and checks them; see ctx_session.c for what each path does. */
+ * and checks them; see src/api/shmem/shmem_ctx_session.c for what each path does. */
 #define SYMM_HAVE_CTX_SESSION 1
 #define SHMEM_CTX_SESSION_BATCH (1L << 0)
 #define SHMEM_CTX_SESSION_TOTAL_OPS (1L << 0)

@@ -1,12 +1,12 @@
 # A PE killed or exiting in the middle of blocking calls ends the job, in
-# every launch mode (src/core/watch.c; README "When a PE fails").
+# every launch mode (src/core/watch.c; docs/failures.md).
 #  - fault_loop.npN: the loop itself (tests/pe/fault_loop.c) runs 200
 #    iterations correctly and finalizes.
 #  - kill_MODE.npN / exit_MODE.np4: tests/scripts/kill_loop.sh, a few kills
 #    (kill -9 of a random PE at a random point) or early exits (exit(3)) per
 #    mode: every job must end within 2 s, naming the PE, with a failing
 #    status (3 for the exit). The full run (20 kills per mode) is the
-#    README's table: tests/scripts/kill_loop.sh MODE 4 20.
+#    table in docs/failures.md: tests/scripts/kill_loop.sh MODE 4 20.
 # Modes: oshrun; aclshmem DEFAULT and UNIQUEID modes started by a bash loop;
 # and, where tests/boot_pmix.cmake registers its mpirun tests, mpirun with
 # the PMIx bootstrap and an MPI program with the MPI bootstrap.
@@ -61,8 +61,7 @@ function(_symm_kill_mpirun_tests)
   endif()
   # mpirun itself lingers odls_base_sigkill_timeout (1 s) per round of
   # killing PEs it still thinks alive, so its job ends up to ~2.1 s after
-  # the failure although every PE is gone in < 0.2 s (README "When a PE
-  # fails"). That timeout at 0 makes mpirun exit before forwarding symm's
+  # the failure although every PE is gone in < 0.2 s (docs/failures.md). That timeout at 0 makes mpirun exit before forwarding symm's
   # line now and then, so the PEs keep the 2 s limit and mpirun gets 1.5 s more.
   set(grace SYMM_KILL_LAUNCHER_SLACK=1.5)
   if(SYMM_HAVE_PMIX)
@@ -79,7 +78,7 @@ function(_symm_kill_mpirun_tests)
 endfunction()
 cmake_language(DEFER CALL _symm_kill_mpirun_tests)
 
-# The same kills and exits with the tree bootstrap forced (tree.c): the
+# The same kills and exits with the tree bootstrap forced (boot/tcp/tcp_tree.c): the
 # bash-loop modes, where no launcher ends the job, and oshrun.
 foreach(mode uid default oshrun)
   add_test(NAME kill_${mode}_tree.np4 COMMAND bash ${SYMM_KILL_LOOP} ${mode} 4 3 kill)

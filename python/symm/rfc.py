@@ -13,7 +13,7 @@ the same routine names, argument names, order, keyword forms and codes.
     symm_mem.shmem_put_with_signal(buf, 0, src, 0, 32, sig, 0, 1, 0, 1)
     symm_mem.shmem_wait_for_signal(buf, sig, 0, 1, 0)
 
-Conventions (the RFC's; symm's own API differs, see the README):
+Conventions (the RFC's; symm's own API differs, see python/README.md):
   - offsets and sizes count elements of the tensor (flattened, C order), as
     the RFC's kernels do; they, signal values and ranks are Python ints or
     1-element integer tensors;

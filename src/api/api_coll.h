@@ -1,6 +1,6 @@
 /*
  * api_coll.h - the team collectives' shared bodies (api/shmem/shmem_coll.c), for the
- * entry points of both APIs (OpenSHMEM's in coll.c, aclshmem's in
+ * entry points of both APIs (OpenSHMEM's in shmem/shmem_coll.c, aclshmem's in
  * aclshmem_coll.c): each validates the team (and root), names routine in
  * the status record and in errors, and calls one core collective. 0, or -1
  * for an invalid team or root (logged under SHMEM_DEBUG / always).

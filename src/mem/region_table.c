@@ -1,5 +1,5 @@
 /*
- * region_table.c - the table of registered regions (region.h): made on first
+ * region_table.c - the table of registered regions (region_table.h): made on first
  * use, slots taken lowest first. Never communicates; the registration
  * protocol is core/region_register.c's.
  */

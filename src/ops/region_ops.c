@@ -1,5 +1,5 @@
 /*
- * region_ops.c - RMA and atomics on registered memory (region.h says the path).
+ * region_ops.c - RMA and atomics on registered memory (mem/region_table.h says the path).
  * Cold: reached from the general paths only; the one system call of a
  * process_vm transfer is the cost of memory the program did not give symm.
  */

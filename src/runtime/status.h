@@ -1,9 +1,26 @@
 /*
- * status.h - the one internal status type of symm.
+ * status.h - the one internal status type of symm, and how routines report.
  *
- * Every internal routine returns symm_status_t: 0 is success, negatives are
- * errors. Conversion to OpenSHMEM return values or aclshmem error codes happens
- * only at the API boundary. Only the code that first detects an error logs it.
+ * The convention, as the code keeps it (checked by reading, not by the
+ * compiler: C converts between enum and int silently):
+ *  - A routine that can fail returns int: 0 (SYMM_OK) on success, a
+ *    negative value on failure. The negative is a symm_status_t wherever a
+ *    caller may act on its kind or print it (bootstrap, transports, heap
+ *    growth, registration, teams): callers pass it on unchanged and print it
+ *    with symm_status_str. A routine with a single way to fail may return -1
+ *    (SYMM_ERR_INVALID's value); its header says so.
+ *  - A routine that finds something (an index, a slot, a PE) returns it, or
+ *    -1 for "none": not an error.
+ *  - boot/'s socket I/O (boot_io.h) returns 1 done, 0 would block, or a
+ *    negative -errno / SYMM_IO_*: a different domain, converted to a status
+ *    by its callers in boot/, never passed out of it.
+ *  - Errors the program cannot recover from end the job through symm_fatal
+ *    (runtime/log.h), the one fatal path of every layer, which names the
+ *    routine and the PE. Besides it only shmem_global_exit (symm_job_exit) and
+ *    the watcher of a failed job (core/watch.c) end the process.
+ * Conversion to OpenSHMEM return values or aclshmem error codes happens only
+ * at the API boundary (src/api/). Only the code that first detects an error
+ * logs it.
  */
 #ifndef SYMM_STATUS_H
 #define SYMM_STATUS_H

@@ -2,7 +2,7 @@
  * coll_skew.c - back-to-back collectives with no synchronisation of the
  * caller's, PEs deliberately out of step: what the barriers around every
  * collective used to protect, now that collectives over the network have
- * none (coll/shm.c, messages).
+ * none (coll/coll_msg.h, messages).
  *
  * One loop of ITERS steps; step i calls one collective, chosen by i, on one
  * of three groups (the world team, a strided team of every other PE, an

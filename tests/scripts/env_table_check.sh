@@ -1,7 +1,7 @@
 #!/bin/bash
 # env_table_check.sh TABLE DIR... - every environment variable the sources
 # read is a row of TABLE (src/runtime/env_def.h), so SHMEM_INFO, symm-info
-# and the README can list them all.
+# and docs/environment.md can list them all.
 #
 # Read means, in C (*.c, *.h): getenv/secure_getenv (or any helper whose name
 # contains getenv) called with a literal name, and any string literal that is

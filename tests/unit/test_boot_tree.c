@@ -1,5 +1,5 @@
 /*
- * test_boot_tree.c - the tree bootstrap (src/boot/tree.c), without a launcher.
+ * test_boot_tree.c - the tree bootstrap (src/boot/tcp/tcp_tree.c), without a launcher.
  *
  * Usage: test_boot_tree [N ...]   (default: 1 2 4 17 33 64)
  *

@@ -6,9 +6,9 @@
  * ACLSHMEM_CMP_* differ from SHMEM_CMP_* (GE and LE swap places: CANN has
  * GE 3 and LE 5, OpenSHMEM LE 3 and GE 5); acl_cmp converts at this
  * boundary and nowhere else. int16, uint16, int32, int64, uint32 and uint64
- * forward to the OpenSHMEM routines of the same width (p2p.c). OpenSHMEM has
+ * forward to the OpenSHMEM routines of the same width (shmem/shmem_p2p.c). OpenSHMEM has
  * no wait/test for float, int8, uint8 and char: those four instantiate the
- * same scan p2p.c uses (ops/p2p_scan.h). Both come from the generator p2p.c
+ * same scan shmem_p2p.c uses (ops/p2p_scan.h). Both come from the generator shmem_p2p.c
  * uses (api/api_p2p_gen.h); below, aclshmem's conventions for it.
  */
 #include <stdint.h>

@@ -2,7 +2,7 @@
  * aclshmem_tls.c - aclshmem's switches for the TLS of the bootstrap.
  *
  * Owns the two public setters of include/symm_tls.h; the settings and their
- * meaning are src/boot/tls.c's. Converts internal statuses to aclshmem's
+ * meaning are src/boot/tcp/tcp_tls_conf.c's. Converts internal statuses to aclshmem's
  * error codes (0, -1 ACLSHMEM_INVALID_PARAM, -4 ACLSHMEM_INNER_ERROR) here
  * and nowhere else.
  */

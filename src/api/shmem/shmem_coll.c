@@ -197,7 +197,7 @@ SHMEM_REDUCE_ARITH_TYPES(DEF_SCAN)
  * barrier; the barrier words already are. */
 static void active_done(symm_group_t *g)
 {
-    if (g->team == NULL) /* not a world set run as the world team (coll/group.c) */
+    if (g->team == NULL) /* not a world set run as the world team (coll/coll_group.c) */
         __atomic_store_n(g->count, 0, __ATOMIC_RELAXED);
 }
 

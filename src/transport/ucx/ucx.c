@@ -22,8 +22,8 @@
  * Owns the UCP context, the exchange of addresses and keys, the endpoints
  * and their rkeys. Never on the put/get/AMO paths but for the cold lazy
  * connect on a worker's first use of a peer (symm_ucx_conn_open_lazy). The
- * operations are in rma.c and am.c, the workers in progress.c, the libucp
- * table in load.c; ucx.h maps them.
+ * operations are in ucx_rma.c and ucx_am.c, the workers in ucx_progress.c,
+ * the libucp table in ucx_load.c; ucx.h maps them.
  */
 #define _GNU_SOURCE
 #include "transport/transport.h"
@@ -206,13 +206,13 @@ static int conn_open(ucx_state_t *u, ucx_wk_t *wk, int pe)
  * active messages that the receiver copies out of its buffers, without it
  * as one zero-copy write the receiver reads into place, which is faster
  * where TCP sends a large write at once (reno). Not under BBR, whose pacing
- * spreads the one large write and makes it slower (README, Benchmarks);
+ * spreads the one large write and makes it slower (docs/performance.md);
  * symm_ucx_bulk_rule decides (u->bulk). The first endpoint, which every PE
  * pair also has (a message first waits for conn_of), still reports a lost
  * peer (peer_error); a transfer cut short on this one fails its request,
  * which to_symm reports the same way (symm_ucx_peer_lost). Nothing but
  * messages uses it: it needs no keys. Everything sent on it goes by
- * rendezvous (am.c): the one zero-copy write is its point (sent eagerly, a
+ * rendezvous (ucx_am.c): the one zero-copy write is its point (sent eagerly, a
  * large message gains nothing over the first endpoint). Where it is used:
  * symm_ucx_bulk_rule. */
 ucp_ep_h symm_ucx_bulk_ep(ucx_state_t *u, int pe)
@@ -1076,7 +1076,7 @@ static void tcp_cc(char *cc, size_t len)
 
 /* auto: the one zero-copy write of a rendezvous beats 64 KiB fragments
  * where TCP sends it at once, and loses where BBR paces it out (large
- * fcollect and sum-reduce across namespaces: README, Benchmarks). Only over tcp:
+ * fcollect and sum-reduce across namespaces: docs/performance.md). Only over tcp:
  * verbs transports keep zero-copy rendezvous under peer-failure handling,
  * and a second endpoint there costs a queue pair per peer for nothing. */
 int symm_ucx_bulk_rule(const char *value, char *why, size_t len)

@@ -6,13 +6,13 @@
  *
  * The network transport: every peer that is not mapped is reached through
  * UCX (UCP: RMA, AMO32, AMO64, active messages). Its files, by job:
- *   ucx.c       init/fini (the exchange), connections made on first use,
- *               heap growth (new keys), the ops table
- *   rma.c       put/get and atomics, their requests; fence and quiet
- *   am.c        the active messages of collectives: notify and tagged
- *               messages
- *   progress.c  the progress thread and the workers, one per context
- *   load.c      libucp.so.0 opened at run time: the function table
+ *   ucx.c           init/fini (the exchange), connections made on first use,
+ *                   heap growth (new keys), the ops table
+ *   ucx_rma.c       put/get and atomics, their requests; fence and quiet
+ *   ucx_am.c        the active messages of collectives: notify and tagged
+ *                   messages
+ *   ucx_progress.c  the progress thread and the workers, one per context
+ *   ucx_load.c      libucp.so.0 opened at run time: the function table
  *
  * Include only where SYMM_HAVE_UCX is defined (it includes UCX's headers).
  * What more than one file uses is here, named symm_ucx_* where it has
@@ -42,7 +42,7 @@
  * one file, not through the GOT. */
 #pragma GCC visibility push(hidden)
 
-/* ---- UCX, loaded at run time (load.c) ---------------------------------- */
+/* ---- UCX, loaded at run time (ucx_load.c) ---------------------------------- */
 
 /* libucp is opened (dlopen) when a job first needs the network, not linked:
  * programs that never leave the node do not load UCX, whose memory hooks
@@ -203,7 +203,7 @@ typedef struct ucx_state {
     pthread_t thread;
     unsigned long activity;  /* bumped whenever the PE itself runs progress */
     int stop_pipe[2];
-    /* Tagged messages that arrived and were not taken yet (am.c): the
+    /* Tagged messages that arrived and were not taken yet (ucx_am.c): the
      * handler adds, the collective's take removes. */
     pthread_mutex_t msg_lock;
     struct ucx_msg *msgs;     /* arrived, newest first */
@@ -216,10 +216,10 @@ typedef struct ucx_state {
 
 static inline ucx_state_t *state_of(symm_instance_t *s) { return (ucx_state_t *)s->net_state; }
 
-/* ---- requests (rma.c) -------------------------------------------------- */
+/* ---- requests (ucx_rma.c) -------------------------------------------------- */
 
 /* Non-blocking operations keep their request until the next quiet waits
- * for it (rma.c); a worker has room for PENDING_MAX of them. */
+ * for it (ucx_rma.c); a worker has room for PENDING_MAX of them. */
 #define PENDING_MAX 4096
 
 /* Wait for a request of worker wk (NULL: done at once) with progress. */
@@ -309,7 +309,7 @@ static inline ucp_ep_h peer_target(ucx_state_t *u, ucx_wk_t *wk, int seg, size_t
 
 /* ---- the operations, by file (the ops table is in ucx.c) --------------- */
 
-/* rma.c */
+/* ucx_rma.c */
 int symm_ucx_put(struct symm_ctx *ctx, int seg, size_t off, const void *src, size_t n, int pe);
 int symm_ucx_put_nbi(struct symm_ctx *ctx, int seg, size_t off, const void *src, size_t n, int pe);
 int symm_ucx_get(struct symm_ctx *ctx, void *dst, int seg, size_t off, size_t n, int pe);
@@ -320,7 +320,7 @@ int symm_ucx_fence(struct symm_ctx *ctx);
 int symm_ucx_quiet(struct symm_ctx *ctx);
 int symm_ucx_pe_quiet(struct symm_ctx *ctx, const int *pes, size_t n);
 
-/* am.c */
+/* ucx_am.c */
 /* Register the notify and message handlers on the default worker (init);
  * forget messages not taken (finalize). */
 int symm_ucx_am_init(ucx_state_t *u);
@@ -333,7 +333,7 @@ int symm_ucx_msg_probe(symm_instance_t *s, const symm_msg_tag_t *tag, int from, 
 int symm_ucx_msg_take(symm_instance_t *s, const symm_msg_tag_t *tag, int from, void *dst,
                       size_t len);
 
-/* progress.c */
+/* ucx_progress.c */
 /* Run the default worker and every context worker; how many events. */
 unsigned symm_ucx_progress_all(ucx_state_t *u);
 unsigned symm_ucx_progress(symm_instance_t *s);

@@ -69,7 +69,7 @@ ucs_status_t symm_ucx_wait_req(ucx_state_t *u, ucx_wk_t *wk, ucs_status_ptr_t re
  * software-emulated requests (seen here over tcp and shared memory). At
  * PENDING_MAX outstanding they are completed in a batch. Threads of one PE
  * may add at once (SHMEM_THREAD_MULTIPLE): a spin lock guards the list.
- * (PENDING_MAX is in ucx.h: workers are made in progress.c.) */
+ * (PENDING_MAX is in ucx.h: workers are made in ucx_progress.c.) */
 
 static void pending_lock(ucx_wk_t *wk)
 {

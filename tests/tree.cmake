@@ -1,0 +1,10 @@
+# The shape of src/ (scripts/check_tree.sh): file names unique across layers,
+# no function over 120 lines, and libsymm.a defining no global name outside
+# the public API and symm_; and the checker on made-up trees.
+add_test(NAME tree_shape
+  COMMAND ${PROJECT_SOURCE_DIR}/scripts/check_tree.sh ${PROJECT_SOURCE_DIR}/src
+          $<TARGET_FILE:symm_static>)
+add_test(NAME tree_shape_selftest
+  COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/scripts/check_tree_selftest.sh
+          ${PROJECT_SOURCE_DIR}/scripts/check_tree.sh ${CMAKE_C_COMPILER})
+set_tests_properties(tree_shape tree_shape_selftest PROPERTIES TIMEOUT 60)
