@@ -27,18 +27,19 @@ endif()
 message(STATUS "symm: Python package: yes (${SYMM_PYTHON})")
 
 # ---- the build tree's copy ---------------------------------------------------
-file(GLOB SYMM_PY_SOURCES CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/python/symm/*.py)
-list(FILTER SYMM_PY_SOURCES EXCLUDE REGEX "/_config\\.py$")
+file(GLOB_RECURSE SYMM_PY_SOURCES CONFIGURE_DEPENDS
+  RELATIVE ${PROJECT_SOURCE_DIR}/python/symm ${PROJECT_SOURCE_DIR}/python/symm/*.py)
+list(FILTER SYMM_PY_SOURCES EXCLUDE REGEX "^_config\\.py$")
 set(SYMM_PY_BUILD_DIR ${PROJECT_BINARY_DIR}/python/symm)
 set(_symm_py_outputs)
-foreach(src ${SYMM_PY_SOURCES})
-  get_filename_component(name ${src} NAME)
-  add_custom_command(OUTPUT ${SYMM_PY_BUILD_DIR}/${name}
-    COMMAND ${CMAKE_COMMAND} -E copy_if_different ${src} ${SYMM_PY_BUILD_DIR}/${name}
-    DEPENDS ${src}
-    COMMENT "Copying python/symm/${name}"
+foreach(rel ${SYMM_PY_SOURCES})
+  add_custom_command(OUTPUT ${SYMM_PY_BUILD_DIR}/${rel}
+    COMMAND ${CMAKE_COMMAND} -E copy_if_different ${PROJECT_SOURCE_DIR}/python/symm/${rel}
+            ${SYMM_PY_BUILD_DIR}/${rel}
+    DEPENDS ${PROJECT_SOURCE_DIR}/python/symm/${rel}
+    COMMENT "Copying python/symm/${rel}"
     VERBATIM)
-  list(APPEND _symm_py_outputs ${SYMM_PY_BUILD_DIR}/${name})
+  list(APPEND _symm_py_outputs ${SYMM_PY_BUILD_DIR}/${rel})
 endforeach()
 file(GENERATE OUTPUT ${SYMM_PY_BUILD_DIR}/_config.py CONTENT
 "# Written by CMake (cmake/python.cmake): the library this copy of symm loads.
@@ -81,8 +82,12 @@ LIBRARIES = [p for p in (
     \"${CMAKE_INSTALL_FULL_LIBDIR}/$<TARGET_FILE_NAME:symm>\",
 ) if p]
 ")
-install(FILES ${SYMM_PY_SOURCES} ${PROJECT_BINARY_DIR}/python-install/_config.py
+install(FILES ${PROJECT_BINARY_DIR}/python-install/_config.py
   DESTINATION ${SYMM_PYTHON_INSTALL_DIR}/symm)
+foreach(rel ${SYMM_PY_SOURCES})
+  get_filename_component(dir ${rel} DIRECTORY)
+  install(FILES ${PROJECT_SOURCE_DIR}/python/symm/${rel} DESTINATION ${SYMM_PYTHON_INSTALL_DIR}/symm/${dir})
+endforeach()
 foreach(rel ${SYMM_PY_SHIM_SOURCES})
   get_filename_component(dir ${rel} DIRECTORY)
   install(FILES ${PROJECT_SOURCE_DIR}/python/${rel} DESTINATION ${SYMM_PYTHON_INSTALL_DIR}/${dir})

@@ -156,6 +156,24 @@ if(SYMM_HAVE_TORCH)
         ${SYMM_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/python/as_torchrun.py ${_ex})
     endforeach()
   endforeach()
+  # symm.torch: the torch.distributed backend "symm" and the DDP hooks
+  # (tests/python/test_torch_dist.py), as torchrun starts ranks and under oshrun,
+  # and with every peer through UCX.
+  if(SYMM_HAVE_PYTEST)
+    foreach(np ${SYMM_TEST_NPS})
+      symm_rfc_torchrun_test(python_torch_dist_torchrun ${np} 180 --timeout 170 ${np}
+        ${SYMM_PYTHON} -m pytest -q -p no:cacheprovider ${CMAKE_CURRENT_SOURCE_DIR}/python/test_torch_dist.py)
+      symm_py_test(python_torch_dist ${np} 180
+        ${SYMM_PYTHON} -m pytest -q -p no:cacheprovider ${CMAKE_CURRENT_SOURCE_DIR}/python/test_torch_dist.py)
+    endforeach()
+    if(SYMM_HAVE_UCX AND SYMM_TEST_UCX)
+      add_test(NAME python_torch_dist_ucx.np2
+        COMMAND ${SYMM_OSHRUN} --timeout 170 -np 2 ${SYMM_PYTHON} -m pytest -q
+                -p no:cacheprovider ${CMAKE_CURRENT_SOURCE_DIR}/python/test_torch_dist.py)
+      set_tests_properties(python_torch_dist_ucx.np2 PROPERTIES TIMEOUT 180
+        ENVIRONMENT "${SYMM_PY_TEST_ENV};SYMM_TRANSPORT=ucx" LABELS "python;ucx")
+    endif()
+  endif()
   foreach(mode pg env uid)
     foreach(np 2 4)
       symm_rfc_torchrun_test(python_rfc_start_${mode} ${np} 60 --timeout 50 --ok-line ${np}

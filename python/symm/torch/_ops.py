@@ -1,0 +1,516 @@
+"""The collectives of symm.torch on CPU tensors. Each function checks its
+arguments and runs the engine's handshake in the caller's thread (so bad
+input raises from the call, on every rank), then returns the data phase
+as a function for the engine's thread to run in order: all_reduce, broadcast, all_gather,
+reduce_scatter, all_to_all, barrier, reduce, gather, scatter.
+
+Every tensor is staged through the engine's symmetric buffer: copied in,
+moved by symm's collective, copied out. all_reduce of a dtype and op symm
+reduces natively (float32/64, integers, complex sums) is one symm
+reduction; every other (float16, bfloat16, bool, and reduce_scatter of any
+dtype) is a reduce-scatter made of one alltoall, a local reduction in rank
+order (float16 and bfloat16 accumulate in float32), and for all_reduce one
+allgather. Every rank gets the same bits: the order of the reduction is
+fixed.
+"""
+
+import numpy as np
+import torch
+
+from .. import coll
+from .._lib import SymmError
+from . import _engine
+from ._engine import (_DTYPE, _EXTRA, _NUMEL, _OP, _ROOT, DTYPE_CODE, NATIVE, np_view,
+                      view)
+
+# Op codes in descriptors, and each one's local form.
+OPS = ["sum", "prod", "min", "max", "band", "bor", "bxor", "avg"]
+_SYMM_OP = {"sum": "sum", "prod": "prod", "min": "min", "max": "max", "band": "and",
+            "bor": "or", "bxor": "xor", "avg": "sum"}
+_FLOAT = (torch.float32, torch.float64, torch.float16, torch.bfloat16)
+_COMPLEX = (torch.complex64, torch.complex128)
+_INT = (torch.int8, torch.uint8, torch.int16, torch.int32, torch.int64)
+_ALIGN = 64
+
+
+def op_name(op):
+    """ReduceOp (or a name) -> one of OPS; None for ops symm.torch lacks."""
+    if isinstance(op, str):
+        return op.lower() if op.lower() in OPS else None
+    import torch.distributed as dist
+    table = {dist.ReduceOp.SUM: "sum", dist.ReduceOp.PRODUCT: "prod", dist.ReduceOp.MIN: "min",
+             dist.ReduceOp.MAX: "max", dist.ReduceOp.BAND: "band", dist.ReduceOp.BOR: "bor",
+             dist.ReduceOp.BXOR: "bxor"}
+    if hasattr(dist.ReduceOp, "AVG"):
+        table[dist.ReduceOp.AVG] = "avg"
+    for k, v in table.items():
+        if op == k:
+            return v
+    return None
+
+
+def op_allowed(dtype, op):
+    if op is None:
+        return False
+    if dtype in _COMPLEX:
+        return op in ("sum", "prod", "avg")
+    if dtype in _FLOAT:
+        return op in ("sum", "prod", "min", "max", "avg")
+    if dtype == torch.bool:
+        return op != "avg"
+    return op != "avg"  # integers: every op but the average
+
+
+def tensor_err(t):
+    """The error code (engine.ERRORS) of a tensor this rank passes, or 0."""
+    if not isinstance(t, torch.Tensor):
+        return 4
+    if t.layout != torch.strided:
+        return 4
+    if t.device.type != "cpu":
+        return 1
+    if t.dtype not in DTYPE_CODE:
+        return 2
+    return 0
+
+
+def _round(n):
+    return (n + _ALIGN - 1) // _ALIGN * _ALIGN
+
+
+def _flat(t):
+    """A contiguous 1-D tensor with t's elements (t itself when it can)."""
+    return t.view(-1) if t.is_contiguous() else t.contiguous().view(-1)
+
+
+def _put_back(t, flat):
+    if not t.is_contiguous() or flat.data_ptr() != t.data_ptr():
+        t.copy_(flat.view(t.shape))
+
+
+def _local_op(op, dtype):
+    if dtype == torch.bool:
+        return {"sum": torch.logical_or, "prod": torch.logical_and, "min": torch.logical_and,
+                "max": torch.logical_or, "band": torch.logical_and, "bor": torch.logical_or,
+                "bxor": torch.logical_xor}[op]
+    return {"sum": torch.add, "avg": torch.add, "prod": torch.mul, "min": torch.minimum,
+            "max": torch.maximum, "band": torch.bitwise_and, "bor": torch.bitwise_or,
+            "bxor": torch.bitwise_xor}[op]
+
+
+def _check(eng, kind, t, op=None, root=0, extra=0, err=0):
+    """The handshake of a collective on tensor t; returns the descriptors."""
+    err = err or tensor_err(t)
+    if not err and op is not None and not op_allowed(t.dtype, op):
+        err = 3
+    if not err and not 0 <= root < eng.size:
+        err = 5
+    ok = not err
+    rows = eng.handshake(kind, t.numel() if ok else 0, t.dtype if ok else None,
+                         OPS.index(op) if op in OPS else -1, root, err, extra)
+    return rows
+
+
+# ---- reductions -------------------------------------------------------------
+def _reduce_scatter_blocks(eng, flat, dtype, op):
+    """Every rank's flat (n elements, the same n everywhere) reduced by op;
+    this rank's block of ceil(n / size) elements left at byte offset acc_off
+    of the staging buffer. Returns (buf, acc_off, chunk)."""
+    size, n = eng.size, flat.numel()
+    es = flat.element_size()
+    chunk = (n + size - 1) // size
+    cb = _round(chunk * es)
+    total = size * cb
+    buf = eng.staging(2 * total + cb)
+    send = torch.from_numpy(buf[:total]).view(size, cb)
+    for j in range(size):
+        lo, hi = j * chunk, min(n, (j + 1) * chunk)
+        if hi > lo:
+            send[j, :(hi - lo) * es].view(dtype).copy_(flat[lo:hi])
+    coll.alltoall(buf[total:2 * total], buf[:total], team=eng.team)
+    recv = torch.from_numpy(buf[total:2 * total]).view(size, cb)[:, :chunk * es].view(dtype)
+    acc = view(buf, 2 * total, chunk, dtype)
+    fn = _local_op(op, dtype)
+    if dtype in (torch.float16, torch.bfloat16):
+        wide = recv[0].float()
+        for i in range(1, size):
+            wide = fn(wide, recv[i].float())
+        acc.copy_(wide)
+    else:
+        acc.copy_(recv[0])
+        for i in range(1, size):
+            fn(acc, recv[i], out=acc)
+    return buf, 2 * total, chunk
+
+
+def _native(dtype, op):
+    if dtype not in NATIVE:
+        return False
+    if dtype in _COMPLEX:
+        return op in ("sum", "prod", "avg")
+    if dtype in _FLOAT:
+        return op in ("sum", "prod", "min", "max", "avg")
+    return True
+
+
+def _avg(flat, size):
+    flat.div_(size)
+
+
+def all_reduce(eng, t, op):
+    rows = _check(eng, "all_reduce", t, op)
+    eng.same(rows, "all_reduce", "the tensor's number of elements, its dtype and the op",
+             (_NUMEL, _DTYPE, _OP))
+
+    def run():
+        allreduce_flat(eng, t, op)
+        return t
+    return run
+
+
+def allreduce_flat(eng, t, op):
+    """all_reduce after the handshake (the hooks' path too)."""
+    n = t.numel()
+    if n == 0 or eng.size == 1:
+        return t
+    flat = _flat(t)
+    dtype = t.dtype
+    if _native(dtype, op):
+        nb = n * flat.element_size()
+        buf = eng.staging(nb)
+        view(buf, 0, n, dtype).copy_(flat)
+        a = np_view(buf, 0, n, dtype)
+        coll.reduce(a, a, _SYMM_OP[op], team=eng.team)
+        flat.copy_(view(buf, 0, n, dtype))
+    else:
+        buf, acc_off, chunk = _reduce_scatter_blocks(eng, flat, dtype, op)
+        cb = _round(chunk * flat.element_size())
+        total = eng.size * cb
+        coll.allgather(buf[:total], buf[acc_off:acc_off + cb], team=eng.team)
+        out = torch.from_numpy(buf[:total]).view(eng.size, cb)[:, :chunk * flat.element_size()]
+        out = out.contiguous().view(dtype).view(-1)[:n] if cb != chunk * flat.element_size() \
+            else out.reshape(-1).view(dtype)[:n]
+        flat.copy_(out)
+    if op == "avg":
+        _avg(flat, eng.size)
+    _put_back(t, flat)
+    return t
+
+
+def reduce_scatter(eng, out, inputs, op):
+    """out = block rank of the reduction of every rank's concatenated
+    inputs (size blocks of out's number of elements)."""
+    err = tensor_err(out) or next((tensor_err(x) for x in inputs if tensor_err(x)), 0)
+    if not err and (len(inputs) != eng.size or any(x.numel() != out.numel() or
+                                                   x.dtype != out.dtype for x in inputs)):
+        err = 6
+    rows = _check(eng, "reduce_scatter", out, op, err=err)
+    eng.same(rows, "reduce_scatter", "the output's number of elements, its dtype and the op",
+             (_NUMEL, _DTYPE, _OP))
+
+    def run():
+        n = out.numel()
+        if n == 0:
+            return out
+        if eng.size == 1:
+            out.copy_(inputs[0])
+            return out
+        flat = torch.cat([_flat(x) for x in inputs])
+        _reduce_scatter_flat(eng, out, flat, op, n)
+        return out
+    return run
+
+
+def _reduce_scatter_flat(eng, out, flat, op, n):
+    dtype = out.dtype
+    # Blocks of exactly n elements: pad nothing, so block j is rank j's.
+    size, es = eng.size, flat.element_size()
+    cb = _round(n * es)
+    total = size * cb
+    buf = eng.staging(2 * total + cb)
+    send = torch.from_numpy(buf[:total]).view(size, cb)
+    for j in range(size):
+        send[j, :n * es].view(dtype).copy_(flat[j * n:(j + 1) * n])
+    coll.alltoall(buf[total:2 * total], buf[:total], team=eng.team)
+    recv = torch.from_numpy(buf[total:2 * total]).view(size, cb)[:, :n * es].view(dtype)
+    fn = _local_op(op, dtype)
+    if dtype in (torch.float16, torch.bfloat16):
+        acc = recv[0].float()
+        for i in range(1, size):
+            acc = fn(acc, recv[i].float())
+    else:
+        acc = recv[0].clone()
+        for i in range(1, size):
+            fn(acc, recv[i], out=acc)
+    if op == "avg":
+        acc = acc / size
+    out.copy_(acc.view(out.shape).to(dtype))
+
+
+def reduce_scatter_base(eng, out, inp, op):
+    err = tensor_err(out) or tensor_err(inp)
+    if not err and (inp.numel() != eng.size * out.numel() or inp.dtype != out.dtype):
+        err = 6
+    rows = _check(eng, "reduce_scatter", out, op, err=err)
+    eng.same(rows, "reduce_scatter", "the output's number of elements, its dtype and the op",
+             (_NUMEL, _DTYPE, _OP))
+
+    def run():
+        if out.numel() == 0:
+            return out
+        if eng.size == 1:
+            out.copy_(inp.view(out.shape))
+            return out
+        _reduce_scatter_flat(eng, out, _flat(inp), op, out.numel())
+        return out
+    return run
+
+
+def reduce(eng, t, root, op):
+    rows = _check(eng, "reduce", t, op, root=root)
+    eng.same(rows, "reduce", "the tensor's number of elements, its dtype, the op and the root",
+             (_NUMEL, _DTYPE, _OP, _ROOT))
+
+    def run():
+        tmp = t.clone() if eng.rank != root else t
+        allreduce_flat(eng, tmp, op)
+        return t
+    return run
+
+
+# ---- data movement ---------------------------------------------------------
+
+
+def broadcast(eng, t, root):
+    rows = _check(eng, "broadcast", t, root=root)
+    eng.same(rows, "broadcast", "the tensor's number of elements, its dtype and the root",
+             (_NUMEL, _DTYPE, _ROOT))
+
+    def run():
+        n = t.numel()
+        if n == 0 or eng.size == 1:
+            return t
+        flat = _flat(t)
+        nb = n * flat.element_size()
+        off = _round(nb)
+        buf = eng.staging(2 * off)
+        if eng.rank == root:
+            view(buf, 0, n, t.dtype).copy_(flat)
+        coll.broadcast(buf[off:off + nb], buf[:nb], root=root, team=eng.team)
+        if eng.rank != root:
+            flat.copy_(view(buf, off, n, t.dtype))
+            _put_back(t, flat)
+        return t
+    return run
+
+
+def _gather_to_staging(eng, t):
+    """Every rank's t (n elements each) gathered in rank order; returns a
+    (size, n) tensor viewing the staging buffer."""
+    n = t.numel()
+    es = t.element_size()
+    nb = n * es
+    off = _round(nb)
+    buf = eng.staging(off + eng.size * nb)
+    view(buf, 0, n, t.dtype).copy_(_flat(t))
+    coll.allgather(buf[off:off + eng.size * nb], buf[:nb], team=eng.team)
+    return view(buf, off, eng.size * n, t.dtype).view(eng.size, n)
+
+
+def all_gather(eng, outs, t):
+    err = tensor_err(t) or next((tensor_err(o) for o in outs if tensor_err(o)), 0)
+    if not err and (len(outs) != eng.size or any(o.numel() != t.numel() or o.dtype != t.dtype
+                                                 for o in outs)):
+        err = 6
+    rows = _check(eng, "all_gather", t, err=err)
+    eng.same(rows, "all_gather", "the tensor's number of elements and its dtype",
+             (_NUMEL, _DTYPE))
+
+    def run():
+        if t.numel() == 0:
+            return outs
+        if eng.size == 1:
+            outs[0].copy_(t)
+            return outs
+        g = _gather_to_staging(eng, t)
+        for i, o in enumerate(outs):
+            o.copy_(g[i].view(o.shape))
+        return outs
+    return run
+
+
+def all_gather_base(eng, out, t):
+    err = tensor_err(t) or tensor_err(out)
+    if not err and (out.numel() != eng.size * t.numel() or out.dtype != t.dtype):
+        err = 6
+    rows = _check(eng, "all_gather", t, err=err)
+    eng.same(rows, "all_gather", "the tensor's number of elements and its dtype",
+             (_NUMEL, _DTYPE))
+
+    def run():
+        if t.numel() == 0:
+            return out
+        if eng.size == 1:
+            out.copy_(t.view(out.shape))
+            return out
+        g = _gather_to_staging(eng, t)
+        out.copy_(g.view(out.shape))
+        return out
+    return run
+
+
+def gather(eng, outs, t, root):
+    err = tensor_err(t)
+    if not err and eng.rank == root and (len(outs) != eng.size or any(
+            o.numel() != t.numel() or o.dtype != t.dtype for o in outs)):
+        err = 6
+    rows = _check(eng, "gather", t, root=root, err=err)
+    eng.same(rows, "gather", "the tensor's number of elements, its dtype and the root",
+             (_NUMEL, _DTYPE, _ROOT))
+
+    def run():
+        if t.numel() == 0:
+            return outs
+        g = _gather_to_staging(eng, t) if eng.size > 1 else _flat(t).view(1, -1)
+        if eng.rank == root:
+            for i, o in enumerate(outs):
+                o.copy_(g[i].view(o.shape))
+        return outs
+    return run
+
+
+def scatter(eng, t, ins, root):
+    err = tensor_err(t)
+    if not err and eng.rank == root and (len(ins) != eng.size or any(
+            x.numel() != t.numel() or x.dtype != t.dtype for x in ins)):
+        err = 6
+    rows = _check(eng, "scatter", t, root=root, err=err)
+    eng.same(rows, "scatter", "the tensor's number of elements, its dtype and the root",
+             (_NUMEL, _DTYPE, _ROOT))
+
+    def run():
+        n = t.numel()
+        if n == 0:
+            return t
+        if eng.size == 1:
+            t.copy_(ins[0].view(t.shape))
+            return t
+        es = t.element_size()
+        total = eng.size * n * es
+        off = _round(total)
+        buf = eng.staging(2 * off)
+        if eng.rank == root:
+            src = view(buf, 0, eng.size * n, t.dtype).view(eng.size, n)
+            for i, x in enumerate(ins):
+                src[i].copy_(_flat(x))
+        coll.broadcast(buf[off:off + total], buf[:total], root=root, team=eng.team)
+        t.copy_(view(buf, off, eng.size * n, t.dtype).view(eng.size, n)[eng.rank].view(t.shape))
+        return t
+    return run
+
+
+def all_to_all(eng, out, inp, out_splits, in_splits):
+    """all_to_all_single: inp's first dimension split by in_splits (equal
+    blocks when empty) to the ranks; out's by out_splits from them."""
+    size = eng.size
+    err = tensor_err(out) or tensor_err(inp)
+    if not err and out.dtype != inp.dtype:
+        err = 6
+    row = 0
+    if not err:
+        rows_in = inp.shape[0] if inp.dim() else 0
+        rows_out = out.shape[0] if out.dim() else 0
+        row = (inp.numel() // rows_in) if rows_in else 0
+        if not in_splits:
+            in_splits = [rows_in // size] * size if rows_in % size == 0 else None
+        if not out_splits:
+            out_splits = [rows_out // size] * size if rows_out % size == 0 else None
+        if (in_splits is None or out_splits is None or len(in_splits) != size or
+                len(out_splits) != size or sum(in_splits) != rows_in or
+                sum(out_splits) != rows_out):
+            err = 6
+    rows = _check(eng, "all_to_all", inp, err=err)
+    eng.same(rows, "all_to_all", "the tensors' dtype", (_DTYPE,))
+    ic, oc = [s * row for s in in_splits], [s * row for s in out_splits]
+    block = _pairs(eng, ic, oc)
+    return lambda: _alltoallv(eng, out, inp, ic, oc, block)
+
+
+def _pairs(eng, in_counts, out_counts):
+    """Every rank's element counts (in the caller's thread); raise on every
+    rank unless what i sends j is what j expects from i. Returns the
+    largest block."""
+    size = eng.size
+    m = eng.counts(np.array(list(in_counts) + list(out_counts), dtype=np.int64))
+    for i in range(size):
+        for j in range(size):
+            if m[i, j] != m[j, size + i]:
+                raise SymmError("symm.torch: all_to_all: rank %d sends %d elements to rank %d, "
+                                "which expects %d from it" % (i, m[i, j], j, m[j, size + i]))
+    return int(m[:, :size].max())
+
+
+def _alltoallv(eng, out, inp, in_counts, out_counts, block):
+    """One alltoall of blocks padded to the largest."""
+    size = eng.size
+    es = inp.element_size()
+    dtype = inp.dtype
+    if block == 0:
+        return out
+    cb = _round(block * es)
+    total = size * cb
+    buf = eng.staging(2 * total)
+    send = torch.from_numpy(buf[:total]).view(size, cb)
+    src = _flat(inp)
+    pos = 0
+    for j in range(size):
+        c = int(in_counts[j])
+        if c:
+            send[j, :c * es].view(dtype).copy_(src[pos:pos + c])
+        pos += c
+    coll.alltoall(buf[total:2 * total], buf[:total], team=eng.team)
+    recv = torch.from_numpy(buf[total:2 * total]).view(size, cb)
+    dst = _flat(out)
+    pos = 0
+    for i in range(size):
+        c = int(out_counts[i])
+        if c:
+            dst[pos:pos + c].copy_(recv[i, :c * es].view(dtype))
+        pos += c
+    _put_back(out, dst)
+    return out
+
+
+def all_to_all_list(eng, outs, ins):
+    err = next((tensor_err(x) for x in list(outs) + list(ins) if tensor_err(x)), 0)
+    if not err and (len(outs) != eng.size or len(ins) != eng.size or
+                    len({x.dtype for x in list(outs) + list(ins)}) != 1):
+        err = 6
+    probe = ins[0] if ins else torch.empty(0)
+    rows = _check(eng, "all_to_all", probe, err=err)
+    eng.same(rows, "all_to_all", "the tensors' dtype", (_DTYPE,))
+    ic, oc = [x.numel() for x in ins], [o.numel() for o in outs]
+    block = _pairs(eng, ic, oc)
+
+    def run():
+        inp = torch.cat([_flat(x) for x in ins])
+        out = torch.empty(sum(oc), dtype=inp.dtype)
+        _alltoallv(eng, out, inp, ic, oc, block)
+        pos = 0
+        for o in outs:
+            o.copy_(out[pos:pos + o.numel()].view(o.shape))
+            pos += o.numel()
+        return outs
+    return run
+
+
+def barrier(eng):
+    """Every rank arrived (the handshake is an allgather), and every
+    collective queued before it has run on the engine's thread."""
+    eng.handshake("barrier")
+    return lambda: coll.barrier(eng.team)
+
+
+__all__ = ["OPS", "op_name", "all_reduce", "allreduce_flat", "broadcast", "all_gather",
+           "all_gather_base", "reduce_scatter", "reduce_scatter_base", "reduce", "gather",
+           "scatter", "all_to_all", "all_to_all_list", "barrier", "_engine"]
