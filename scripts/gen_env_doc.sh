@@ -8,9 +8,9 @@
 # The ctest docs_env_reference (tests/docs.cmake) regenerates it and fails
 # with a diff when the committed docs/environment.md is out of date.
 #
-# Rows are read from the bodies of the macros whose name starts with
-# SYMM_ENV_TABLE (one table, or several per-component tables that
-# SYMM_ENV_TABLE concatenates), as calls X(...): arguments split at top-level
+# Rows are read from the bodies of the macros named SYMM_ENV_* but
+# SYMM_ENV_ALIASES (the per-component tables, SYMM_ENV_CORE, _BOOT, ...;
+# SYMM_ENV_TABLE, which only names them, adds no row), as calls X(...): arguments split at top-level
 # commas, with parentheses balanced and string literals (adjacent ones
 # concatenated) kept whole, wherever the lines break. NAME is the first
 # argument, KIND the second, VIS the third, DEFAULT the second-to-last and
@@ -146,7 +146,8 @@ function code(s) {
 END {
     for (l = 0; l < nl; l++) {
         line = logical[l]
-        if (line ~ /^[ \t]*#[ \t]*define[ \t]+SYMM_ENV_TABLE[A-Za-z0-9_]*[ \t]*\(/) {
+        if (line ~ /^[ \t]*#[ \t]*define[ \t]+SYMM_ENV_[A-Z0-9_]*[ \t]*\(/ &&
+            line !~ /^[ \t]*#[ \t]*define[ \t]+SYMM_ENV_ALIASES[ \t]*\(/) {
             name = line
             sub(/^[ \t]*#[ \t]*define[ \t]+/, "", name)
             sub(/[ \t]*\(.*/, "", name)

@@ -40,13 +40,13 @@ int main(int argc, char **argv)
         return 0;
     symm_config_load(&cfg);
     const char *ucx = symm_ucx_version();
-    printf("transports (SYMM_TRANSPORT=%s):\n", cfg.transport);
-    if (strcmp(cfg.transport, "ucx") == 0)
+    printf("transports (SYMM_TRANSPORT=%s):\n", cfg.core.transport);
+    if (strcmp(cfg.core.transport, "ucx") == 0)
         printf("  node-local peers : ucx %s (forced: every peer but myself)\n",
                ucx ? ucx : "(not in this build)");
     else
         printf("  node-local peers : shm (mapped memfd heaps and global data; put = memcpy)\n");
-    if (strcmp(cfg.transport, "shm") == 0)
+    if (strcmp(cfg.core.transport, "shm") == 0)
         printf("  other nodes      : none (SYMM_TRANSPORT=shm)\n");
     else if (ucx != NULL)
         printf("  other nodes      : ucx %s (UCP RMA + AMO; UCX_TLS and other UCX_* apply)\n", ucx);
@@ -55,7 +55,7 @@ int main(int argc, char **argv)
     /* The rule of runtime/atomics.h, and what this process's UCX offers;
      * a job's decision (which needs every PE's finding) is in SHMEM_INFO. */
     printf("atomics (SYMM_ATOMICS=%s): who applies AMOs, signal updates and lock words\n",
-           cfg.atomics);
+           cfg.core.atomics);
     printf("  cpu     : the issuing PE's CPU on mapped peers, UCX for the others (not atomic\n"
            "            against each other if UCX uses device atomics)\n"
            "  network : UCX for every PE, mapped ones and itself included (one agent per word)\n"
@@ -79,7 +79,7 @@ int main(int argc, char **argv)
     printf("  a singleton: cpu (every PE is node-local)\n");
     /* The same rule a PE applies at init where UCX reaches other nodes. */
     char why[128];
-    int bulk = symm_ucx_bulk_rule(cfg.ucx_bulk_ep, why, sizeof(why));
+    int bulk = symm_ucx_bulk_rule(cfg.net.ucx_bulk_ep, why, sizeof(why));
     bad |= bulk < 0;
     printf("large collective messages to other nodes: %s\n", why);
     printf("bootstrap: tcp (oshrun), singleton"

@@ -146,15 +146,15 @@ void symm_coll_reduce(symm_group_t *g, void *dest, const void *source, size_t co
     int n = g->size;
     if (use_msg(g) && n > 1) {
         const nodes_t *nd = count != 0 ? symm_coll_team_nodes(g) : NULL;
-        if (nd != NULL && (bytes < g->s->cfg.reduce_slice_min || nd->n_nodes <= 2))
+        if (nd != NULL && (bytes < g->s->cfg.coll.reduce_slice_min || nd->n_nodes <= 2))
             symm_coll_reduce_nodes(g, nd, dest, source, count, elem, op, routine);
-        else if (n < 2 || bytes < g->s->cfg.reduce_slice_min || (size_t)n > count)
+        else if (n < 2 || bytes < g->s->cfg.coll.reduce_slice_min || (size_t)n > count)
             symm_coll_reduce_msg_whole(g, dest, source, count, elem, op, routine);
         else
             symm_coll_reduce_msg_slice(g, dest, source, count, elem, op, routine);
         return;
     }
-    if (n <= 2 || bytes < g->s->cfg.reduce_slice_min || (size_t)n > count)
+    if (n <= 2 || bytes < g->s->cfg.coll.reduce_slice_min || (size_t)n > count)
         symm_coll_reduce_pull_whole(g, dest, source, count, elem, op, routine);
     else
         symm_coll_reduce_pull_slice(g, dest, source, count, elem, op, routine);

@@ -20,7 +20,7 @@
 int symm_coll_heads_alg(const symm_group_t *g, const nodes_t *nd, size_t bytes, int a2a,
                         const char *routine)
 {
-    const char *c = g->s->cfg.coll_heads;
+    const char *c = g->s->cfg.coll.heads;
     int N = nd->n_nodes, alg;
     /* Bruck's alltoall moves about rounds/2 times the data (its
      * allgather moves it once): its bytes weighed by its rounds, it gives
@@ -37,8 +37,8 @@ int symm_coll_heads_alg(const symm_group_t *g, const nodes_t *nd, size_t bytes, 
     else if (strcmp(c, "bruck") == 0)
         alg = HEADS_BRUCK;
     else if (strcmp(c, "auto") == 0)
-        alg = N <= 2 || N <= g->s->cfg.coll_direct_nodes ? HEADS_DIRECT
-              : bytes < g->s->cfg.coll_ring_min          ? HEADS_BRUCK
+        alg = N <= 2 || N <= g->s->cfg.coll.direct_nodes ? HEADS_DIRECT
+              : bytes < g->s->cfg.coll.ring_min          ? HEADS_BRUCK
                                                          : HEADS_RING;
     else
         symm_fatal(routine, "SYMM_COLL_HEADS='%s' is not one of auto, direct, ring, bruck", c);

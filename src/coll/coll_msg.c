@@ -47,7 +47,7 @@ void symm_coll_send_to(symm_group_t *g, sends_t *q, symm_msg_tag_t tag, int roun
     int pe = symm_group_pe(g, i);
     tag.seq += (uint64_t)round;
     int msg = how == SEND_SYNC                                     ? SYMM_MSG_SYNC
-              : how == SEND_EAGER || n <= g->s->cfg.coll_eager_max ? SYMM_MSG_EAGER
+              : how == SEND_EAGER || n <= g->s->cfg.coll.eager_max ? SYMM_MSG_EAGER
                                                                    : SYMM_MSG_AUTO;
     int rc = g->s->net->msg_send(g->s, pe, &tag, src, n, msg, &q->h[q->n]);
     if (rc != 0)

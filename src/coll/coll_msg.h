@@ -65,7 +65,7 @@ enum { SEND_SIZE = 0, SEND_SYNC = 1, SEND_EAGER = 2 };
  * bounded by SYMM_COLL_EXCHANGE_EAGER_MAX per round. */
 static inline int exchange_how(const symm_group_t *g, size_t round_bytes)
 {
-    return round_bytes <= g->s->cfg.coll_exchange_eager_max ? SEND_EAGER : SEND_SIZE;
+    return round_bytes <= g->s->cfg.coll.exchange_eager_max ? SEND_EAGER : SEND_SIZE;
 }
 
 /* Send n bytes of src to member i under tag + round, as how says. */

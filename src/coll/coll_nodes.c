@@ -16,7 +16,7 @@
 static const nodes_t *team_layout(symm_group_t *g)
 {
     struct symm_team *t = g->team;
-    if (t == NULL || !g->s->cfg.coll_node_aware)
+    if (t == NULL || !g->s->cfg.coll.node_aware)
         return NULL;
     nodes_t *nd = __atomic_load_n((nodes_t **)&t->coll_nodes, __ATOMIC_ACQUIRE);
     if (nd == NULL) {

@@ -46,8 +46,8 @@ typedef struct layout_check {
 
 static int check_layout(symm_instance_t *inst, const symm_data_layout_t *data)
 {
-    layout_check_t mine = {inst->heap_size, inst->slot_size, data->size, data->signature,
-                           data->n_ranges, inst->cfg.map_globals};
+    layout_check_t mine = {inst->heap_size, inst->slot_size, data->size,
+                           data->signature, data->n_ranges,  inst->cfg.core.map_globals};
     layout_check_t *all = malloc(sizeof(mine) * (size_t)inst->n_pes);
     int rc;
     if (all == NULL)
@@ -89,15 +89,15 @@ static size_t page_round(size_t v)
 static int check_heap_limits(symm_config_t *cfg, int from_attr)
 {
     const char *set = getenv("SYMM_MAX_SYMMETRIC_SIZE");
-    if (cfg->heap_size <= cfg->heap_max)
+    if (cfg->core.heap_size <= cfg->core.heap_max)
         return SYMM_OK;
     if (set == NULL || *set == '\0') {
-        cfg->heap_max = cfg->heap_size;
+        cfg->core.heap_max = cfg->core.heap_size;
         return SYMM_OK;
     }
     char init[32], max[32];
-    symm_format_size(cfg->heap_size, init, sizeof(init));
-    symm_format_size(cfg->heap_max, max, sizeof(max));
+    symm_format_size(cfg->core.heap_size, init, sizeof(init));
+    symm_format_size(cfg->core.heap_max, max, sizeof(max));
     symm_error("shmem_init", "%s %s exceeds SYMM_MAX_SYMMETRIC_SIZE %s",
                from_attr ? "the initial heap size (local_mem_size)" : "SHMEM_SYMMETRIC_SIZE",
                init, max);
@@ -106,13 +106,13 @@ static int check_heap_limits(symm_config_t *cfg, int from_attr)
 
 static int choose_sizes(symm_instance_t *inst)
 {
-    inst->max_teams = inst->cfg.max_teams < 2 ? 2
-                      : inst->cfg.max_teams > SYMM_TEAM_SLOTS_MAX ? SYMM_TEAM_SLOTS_MAX
-                                                                  : inst->cfg.max_teams;
+    inst->max_teams = inst->cfg.core.max_teams < 2                     ? 2
+                      : inst->cfg.core.max_teams > SYMM_TEAM_SLOTS_MAX ? SYMM_TEAM_SLOTS_MAX
+                                                                       : inst->cfg.core.max_teams;
     size_t scratch = page_round(SYMM_MISC_SCRATCH +
                                 (size_t)inst->max_teams * SYMM_TEAM_SLOT_SIZE);
-    size_t heap = page_round(inst->cfg.heap_size + scratch);
-    size_t max = page_round(inst->cfg.heap_max);
+    size_t heap = page_round(inst->cfg.core.heap_size + scratch);
+    size_t max = page_round(inst->cfg.core.heap_max);
     if (max < heap)
         max = heap;
     /* Slots are 2 MiB aligned so huge pages can back them, and from 1 GiB
@@ -153,8 +153,8 @@ static void choose_spin(symm_instance_t *inst)
     /* The machine's cores, not this PE's affinity: the launcher binds each
      * PE to one core, which says nothing of how many PEs share them. */
     int ncpu = get_nprocs();
-    if (inst->cfg.spin >= 0) {
-        inst->spin = inst->cfg.spin;
+    if (inst->cfg.core.spin >= 0) {
+        inst->spin = inst->cfg.core.spin;
     } else if (inst->net != NULL) {
         /* Each poll runs the network's progress (a system call over tcp):
          * 4096 of them would hold the core for milliseconds, against the
@@ -221,13 +221,13 @@ static int config_and_data(const symm_instance_args_t *args, symm_config_t *cfg,
     int rc;
     memset(cfg, 0, sizeof(*cfg));
     rc = symm_config_load(cfg);
-    if (rc == SYMM_OK && cfg->map_globals)
+    if (rc == SYMM_OK && cfg->core.map_globals)
         rc = symm_data_remap(data);
     if (rc != SYMM_OK)
         return rc;
     if (args->heap_size != 0)
-        cfg->heap_size = args->heap_size;
-    if (!cfg->map_globals)
+        cfg->core.heap_size = args->heap_size;
+    if (!cfg->core.map_globals)
         *data = &no_data;
     return SYMM_OK;
 }
@@ -241,13 +241,13 @@ static symm_instance_t *instance_new(const symm_instance_args_t *args, const sym
         return NULL;
     inst->cfg = *cfg;
     inst->heap_fd = -1;
-    inst->debug = cfg->debug;
-    inst->amo_flags = cfg->debug ? SYMM_AMO_DEBUG : 0;
+    inst->debug = cfg->core.debug;
+    inst->amo_flags = cfg->core.debug ? SYMM_AMO_DEBUG : 0;
     inst->thread_level = args->thread_level;
     inst->threads_share_teams = args->thread_level == SHMEM_THREAD_MULTIPLE;
     inst->instance_id = args->instance_id;
     inst->ctx_default.inst = inst;
-    symm_log_set_level(cfg->log_level);
+    symm_log_set_level(cfg->core.log_level);
     return inst;
 }
 
@@ -258,7 +258,7 @@ static int boot_join(symm_instance_t *inst, const symm_instance_args_t *args)
     int rc;
     if (args->boot != NULL)
         inst->boot = args->boot;
-    else if ((rc = symm_boot_create_from_env(inst->cfg.boot_timeout, &inst->boot)) != SYMM_OK)
+    else if ((rc = symm_boot_create_from_env(inst->cfg.boot.timeout, &inst->boot)) != SYMM_OK)
         return rc;
     inst->my_pe = inst->boot->rank;
     inst->n_pes = inst->boot->size;
@@ -354,10 +354,10 @@ static void heap_prefault(symm_instance_t *inst)
 static void announce(symm_instance_t *inst, const symm_config_t *cfg)
 {
     /* SHMEM_INFO's table starts with the same version line. */
-    if (inst->my_pe == 0 && cfg->version && !cfg->info)
+    if (inst->my_pe == 0 && cfg->core.version && !cfg->core.info)
         dprintf(2, "symm: version %s (OpenSHMEM %d.%d)\n", SYMM_VERSION_STRING, SHMEM_MAJOR_VERSION,
                 SHMEM_MINOR_VERSION);
-    if (inst->my_pe == 0 && cfg->info) {
+    if (inst->my_pe == 0 && cfg->core.info) {
         symm_config_print(cfg, 2);
         dprintf(2, "symm: atomics: %s\n", inst->amo_why);
         const char *bulk =
@@ -385,7 +385,7 @@ int symm_instance_create(const symm_instance_args_t *args, symm_instance_t **ins
     }
     if ((rc = boot_join(inst, args)) != SYMM_OK)
         goto err_free_instance;
-    if ((rc = symm_fault_setup(cfg.fault, inst->my_pe, inst->n_pes)) != SYMM_OK)
+    if ((rc = symm_fault_setup(cfg.core.fault, inst->my_pe, inst->n_pes)) != SYMM_OK)
         goto err_destroy_boot;
     if ((rc = peers_create(inst, args->heap_size != 0)) != SYMM_OK)
         goto err_free_peers;
@@ -398,7 +398,7 @@ int symm_instance_create(const symm_instance_args_t *args, symm_instance_t **ins
     rc = heap_and_teams(inst);
     inst->ctx_default.team = inst->team_world;
     choose_spin(inst);
-    if (rc == SYMM_OK && cfg.prefault)
+    if (rc == SYMM_OK && cfg.core.prefault)
         heap_prefault(inst);
     /* Nobody may touch a peer's heap before it is mapped everywhere; the
      * agreement is that barrier. */

@@ -63,12 +63,12 @@ static int same_kernel(const char *a, const char *b)
  * still names a process of this host by its pid. */
 static int emulate_nodes(symm_instance_t *inst, const char (*ids)[SYMM_NODE_ID_LEN], int *emu)
 {
-    int n = inst->n_pes, k = inst->cfg.node_size;
+    int n = inst->n_pes, k = inst->cfg.core.node_size;
     if (k < 0) {
         symm_error("shmem_init", "SYMM_NODE_SIZE=%d: expected 0 (off) or a node size >= 1", k);
         return SYMM_ERR_INVALID;
     }
-    int on = k > 0 && strcmp(inst->cfg.transport, "auto") == 0;
+    int on = k > 0 && strcmp(inst->cfg.core.transport, "auto") == 0;
     for (int pe = 0; pe < n; pe++) {
         int order = 0, count = 0;
         for (int q = 0; on && q < n; q++)
@@ -77,7 +77,7 @@ static int emulate_nodes(symm_instance_t *inst, const char (*ids)[SYMM_NODE_ID_L
                 count++;
             }
         int nodes = on ? (count + k - 1) / k : 1;
-        emu[pe] = !on ? 0 : inst->cfg.node_cyclic ? order % nodes : order / k;
+        emu[pe] = !on ? 0 : inst->cfg.core.node_cyclic ? order % nodes : order / k;
     }
     return SYMM_OK;
 }
@@ -106,10 +106,11 @@ static int same_node(const node_view_t *v, int p, int q)
 /* SYMM_TRANSPORT and SYMM_ATOMICS, before anything is exchanged. */
 static int check_choices(symm_instance_t *inst)
 {
-    if (strcmp(inst->cfg.transport, "auto") != 0 && strcmp(inst->cfg.transport, "shm") != 0 &&
-        strcmp(inst->cfg.transport, "ucx") != 0) {
+    if (strcmp(inst->cfg.core.transport, "auto") != 0 &&
+        strcmp(inst->cfg.core.transport, "shm") != 0 &&
+        strcmp(inst->cfg.core.transport, "ucx") != 0) {
         symm_error("shmem_init", "SYMM_TRANSPORT='%s' is not one of auto, shm, ucx",
-                   inst->cfg.transport);
+                   inst->cfg.core.transport);
         return SYMM_ERR_INVALID;
     }
     symm_atomics_mode_t amode;
@@ -181,7 +182,7 @@ static int net_choose(symm_instance_t *inst, const node_view_t *v, int force_net
             continue;
         if (pe == inst->my_pe)
             continue;
-        if (strcmp(inst->cfg.transport, "shm") == 0) {
+        if (strcmp(inst->cfg.core.transport, "shm") == 0) {
             symm_error("shmem_init", "PE %d runs on another node (%s) and SYMM_TRANSPORT=shm", pe,
                        v->ids[pe]);
             return SYMM_ERR_UNSUPPORTED;
@@ -223,7 +224,7 @@ int symm_node_discover(symm_instance_t *inst)
     }
     if ((rc = emulate_nodes(inst, (const char(*)[SYMM_NODE_ID_LEN])v.ids, v.emu)) != SYMM_OK)
         goto out;
-    int force_net = strcmp(inst->cfg.transport, "ucx") == 0;
+    int force_net = strcmp(inst->cfg.core.transport, "ucx") == 0;
     local_pes_list(inst, &v, force_net);
     rc = net_choose(inst, &v, force_net);
 out:

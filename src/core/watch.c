@@ -574,7 +574,7 @@ static void catch_fatal_signals(symm_instance_t *s)
 {
     static const int sigs[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTERM, SIGINT};
     signal_inst = s;
-    signal_backtrace = s->cfg.backtrace;
+    signal_backtrace = s->cfg.core.backtrace;
     if (signal_backtrace) {
         void *prime[2];
         backtrace(prime, 2);
@@ -622,7 +622,7 @@ int symm_watch_start(symm_instance_t *s)
         return SYMM_ERR_NOMEM;
     w->s = s;
     size_t np = (size_t)s->n_pes;
-    double h = s->cfg.hang_timeout;
+    double h = s->cfg.core.hang_timeout;
     w->hang_s = h > 0 ? h : h < 0 && s->debug ? 60.0 : 0.0;
     w->pfd = calloc(np + 1, sizeof(*w->pfd));
     w->pe_of = calloc(np + 1, sizeof(int));

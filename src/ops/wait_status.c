@@ -89,7 +89,7 @@ void symm_wait_idle(symm_instance_t *s, unsigned polls, unsigned events)
     slow_at_us = t;
     if (tn < spin_until_ns)
         return;
-    long idle = s->cfg.wait_idle_us;
+    long idle = s->cfg.core.wait_idle_us;
     if (idle < 0) {
         sched_yield();
         return;

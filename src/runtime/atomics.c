@@ -11,7 +11,7 @@
 
 int symm_atomics_mode(const symm_config_t *cfg, const char *routine, symm_atomics_mode_t *mode)
 {
-    const char *v = cfg->atomics != NULL ? cfg->atomics : "auto";
+    const char *v = cfg->core.atomics != NULL ? cfg->core.atomics : "auto";
     if (strcmp(v, "auto") == 0)
         *mode = SYMM_ATOMICS_AUTO;
     else if (strcmp(v, "cpu") == 0)

@@ -102,30 +102,30 @@ static int parse_one(const char *name, const char *kind, const char *val, void *
 int symm_config_load(symm_config_t *cfg)
 {
     int rc = SYMM_OK;
-#define SYMM_CFG_LOAD(name, kind, vis, field, def, help)                                    \
-    do {                                                                               \
-        const char *v = getenv(#name);                                                 \
-        if (parse_one(#name, #kind, def, &cfg->field) != SYMM_OK)                      \
-            rc = SYMM_ERR_INVALID;                                                     \
-        if (v != NULL && parse_one(#name, #kind, v, &cfg->field) != SYMM_OK)           \
-            rc = SYMM_ERR_INVALID;                                                     \
+#define SYMM_CFG_LOAD(name, kind, vis, comp, field, def, help)                    \
+    do {                                                                          \
+        const char *v = getenv(#name);                                            \
+        if (parse_one(#name, #kind, def, &cfg->comp.field) != SYMM_OK)            \
+            rc = SYMM_ERR_INVALID;                                                \
+        if (v != NULL && parse_one(#name, #kind, v, &cfg->comp.field) != SYMM_OK) \
+            rc = SYMM_ERR_INVALID;                                                \
     } while (0);
     SYMM_ENV_TABLE(SYMM_CFG_LOAD)
 #undef SYMM_CFG_LOAD
-#define SYMM_CFG_ALIAS(alias, name, kind, field)                                       \
-    do {                                                                               \
-        const char *v = getenv(#alias);                                                \
-        __typeof__(cfg->field) tmp;                                                    \
-        if (v == NULL)                                                                 \
-            break;                                                                     \
-        if (parse_one(#alias, #kind, v, &tmp) != SYMM_OK) {                            \
-            rc = SYMM_ERR_INVALID;                                                     \
-        } else if (getenv(#name) == NULL) {                                            \
-            cfg->field = tmp;                                                          \
-        } else if (tmp != cfg->field) {                                                \
-            symm_warn("shmem_init", "%s=%s and %s=%s disagree: using %s", #alias, v,   \
-                      #name, getenv(#name), #name);                                    \
-        }                                                                              \
+#define SYMM_CFG_ALIAS(alias, name, kind, comp, field)                                      \
+    do {                                                                                    \
+        const char *v = getenv(#alias);                                                     \
+        __typeof__(cfg->comp.field) tmp;                                                    \
+        if (v == NULL)                                                                      \
+            break;                                                                          \
+        if (parse_one(#alias, #kind, v, &tmp) != SYMM_OK) {                                 \
+            rc = SYMM_ERR_INVALID;                                                          \
+        } else if (getenv(#name) == NULL) {                                                 \
+            cfg->comp.field = tmp;                                                          \
+        } else if (tmp != cfg->comp.field) {                                                \
+            symm_warn("shmem_init", "%s=%s and %s=%s disagree: using %s", #alias, v, #name, \
+                      getenv(#name), #name);                                                \
+        }                                                                                   \
     } while (0);
     SYMM_ENV_ALIASES(SYMM_CFG_ALIAS)
 #undef SYMM_CFG_ALIAS
@@ -150,24 +150,24 @@ static void print_value(char *buf, size_t len, const char *kind, const void *p)
 
 void symm_config_print(const symm_config_t *cfg, int fd)
 {
-    bool all = cfg->log_level >= 3;
+    bool all = cfg->core.log_level >= 3;
     dprintf(fd, "symm: version %s (OpenSHMEM %d.%d)\n", SYMM_VERSION_STRING, SHMEM_MAJOR_VERSION,
             SHMEM_MINOR_VERSION);
     dprintf(fd, "symm: environment variables (value, default, meaning)%s:\n",
             all ? "" : "; those oshrun sets for its PEs at SYMM_LOG_LEVEL=3");
-#define SYMM_CFG_PRINT(name, kind, vis, field, def, help)                              \
-    do {                                                                               \
-        char val[64];                                                                  \
-        if (SYMM_ENV_##vis && !all)                                                    \
-            break;                                                                     \
-        print_value(val, sizeof(val), #kind, &cfg->field);                             \
-        dprintf(fd, "  %-24s %-12s (default %s%s)\n      %s\n", #name, val,            \
-                def[0] ? def : "unset", getenv(#name) ? ", set" : "", help);                 \
+#define SYMM_CFG_PRINT(name, kind, vis, comp, field, def, help)              \
+    do {                                                                     \
+        char val[64];                                                        \
+        if (SYMM_ENV_##vis && !all)                                          \
+            break;                                                           \
+        print_value(val, sizeof(val), #kind, &cfg->comp.field);              \
+        dprintf(fd, "  %-24s %-12s (default %s%s)\n      %s\n", #name, val,  \
+                def[0] ? def : "unset", getenv(#name) ? ", set" : "", help); \
     } while (0);
     SYMM_ENV_TABLE(SYMM_CFG_PRINT)
 #undef SYMM_CFG_PRINT
     dprintf(fd, "symm: legacy names (read when the standard name is unset):\n");
-#define SYMM_CFG_PRINT_ALIAS(alias, name, kind, field)                                 \
+#define SYMM_CFG_PRINT_ALIAS(alias, name, kind, comp, field)                                     \
     dprintf(fd, "  %-24s %-12s (alias of %s%s)\n", #alias, getenv(#alias) ? getenv(#alias) : "", \
             #name, getenv(#alias) ? ", set" : "");
     SYMM_ENV_ALIASES(SYMM_CFG_PRINT_ALIAS)

@@ -16,10 +16,33 @@
 #define SYMM_CFG_TYPE_STR const char *
 #define SYMM_CFG_TYPE_SECRET const char *
 
-typedef struct symm_config {
-#define SYMM_CFG_FIELD(name, kind, vis, field, def, help) SYMM_CFG_TYPE_##kind field;
-    SYMM_ENV_TABLE(SYMM_CFG_FIELD)
+/* One struct per component (env_def.h's tables), nested in the instance's
+ * configuration: a layer reads cfg.core, cfg.boot, cfg.net or cfg.coll, the
+ * tools' rows sit in cfg.tools. */
+#define SYMM_CFG_FIELD(name, kind, vis, comp, field, def, help) SYMM_CFG_TYPE_##kind field;
+typedef struct symm_config_core {
+    SYMM_ENV_CORE(SYMM_CFG_FIELD)
+} symm_config_core_t;
+typedef struct symm_config_boot {
+    SYMM_ENV_BOOT(SYMM_CFG_FIELD)
+} symm_config_boot_t;
+typedef struct symm_config_net {
+    SYMM_ENV_NET(SYMM_CFG_FIELD)
+} symm_config_net_t;
+typedef struct symm_config_coll {
+    SYMM_ENV_COLL(SYMM_CFG_FIELD)
+} symm_config_coll_t;
+typedef struct symm_config_tools {
+    SYMM_ENV_TOOLS(SYMM_CFG_FIELD)
+} symm_config_tools_t;
 #undef SYMM_CFG_FIELD
+
+typedef struct symm_config {
+    symm_config_core_t core;
+    symm_config_boot_t boot;
+    symm_config_net_t net;
+    symm_config_coll_t coll;
+    symm_config_tools_t tools;
 } symm_config_t;
 
 /* Parse the environment into *cfg. A malformed value is an error that quotes

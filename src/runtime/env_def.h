@@ -1,7 +1,9 @@
 /*
  * env_def.h - every environment variable symm reads, written once.
  *
- * X(NAME, KIND, VIS, FIELD, DEFAULT, HELP): KIND is SIZE (bytes, K/M/G/T
+ * One table per component (core, boot, net, coll, tools), each row
+ * X(NAME, KIND, VIS, COMP, FIELD, DEFAULT, HELP): COMP names the table and
+ * the member of symm_config_t that holds FIELD (cfg.net.ucx_tls). KIND is SIZE (bytes, K/M/G/T
  * suffixes), BOOL, INT, DOUBLE, STR or SECRET (a string SHMEM_INFO and
  * symm-info never print). VIS is USER, or HIDDEN for what oshrun hands its
  * PEs (SHMEM_INFO and symm-info list those only at SYMM_LOG_LEVEL=3). The
@@ -14,162 +16,181 @@
  * read elsewhere than the config struct are STR, so that the library's
  * parse never refuses a value their reader accepts.
  */
-#define SYMM_ENV_TABLE(X)                                                                    \
-    X(SHMEM_SYMMETRIC_SIZE, SIZE, USER, heap_size, "1G",                                     \
-      "initial size of each PE's symmetric heap (K/M/G/T suffixes); it grows on demand")     \
-    X(SYMM_MAX_SYMMETRIC_SIZE, SIZE, USER, heap_max, "64G",                                  \
-      "largest the heap may grow to (address space reserved per PE, not memory); set below "  \
-      "the initial size it fails init; left unset, it is at least the initial size")             \
-    X(SHMEM_DEBUG, BOOL, USER, debug, "0",                                                   \
-      "deep argument checks: symmetric addresses, bounds, matching collective sizes")        \
-    X(SHMEM_INFO, BOOL, USER, info, "0", "print every variable, its value and meaning at init") \
-    X(SHMEM_VERSION, BOOL, USER, version, "0", "print the library version at init")          \
-    X(SYMM_PREFAULT, BOOL, USER, prefault, "0",                                              \
-      "touch the whole initial heap at init, so no put pays for faulting in its pages")     \
-    X(SYMM_BOOT_TIMEOUT, DOUBLE, USER, boot_timeout, "120",                                  \
-      "seconds any bootstrap wait may take before the job fails naming missing PEs")         \
-    X(SYMM_HANG_TIMEOUT, DOUBLE, USER, hang_timeout, "-1",                                   \
-      "seconds one blocking call may wait before the job ends with a report of what every "  \
-      "PE is doing; 0 never; -1: 60 under SHMEM_DEBUG, else never")                          \
-    X(SYMM_LOG_LEVEL, INT, USER, log_level, "1", "0 errors, 1 warnings, 2 info, 3 debug")    \
-    X(SYMM_SPIN, INT, USER, spin, "-1",                                                      \
-      "polls before a waiting PE starts yielding the CPU; -1 chooses by oversubscription")   \
-    X(SYMM_WAIT_IDLE_US, INT, USER, wait_idle_us, "1000",                                    \
-      "microseconds a wait finds nothing to do (no network event for it, its condition "    \
-      "unmet) before it sleeps between polls, each nap at most 1/16 of the wait so far and " \
-      "1 ms; under UCX in UCX's event wait, which a message for the PE ends at once; -1 "   \
-      "never sleeps (spin, then yield)")                                                    \
-    X(SYMM_BOOTSTRAP, STR, USER, bootstrap, "auto",                                          \
-      "auto|tcp|pmix|mpi|singleton: how PEs find each other (auto: oshrun, else PMIx)")      \
-    X(SYMM_BOOT_TLS, STR, USER, boot_tls, "1",                                               \
-      "1: bootstrap traffic in TLS 1.3 with a key from the job secret; 0: plain")            \
-    X(SYMM_BOOT_TREE_MIN, STR, USER, boot_tree_min, "128",                                   \
+/* the core: heap, debugging, waiting, transports chosen, failure handling. */
+#define SYMM_ENV_CORE(X)                                                                        \
+    X(SHMEM_SYMMETRIC_SIZE, SIZE, USER, core, heap_size, "1G",                                  \
+      "initial size of each PE's symmetric heap (K/M/G/T suffixes); it grows on demand")        \
+    X(SYMM_MAX_SYMMETRIC_SIZE, SIZE, USER, core, heap_max, "64G",                               \
+      "largest the heap may grow to (address space reserved per PE, not memory); set below "    \
+      "the initial size it fails init; left unset, it is at least the initial size")            \
+    X(SHMEM_DEBUG, BOOL, USER, core, debug, "0",                                                \
+      "deep argument checks: symmetric addresses, bounds, matching collective sizes")           \
+    X(SHMEM_INFO, BOOL, USER, core, info, "0",                                                  \
+      "print every variable, its value and meaning at init")                                    \
+    X(SHMEM_VERSION, BOOL, USER, core, version, "0", "print the library version at init")       \
+    X(SYMM_PREFAULT, BOOL, USER, core, prefault, "0",                                           \
+      "touch the whole initial heap at init, so no put pays for faulting in its pages")         \
+    X(SYMM_HANG_TIMEOUT, DOUBLE, USER, core, hang_timeout, "-1",                                \
+      "seconds one blocking call may wait before the job ends with a report of what every "     \
+      "PE is doing; 0 never; -1: 60 under SHMEM_DEBUG, else never")                             \
+    X(SYMM_LOG_LEVEL, INT, USER, core, log_level, "1", "0 errors, 1 warnings, 2 info, 3 debug") \
+    X(SYMM_SPIN, INT, USER, core, spin, "-1",                                                   \
+      "polls before a waiting PE starts yielding the CPU; -1 chooses by oversubscription")      \
+    X(SYMM_WAIT_IDLE_US, INT, USER, core, wait_idle_us, "1000",                                 \
+      "microseconds a wait finds nothing to do (no network event for it, its condition "        \
+      "unmet) before it sleeps between polls, each nap at most 1/16 of the wait so far and "    \
+      "1 ms; under UCX in UCX's event wait, which a message for the PE ends at once; -1 "       \
+      "never sleeps (spin, then yield)")                                                        \
+    X(SYMM_TRANSPORT, STR, USER, core, transport, "auto",                                       \
+      "auto: map node-local peers, UCX for the rest; shm: node-local only; ucx: every "         \
+      "peer but myself through UCX")                                                            \
+    X(SYMM_NODE_SIZE, INT, USER, core, node_size, "0",                                          \
+      "testing aid (SYMM_TRANSPORT=auto): split each host's PEs, in node-local order, into "    \
+      "emulated nodes of this many; only PEs of one such node are mapped, the rest go "         \
+      "through UCX as if on other machines; 0 off")                                             \
+    X(SYMM_NODE_CYCLIC, BOOL, USER, core, node_cyclic, "0",                                     \
+      "with SYMM_NODE_SIZE: deal the host's PEs out in turn to the emulated nodes "             \
+      "(0, 2 | 1, 3), not in consecutive runs (0, 1 | 2, 3)")                                   \
+    X(SYMM_ATOMICS, STR, USER, core, atomics, "auto",                                           \
+      "auto|cpu|network: who applies AMOs, signals and lock updates. cpu: the PE's CPU on "     \
+      "mapped peers (not atomic against NIC atomics from other nodes); network: UCX for "       \
+      "every PE, itself included, when UCX is in use; auto: network iff the job spans "         \
+      "nodes and UCX uses device (NIC) atomics, cpu when UCX_ATOMIC_MODE=cpu")                  \
+    X(SYMM_MAP_GLOBALS, BOOL, USER, core, map_globals, "1",                                     \
+      "make the program's global and static data symmetric (remapped at init)")                 \
+    X(SYMM_MAX_TEAMS, INT, USER, core, max_teams, "64",                                         \
+      "teams that may exist at once, predefined ones included (at most 512)")                   \
+    X(SYMM_FAULT, STR, USER, core, fault, "",                                                   \
+      "testing aid: SITE[@PE][#N],... makes step SITE (ftruncate, mmap, calloc, team, "         \
+      "ucx_reg) fail on PE (default all) at its Nth call (default every call)")                 \
+    X(SYMM_BACKTRACE, BOOL, USER, core, backtrace, "1",                                         \
+      "a PE killed by SIGSEGV, SIGBUS, SIGFPE, SIGILL or SIGABRT prints its backtrace first")
+
+/* the bootstrap: how PEs find each other (boot/), with what oshrun hands them. */
+#define SYMM_ENV_BOOT(X)                                                                    \
+    X(SYMM_BOOT_TIMEOUT, DOUBLE, USER, boot, timeout, "120",                                \
+      "seconds any bootstrap wait may take before the job fails naming missing PEs")        \
+    X(SYMM_BOOTSTRAP, STR, USER, boot, bootstrap, "auto",                                   \
+      "auto|tcp|pmix|mpi|singleton: how PEs find each other (auto: oshrun, else PMIx)")     \
+    X(SYMM_BOOT_TLS, STR, USER, boot, tls, "1",                                             \
+      "1: bootstrap traffic in TLS 1.3 with a key from the job secret; 0: plain")           \
+    X(SYMM_BOOT_TREE_MIN, STR, USER, boot, tree_min, "128",                                 \
       "jobs of at least this many PEs bootstrap over a tree (oshrun, unique id, aclshmem "  \
-      "DEFAULT), not the star through PE 0; 0 or 1: always; set alike on every PE")        \
-    X(SYMM_BOOT_TREE_K, STR, USER, boot_tree_k, "16",                                        \
-      "fan-out of the bootstrap tree (2..1024): each PE's children, PE 0's handshakes")      \
-    X(SYMM_JOB_KEY, SECRET, USER, job_key, "",                                               \
-      "aclshmem DEFAULT mode: the job secret is keyed by this (the same on every PE; "       \
-      "else ~/.config/symm/job.key, mode 0600), not derived from the address alone")         \
-    X(SYMM_TRANSPORT, STR, USER, transport, "auto",                                          \
-      "auto: map node-local peers, UCX for the rest; shm: node-local only; ucx: every "      \
-      "peer but myself through UCX")                                                         \
-    X(SYMM_NODE_SIZE, INT, USER, node_size, "0",                                            \
-      "testing aid (SYMM_TRANSPORT=auto): split each host's PEs, in node-local order, into " \
-      "emulated nodes of this many; only PEs of one such node are mapped, the rest go "     \
-      "through UCX as if on other machines; 0 off")                                         \
-    X(SYMM_NODE_CYCLIC, BOOL, USER, node_cyclic, "0",                                       \
-      "with SYMM_NODE_SIZE: deal the host's PEs out in turn to the emulated nodes "         \
-      "(0, 2 | 1, 3), not in consecutive runs (0, 1 | 2, 3)")                               \
-    X(SYMM_ATOMICS, STR, USER, atomics, "auto",                                              \
-      "auto|cpu|network: who applies AMOs, signals and lock updates. cpu: the PE's CPU on "  \
-      "mapped peers (not atomic against NIC atomics from other nodes); network: UCX for "    \
-      "every PE, itself included, when UCX is in use; auto: network iff the job spans "      \
-      "nodes and UCX uses device (NIC) atomics, cpu when UCX_ATOMIC_MODE=cpu")               \
-    X(SYMM_PROGRESS_THREAD, STR, USER, progress_thread, "auto",                              \
-      "auto|1: with UCX, a thread runs UCX progress while the PE computes; 0: progress "     \
-      "only inside symm calls (experimental: some polling patterns stall over tcp)")         \
-    X(SYMM_PROGRESS_INTERVAL, INT, USER, progress_interval, "200",                           \
-      "microseconds between the progress thread's looks at UCX (up to 2 ms while it "        \
-      "finds nothing); it stays out of the way while the PE is inside a symm call")          \
-    X(SYMM_MAP_GLOBALS, BOOL, USER, map_globals, "1",                                        \
-      "make the program's global and static data symmetric (remapped at init)")              \
-    X(SYMM_MAX_TEAMS, INT, USER, max_teams, "64",                                            \
-      "teams that may exist at once, predefined ones included (at most 512)")                \
-    X(SYMM_REDUCE_SLICE_MIN, SIZE, USER, reduce_slice_min, "16K",                            \
-      "reductions of at least this many bytes split the work: each PE reduces 1/n, then "    \
-      "all gather; smaller ones are reduced whole by every PE")                              \
-    X(SYMM_COLL_EAGER_MAX, SIZE, USER, coll_eager_max, "64K",                                \
-      "collectives over the network send blocks up to this size eagerly (buffered at the "   \
-      "receiver); larger ones by rendezvous straight into place")                            \
-    X(SYMM_COLL_EXCHANGE_EAGER_MAX, SIZE, USER, coll_exchange_eager_max, "8M",              \
-      "exchanges over the network (fcollect, collect, alltoall, reductions) send every "     \
-      "block eagerly, whatever its size, while what one PE receives in one round totals at " \
-      "most this (held at the receiver until it takes it): no rendezvous round trip where "  \
-      "every member sends at once; beyond it, blocks above SYMM_COLL_EAGER_MAX by "          \
-      "rendezvous")                                                                          \
-    X(SYMM_UCX_BULK_EP, STR, USER, ucx_bulk_ep, "auto",                                      \
+      "DEFAULT), not the star through PE 0; 0 or 1: always; set alike on every PE")         \
+    X(SYMM_BOOT_TREE_K, STR, USER, boot, tree_k, "16",                                      \
+      "fan-out of the bootstrap tree (2..1024): each PE's children, PE 0's handshakes")     \
+    X(SYMM_JOB_KEY, SECRET, USER, boot, job_key, "",                                        \
+      "aclshmem DEFAULT mode: the job secret is keyed by this (the same on every PE; "      \
+      "else ~/.config/symm/job.key, mode 0600), not derived from the address alone")        \
+    X(SHMEM_UID_SESSION_ID, STR, USER, boot, uid_session_id, "",                            \
+      "aclshmem unique-id mode: ip:port PE 0 listens on (read by the unique-id bootstrap)") \
+    X(SHMEM_UID_SOCK_IFNAME, STR, USER, boot, uid_sock_ifname, "",                          \
+      "aclshmem unique-id mode: the network interface PE 0 listens on (e.g. eth0)")         \
+    X(SHMEM_INSTANCE_PORT_RANGE, STR, USER, boot, instance_port_range, "",                  \
+      "aclshmem: START:END; an ip_port with port 0 listens on START + instance id")         \
+    X(SYMM_RANK, STR, HIDDEN, boot, launch_rank, "", "oshrun to PE: this PE's number")      \
+    X(SYMM_SIZE, STR, HIDDEN, boot, launch_size, "", "oshrun to PE: the number of PEs")     \
+    X(SYMM_BOOT_ADDR, STR, HIDDEN, boot, launch_boot_addr, "",                              \
+      "oshrun to PE: ip:port of the bootstrap rendezvous")                                  \
+    X(SYMM_BOOT_LISTEN_FD, STR, HIDDEN, boot, launch_listen_fd, "",                         \
+      "oshrun to PE 0: the bound rendezvous socket it inherits")                            \
+    X(SYMM_JOB_SECRET, SECRET, HIDDEN, boot, launch_job_secret, "",                         \
+      "oshrun to PE: the job's random secret (bootstrap authentication and TLS key)")       \
+    X(SYMM_CTRL_FD, STR, HIDDEN, boot, launch_ctrl_fd, "",                                  \
+      "oshrun to PE: the control socket (job-wide abort, PE status)")                       \
+    X(SYMM_LAUNCHER, STR, HIDDEN, boot, launch_launcher, "",                                \
+      "oshrun to PE: \"oshrun\", for programs that ask what started them")
+
+/* the network transport (transport/ucx/). */
+#define SYMM_ENV_NET(X)                                                                       \
+    X(SYMM_PROGRESS_THREAD, STR, USER, net, progress_thread, "auto",                          \
+      "auto|1: with UCX, a thread runs UCX progress while the PE computes; 0: progress "      \
+      "only inside symm calls (experimental: some polling patterns stall over tcp)")          \
+    X(SYMM_PROGRESS_INTERVAL, INT, USER, net, progress_interval, "200",                       \
+      "microseconds between the progress thread's looks at UCX (up to 2 ms while it "         \
+      "finds nothing); it stays out of the way while the PE is inside a symm call")           \
+    X(SYMM_UCX_BULK_EP, STR, USER, net, ucx_bulk_ep, "auto",                                  \
       "1: collective messages above SYMM_COLL_EAGER_MAX to a PE on another node go by "       \
       "rendezvous on a second endpoint without UCX peer-failure handling, where UCX 1.13 "    \
       "moves them over tcp in one zero-copy write instead of 64 KiB fragments (faster under " \
       "reno, slower under BBR's pacing); the first endpoint still detects a lost peer; "      \
       "auto: 1 where the network is tcp (no /sys/class/infiniband) and the kernel's TCP "     \
-      "congestion control is not bbr; 0: never")                                             \
-    X(SYMM_COLL_NODE_AWARE, BOOL, USER, coll_node_aware, "1",                                \
-      "teams spanning nodes with several PEs on one: broadcast, reduce, fcollect, collect, "  \
+      "congestion control is not bbr; 0: never")
+
+/* collectives: algorithm choices and their thresholds (coll/). */
+#define SYMM_ENV_COLL(X)                                                                     \
+    X(SYMM_REDUCE_SLICE_MIN, SIZE, USER, coll, reduce_slice_min, "16K",                      \
+      "reductions of at least this many bytes split the work: each PE reduces 1/n, then "    \
+      "all gather; smaller ones are reduced whole by every PE")                              \
+    X(SYMM_COLL_EAGER_MAX, SIZE, USER, coll, eager_max, "64K",                               \
+      "collectives over the network send blocks up to this size eagerly (buffered at the "   \
+      "receiver); larger ones by rendezvous straight into place")                            \
+    X(SYMM_COLL_EXCHANGE_EAGER_MAX, SIZE, USER, coll, exchange_eager_max, "8M",              \
+      "exchanges over the network (fcollect, collect, alltoall, reductions) send every "     \
+      "block eagerly, whatever its size, while what one PE receives in one round totals at " \
+      "most this (held at the receiver until it takes it): no rendezvous round trip where "  \
+      "every member sends at once; beyond it, blocks above SYMM_COLL_EAGER_MAX by "          \
+      "rendezvous")                                                                          \
+    X(SYMM_COLL_NODE_AWARE, BOOL, USER, coll, node_aware, "1",                               \
+      "teams spanning nodes with several PEs on one: broadcast, reduce, fcollect, collect, " \
       "alltoall share data on each node through memory and send between nodes from one PE "  \
       "per node; "                                                                           \
       "0: every PE exchanges messages with every other")                                     \
-    X(SYMM_COLL_HEADS, STR, USER, coll_heads, "auto",                                       \
-      "node-aware fcollect, collect and alltoall: how the nodes' heads exchange. direct: "  \
-      "each sends to every other at once; ring: N-1 rounds (alltoall: pairwise); bruck: "   \
-      "log2 N rounds; auto: direct up to SYMM_COLL_DIRECT_NODES nodes, then bruck below "   \
-      "SYMM_COLL_RING_MIN bytes, ring from it")                                             \
-    X(SYMM_COLL_DIRECT_NODES, INT, USER, coll_direct_nodes, "8",                            \
-      "SYMM_COLL_HEADS=auto: up to this many nodes the heads exchange directly")            \
-    X(SYMM_COLL_RING_MIN, SIZE, USER, coll_ring_min, "1M",                                  \
-      "SYMM_COLL_HEADS=auto past SYMM_COLL_DIRECT_NODES nodes: a collective moving at "     \
-      "least this many bytes per PE (the result of fcollect and collect; alltoall: its "    \
-      "source times Bruck's rounds) runs the ring, a smaller one Bruck")                   \
-    X(SYMM_FAULT, STR, USER, fault, "",                                                      \
-      "testing aid: SITE[@PE][#N],... makes step SITE (ftruncate, mmap, calloc, team, "      \
-      "ucx_reg) fail on PE (default all) at its Nth call (default every call)")              \
-    X(SYMM_BACKTRACE, BOOL, USER, backtrace, "1",                                            \
-      "a PE killed by SIGSEGV, SIGBUS, SIGFPE, SIGILL or SIGABRT prints its backtrace first") \
-    X(SHMEM_UID_SESSION_ID, STR, USER, uid_session_id, "",                                   \
-      "aclshmem unique-id mode: ip:port PE 0 listens on (read by the unique-id bootstrap)")  \
-    X(SHMEM_UID_SOCK_IFNAME, STR, USER, uid_sock_ifname, "",                                 \
-      "aclshmem unique-id mode: the network interface PE 0 listens on (e.g. eth0)")          \
-    X(SHMEM_INSTANCE_PORT_RANGE, STR, USER, instance_port_range, "",                         \
-      "aclshmem: START:END; an ip_port with port 0 listens on START + instance id")        \
-    X(SYMM_TIMEOUT, STR, USER, oshrun_timeout, "",                                           \
-      "oshrun: seconds after which the job is killed, exit 124 (as --timeout)")              \
-    X(SYMM_KILL_GRACE, STR, USER, oshrun_kill_grace, "1",                                    \
-      "oshrun: seconds between SIGTERM and SIGKILL when it ends a job")                      \
-    X(SYMM_BOOT_IFADDR, STR, USER, oshrun_boot_ifaddr, "127.0.0.1",                          \
-      "oshrun: IPv4 address the bootstrap listens on (one reachable by every host)")         \
-    X(SYMM_CC, STR, USER, oshcc_cc, "",                                                      \
-      "oshcc: the C compiler it wraps (else CC, else the one symm was built with)")          \
-    X(SYMM_CXX, STR, USER, oshcc_cxx, "",                                                    \
-      "oshc++: the C++ compiler it wraps (else CXX, else c++)")                              \
-    X(SYMM_LIBRARY, STR, USER, py_library, "",                                               \
-      "python symm: path of the libsymm.so to load (else the one it was built with)")        \
-    X(SYMM_FUSED_LOG, STR, USER, py_fused_log, "0",                                          \
-      "python symm: 1 prints on PE 0, per fused call, the form the cost model ran and why")  \
-    X(SYMMETRIC_MEMORY_HEAP_SIZE, STR, USER, py_rfc_heap_size, "1G",                         \
+    X(SYMM_COLL_HEADS, STR, USER, coll, heads, "auto",                                       \
+      "node-aware fcollect, collect and alltoall: how the nodes' heads exchange. direct: "   \
+      "each sends to every other at once; ring: N-1 rounds (alltoall: pairwise); bruck: "    \
+      "log2 N rounds; auto: direct up to SYMM_COLL_DIRECT_NODES nodes, then bruck below "    \
+      "SYMM_COLL_RING_MIN bytes, ring from it")                                              \
+    X(SYMM_COLL_DIRECT_NODES, INT, USER, coll, direct_nodes, "8",                            \
+      "SYMM_COLL_HEADS=auto: up to this many nodes the heads exchange directly")             \
+    X(SYMM_COLL_RING_MIN, SIZE, USER, coll, ring_min, "1M",                                  \
+      "SYMM_COLL_HEADS=auto past SYMM_COLL_DIRECT_NODES nodes: a collective moving at "      \
+      "least this many bytes per PE (the result of fcollect and collect; alltoall: its "     \
+      "source times Bruck's rounds) runs the ring, a smaller one Bruck")
+
+/* read by the tools (oshrun, oshcc) and the Python package, never by the library:
+ * rows here so that SHMEM_INFO, symm-info and docs/environment.md list them. */
+#define SYMM_ENV_TOOLS(X)                                                                     \
+    X(SYMM_TIMEOUT, STR, USER, tools, oshrun_timeout, "",                                     \
+      "oshrun: seconds after which the job is killed, exit 124 (as --timeout)")               \
+    X(SYMM_KILL_GRACE, STR, USER, tools, oshrun_kill_grace, "1",                              \
+      "oshrun: seconds between SIGTERM and SIGKILL when it ends a job")                       \
+    X(SYMM_BOOT_IFADDR, STR, USER, tools, oshrun_boot_ifaddr, "127.0.0.1",                    \
+      "oshrun: IPv4 address the bootstrap listens on (one reachable by every host)")          \
+    X(SYMM_CC, STR, USER, tools, oshcc_cc, "",                                                \
+      "oshcc: the C compiler it wraps (else CC, else the one symm was built with)")           \
+    X(SYMM_CXX, STR, USER, tools, oshcc_cxx, "",                                              \
+      "oshc++: the C++ compiler it wraps (else CXX, else c++)")                               \
+    X(SYMM_LIBRARY, STR, USER, tools, py_library, "",                                         \
+      "python symm: path of the libsymm.so to load (else the one it was built with)")         \
+    X(SYMM_FUSED_LOG, STR, USER, tools, py_fused_log, "0",                                    \
+      "python symm: 1 prints on PE 0, per fused call, the form the cost model ran and why")   \
+    X(SYMMETRIC_MEMORY_HEAP_SIZE, STR, USER, tools, py_rfc_heap_size, "1G",                   \
       "python symm (symm.rfc's name, the HyperParallel RFC's): initial heap per PE in bytes " \
-      "(or K/M/G/T); read when symm starts without oshrun, and overrides "                     \
-      "SHMEM_SYMMETRIC_SIZE")                                                                \
-    X(RANK, STR, USER, py_torch_rank, "",                                                    \
+      "(or K/M/G/T); read when symm starts without oshrun, and overrides "                    \
+      "SHMEM_SYMMETRIC_SIZE")                                                                 \
+    X(RANK, STR, USER, tools, py_torch_rank, "",                                              \
       "python symm, torchrun's: this process's rank; with WORLD_SIZE, the ranks join one "    \
-      "job through torch.distributed's store (not under oshrun)")                            \
-    X(WORLD_SIZE, STR, USER, py_torch_world_size, "",                                        \
-      "python symm, torchrun's: the number of ranks (see RANK)")                             \
-    X(MASTER_ADDR, STR, USER, py_torch_master_addr, "",                                      \
-      "python symm, torchrun's: PE 0 listens here, at MASTER_PORT + 13 (the RFC's port)")    \
-    X(MASTER_PORT, STR, USER, py_torch_master_port, "",                                      \
+      "job through torch.distributed's store (not under oshrun)")                             \
+    X(WORLD_SIZE, STR, USER, tools, py_torch_world_size, "",                                  \
+      "python symm, torchrun's: the number of ranks (see RANK)")                              \
+    X(MASTER_ADDR, STR, USER, tools, py_torch_master_addr, "",                                \
+      "python symm, torchrun's: PE 0 listens here, at MASTER_PORT + 13 (the RFC's port)")     \
+    X(MASTER_PORT, STR, USER, tools, py_torch_master_port, "",                                \
       "python symm, torchrun's: PE 0 listens at this + 13; without init_process_group the "   \
-      "start-up store is at this + 14")                                                     \
-    X(SYMM_RANK, STR, HIDDEN, launch_rank, "", "oshrun to PE: this PE's number")             \
-    X(SYMM_SIZE, STR, HIDDEN, launch_size, "", "oshrun to PE: the number of PEs")            \
-    X(SYMM_BOOT_ADDR, STR, HIDDEN, launch_boot_addr, "",                                     \
-      "oshrun to PE: ip:port of the bootstrap rendezvous")                                   \
-    X(SYMM_BOOT_LISTEN_FD, STR, HIDDEN, launch_listen_fd, "",                                \
-      "oshrun to PE 0: the bound rendezvous socket it inherits")                             \
-    X(SYMM_JOB_SECRET, SECRET, HIDDEN, launch_job_secret, "",                                \
-      "oshrun to PE: the job's random secret (bootstrap authentication and TLS key)")        \
-    X(SYMM_CTRL_FD, STR, HIDDEN, launch_ctrl_fd, "",                                         \
-      "oshrun to PE: the control socket (job-wide abort, PE status)")                        \
-    X(SYMM_LAUNCHER, STR, HIDDEN, launch_launcher, "",                                       \
-      "oshrun to PE: \"oshrun\", for programs that ask what started them")                   \
-    X(SYMM_OSHCC_NESTED, STR, HIDDEN, oshcc_nested, "",                                      \
+      "start-up store is at this + 14")                                                       \
+    X(SYMM_OSHCC_NESTED, STR, HIDDEN, tools, oshcc_nested, "",                                \
       "oshcc to itself: set when it runs a wrapped compiler, so it never recurses")
 
+/* Every row, component by component. */
+#define SYMM_ENV_TABLE(X) \
+    SYMM_ENV_CORE(X) SYMM_ENV_BOOT(X) SYMM_ENV_NET(X) SYMM_ENV_COLL(X) SYMM_ENV_TOOLS(X)
+
 /* Legacy names (SGI SHMEM's SMA_ prefix, still read by SOS and Open MPI's
- * oshmem): X(ALIAS, NAME, KIND, FIELD). An alias alone sets NAME's field;
+ * oshmem): X(ALIAS, NAME, KIND, COMP, FIELD). An alias alone sets NAME's field;
  * with NAME also set, NAME wins, and a warning says so when they disagree. */
-#define SYMM_ENV_ALIASES(X)                                                                  \
-    X(SMA_SYMMETRIC_SIZE, SHMEM_SYMMETRIC_SIZE, SIZE, heap_size)                             \
-    X(SMA_DEBUG, SHMEM_DEBUG, BOOL, debug)                                                   \
-    X(SMA_INFO, SHMEM_INFO, BOOL, info)                                                      \
-    X(SMA_VERSION, SHMEM_VERSION, BOOL, version)
+#define SYMM_ENV_ALIASES(X)                                            \
+    X(SMA_SYMMETRIC_SIZE, SHMEM_SYMMETRIC_SIZE, SIZE, core, heap_size) \
+    X(SMA_DEBUG, SHMEM_DEBUG, BOOL, core, debug)                       \
+    X(SMA_INFO, SHMEM_INFO, BOOL, core, info)                          \
+    X(SMA_VERSION, SHMEM_VERSION, BOOL, core, version)

@@ -54,7 +54,7 @@ int symm_team_barrier_layout(struct symm_team *t)
     symm_instance_t *s = t->inst;
     int n = t->size, heads = 0, mine = s->peers[s->my_pe].map_node;
     t->bar_heads = NULL;
-    if (t->all_mapped || !s->cfg.coll_node_aware)
+    if (t->all_mapped || !s->cfg.coll.node_aware)
         return SYMM_OK;
     int *h = malloc(sizeof(int) * (size_t)n);
     if (h == NULL)

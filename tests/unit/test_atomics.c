@@ -42,7 +42,7 @@ static void choose(const char *mode, int net, int spans, unsigned bits, const ch
     s.n_pes = 2;
     s.my_pe = 1; /* no warning printed */
     s.peers = peers;
-    s.cfg.atomics = mode;
+    s.cfg.core.atomics = mode;
     s.amo_flags = SYMM_AMO_DEBUG;
     symm_atomics_choose(&s, net, bits, tl);
     EXPECT(!!(s.amo_flags & SYMM_AMO_NET) == want_net, "%s net=%d spans=%d bits=%u: network "
@@ -94,10 +94,10 @@ int main(void)
            "job spans nodes)");
 
     /* The variable's values. */
-    symm_config_t cfg = {.atomics = "sometimes"};
+    symm_config_t cfg = {.core.atomics = "sometimes"};
     symm_atomics_mode_t m;
     EXPECT(symm_atomics_mode(&cfg, "test", &m) == SYMM_ERR_INVALID, "'sometimes' accepted");
-    cfg.atomics = "network";
+    cfg.core.atomics = "network";
     EXPECT(symm_atomics_mode(&cfg, "test", &m) == SYMM_OK && m == SYMM_ATOMICS_NETWORK,
            "'network' not read");
     if (fails == 0)

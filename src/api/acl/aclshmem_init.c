@@ -348,7 +348,7 @@ int aclshmemx_init_attr(aclshmemx_bootstrap_t bootstrap_flags, aclshmemx_init_at
     if (symm_config_load(&cfg) != SYMM_OK)
         return ACLSHMEM_INVALID_PARAM;
     double timeout = a->option_attr.shm_init_timeout != 0 ? (double)a->option_attr.shm_init_timeout
-                                                         : cfg.boot_timeout;
+                                                          : cfg.boot.timeout;
 
     pthread_mutex_lock(&acl_lock);
     if ((slot = slot_of_id(a->instance_id)) >= 0) {
@@ -368,7 +368,7 @@ int aclshmemx_init_attr(aclshmemx_bootstrap_t bootstrap_flags, aclshmemx_init_at
         return ACLSHMEM_INVALID_VALUE;
     }
     /* Failures below are logged where they are found. */
-    rc = make_boot(bootstrap_flags, a, cfg.job_key, timeout, &boot, __func__);
+    rc = make_boot(bootstrap_flags, a, cfg.boot.job_key, timeout, &boot, __func__);
     if (rc != ACLSHMEM_SUCCESS) {
         pthread_mutex_unlock(&acl_lock);
         return rc;

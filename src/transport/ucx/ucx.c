@@ -475,7 +475,7 @@ static int config_choose(ucx_state_t *u, ucp_config_t **cfg_p, int *net_only)
     *net_only = n_local == 0;
     choose_transports(cfg, *net_only, n_net);
     if (n_net > 0) {
-        int bulk = symm_ucx_bulk_rule(s->cfg.ucx_bulk_ep, u->bulk_why, sizeof(u->bulk_why));
+        int bulk = symm_ucx_bulk_rule(s->cfg.net.ucx_bulk_ep, u->bulk_why, sizeof(u->bulk_why));
         if (bulk < 0)
             goto err_release_config;
         u->bulk = bulk;

@@ -203,7 +203,7 @@ int symm_ucx_msg_send(symm_instance_t *s, int pe, const symm_msg_tag_t *tag, con
     ucp_ep_h ep = conn_of(u, wk, pe)->ep;
     /* On the second endpoint, by rendezvous whatever how says: its one
      * zero-copy write is why it exists (symm_ucx_bulk_ep). */
-    if (n > s->cfg.coll_eager_max) {
+    if (n > s->cfg.coll.eager_max) {
         ucp_ep_h bulk = symm_ucx_bulk_ep(u, pe);
         if (bulk != ep) {
             ep = bulk;

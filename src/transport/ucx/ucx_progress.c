@@ -109,7 +109,7 @@ static void *progress_main(void *arg)
         CPU_SET(c, &all);
     pthread_setaffinity_np(pthread_self(), sizeof(all), &all);
     struct pollfd pf = {.fd = u->stop_pipe[0], .events = POLLIN};
-    long base = u->inst->cfg.progress_interval, us = base;
+    long base = u->inst->cfg.net.progress_interval, us = base;
     unsigned long seen = 0;
     for (;;) {
         struct timespec ts = {.tv_sec = us / 1000000, .tv_nsec = (us % 1000000) * 1000};
@@ -142,14 +142,14 @@ static void *progress_main(void *arg)
  * thread stays, and 0 is for experiments.) */
 int symm_ucx_progress_thread_wanted(ucx_state_t *u, int *wanted)
 {
-    const char *mode = u->inst->cfg.progress_thread;
+    const char *mode = u->inst->cfg.net.progress_thread;
     if (strcmp(mode, "1") != 0 && strcmp(mode, "auto") != 0 && strcmp(mode, "0") != 0) {
         symm_error("shmem_init", "SYMM_PROGRESS_THREAD='%s' is not one of auto, 0, 1", mode);
         return SYMM_ERR_INVALID;
     }
-    if (u->inst->cfg.progress_interval < 1) {
+    if (u->inst->cfg.net.progress_interval < 1) {
         symm_error("shmem_init", "SYMM_PROGRESS_INTERVAL=%ld must be at least 1 microsecond",
-                   (long)u->inst->cfg.progress_interval);
+                   (long)u->inst->cfg.net.progress_interval);
         return SYMM_ERR_INVALID;
     }
     *wanted = strcmp(mode, "0") != 0;
