@@ -176,12 +176,14 @@ def allreduce_flat(eng, t, op):
     flat = _flat(t)
     dtype = t.dtype
     if _native(dtype, op):
+        # Source and dest apart: an in-place reduction copies the vector once more.
         nb = n * flat.element_size()
-        buf = eng.staging(nb)
+        off = _round(nb)
+        buf = eng.staging(off + nb)
         view(buf, 0, n, dtype).copy_(flat)
-        a = np_view(buf, 0, n, dtype)
-        coll.reduce(a, a, _SYMM_OP[op], team=eng.team)
-        flat.copy_(view(buf, 0, n, dtype))
+        coll.reduce(np_view(buf, off, n, dtype), np_view(buf, 0, n, dtype), _SYMM_OP[op],
+                    team=eng.team)
+        flat.copy_(view(buf, off, n, dtype))
     else:
         buf, acc_off, chunk = _reduce_scatter_blocks(eng, flat, dtype, op)
         cb = _round(chunk * flat.element_size())

@@ -18,6 +18,7 @@
 #endif
 
 #include "coll/coll_algs.h"
+#include "coll/coll_bufpool.h"
 #include "coll/coll_pull.h"
 #include "mem/seg.h"
 #include "ops/rma.h"
@@ -124,10 +125,11 @@ void symm_coll_reduce_pull_whole(symm_group_t *g, void *dest, const void *source
         symm_group_barrier(g, 0);
         return;
     }
+    /* The private result comes from the pool, kept between collectives: a
+     * fresh malloc of a large vector is a fresh mapping whose page faults
+     * cost more than the reduction (docs/performance.md). */
     char stackbuf[4096];
-    char *tmp = bytes <= sizeof(stackbuf) ? stackbuf : malloc(bytes);
-    if (tmp == NULL)
-        symm_fatal(routine, "out of memory for a %zu-byte reduction buffer", bytes);
+    char *tmp = bytes <= sizeof(stackbuf) ? stackbuf : symm_coll_buf_get(g, bytes, routine);
     symm_group_barrier(g, 0);
     /* Every PE reduces in the same order, so all get identical bits. */
     reduce_range(g, tmp, source, 0, count, elem, op, 0, 0, routine);
@@ -136,7 +138,7 @@ void symm_coll_reduce_pull_whole(symm_group_t *g, void *dest, const void *source
     if (bytes != 0)
         memcpy(dest, tmp, bytes);
     if (tmp != stackbuf)
-        free(tmp);
+        symm_coll_buf_put(tmp);
 }
 
 /* Sliced: each member reduces its 1/n slice, then pulls the others'. */
