@@ -56,7 +56,11 @@ if [ -n "$lib" ]; then
   nm -A -g --defined-only "$lib" 2>/dev/null | awk 'NF == 3 { print $1 " " $3 }' > "$tmp.syms"
   nsyms=$(wc -l < "$tmp.syms")
   # The spec's legacy routines (start_pes, shmalloc, _my_pe, ...) and their
-  # profiling aliases are public names too.
+  # profiling aliases are public names too; the sanitizers' own symbols
+  # (__odr_asan.NAME, __asan_..., __tsan_...) are the compiler's, not ours.
+  grep -v -E ' (__odr_asan[.]|__asan_|__tsan_|__ubsan_|__sanitizer_)' "$tmp.syms" > "$tmp.own" || true
+  mv "$tmp.own" "$tmp.syms"
+  nsyms=$(wc -l < "$tmp.syms")
   grep -v -E ' p?(shmem_|shmemx_|aclshmem|symm_|SHMEM_|start_pes$|_my_pe$|_num_pes$|shmalloc$|shfree$|shrealloc$|shmemalign$)' \
     "$tmp.syms" | awk '{ n = split($1, p, ":"); print "symbol: " $2 " (defined in " p[n - 1] ") is global and not prefixed symm_" }' \
     | sort -u >> "$tmp" || true
