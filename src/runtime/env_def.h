@@ -56,13 +56,18 @@
       "mapped peers (not atomic against NIC atomics from other nodes); network: UCX for "       \
       "every PE, itself included, when UCX is in use; auto: network iff the job spans "         \
       "nodes and UCX uses device (NIC) atomics, cpu when UCX_ATOMIC_MODE=cpu")                  \
+    X(SYMM_SAME_ADDRESS, BOOL, USER, core, same_address, "1",                                   \
+      "every node-local PE's heap at one virtual address in every process of the node, so a "  \
+      "pointer into any of them is valid in all; 0: each process places the heaps itself "   \
+      "(offsets stay symmetric either way; across nodes only offsets are)")                    \
     X(SYMM_MAP_GLOBALS, BOOL, USER, core, map_globals, "1",                                     \
       "make the program's global and static data symmetric (remapped at init)")                 \
     X(SYMM_MAX_TEAMS, INT, USER, core, max_teams, "64",                                         \
       "teams that may exist at once, predefined ones included (at most 512)")                   \
     X(SYMM_FAULT, STR, USER, core, fault, "",                                                   \
       "testing aid: SITE[@PE][#N],... makes step SITE (ftruncate, mmap, calloc, team, "         \
-      "ucx_reg) fail on PE (default all) at its Nth call (default every call)")                 \
+      "ucx_reg; same_address: a page of the proposed heap range is taken) fail on PE "          \
+      "(default all) at its Nth call (default every call)")                                     \
     X(SYMM_BACKTRACE, BOOL, USER, core, backtrace, "1",                                         \
       "a PE killed by SIGSEGV, SIGBUS, SIGFPE, SIGILL or SIGABRT prints its backtrace first")
 

@@ -105,6 +105,8 @@ typedef struct symm_instance {
     int local_idx;
     int *local_pes;          /* [n_local] job ranks of the node-local PEs */
     char *heap_reserve;      /* n_local slots of slot_size */
+    int same_address;        /* heap_reserve is the same address in every process of the node */
+    const char *same_address_why; /* why not, when same_address is 0 (static text) */
     size_t heap_align;       /* every heap base is a multiple of it (shm.c) */
     size_t slot_size;
     int heap_fd;

@@ -5,7 +5,12 @@
  * Layout (the aclshmem layout): one reserved virtual range of n_local slots
  * of slot_size bytes; PE with node-local index i has its heap at slot i in
  * every process, so a peer's copy of a heap address is that address plus
- * (i - my_index) * slot_size. Each memfd is mapped over its whole slot, past
+ * (i - my_index) * slot_size. The node's processes agree on where the range
+ * starts (SYMM_SAME_ADDRESS, agree_range), so PE i's heap has one address in
+ * all of them: a pointer into any node-local heap is valid in every process
+ * of the node, stored in symmetric memory or not. Where they cannot agree,
+ * each process places its range itself (only offsets are symmetric then,
+ * as they always are across nodes). Each memfd is mapped over its whole slot, past
  * the file's end, so growing a heap is an ftruncate by its owner. Peer
  * mappings are MADV_DONTDUMP: a core file holds only the PE's own memory.
  * Never on a hot path: everything here runs at init, growth and finalize.
@@ -46,38 +51,153 @@ static void unmap_node(symm_instance_t *inst)
     inst->data_reserve = inst->heap_reserve = NULL;
 }
 
+/* Reserve len bytes of address space aligned to align, anywhere: no
+ * memory, no swap accounting. Over-reserves by align and gives back the
+ * ends. NULL on failure (errno set). */
+static char *reserve_aligned(size_t len, size_t align)
+{
+    char *raw = mmap(NULL, len + align, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+                     -1, 0);
+    if (raw == MAP_FAILED)
+        return NULL;
+    size_t head = (size_t)(-(uintptr_t)raw & (align - 1));
+    if (head > 0)
+        munmap(raw, head);
+    if (align - head > 0)
+        munmap(raw + head + len, align - head);
+    return raw + head;
+}
+
+/* Reserve exactly [at, at + len); NULL when any of it is taken here. */
+static char *reserve_exact(char *at, size_t len)
+{
+#ifndef MAP_FIXED_NOREPLACE
+#define MAP_FIXED_NOREPLACE 0x100000
+#endif
+    if (at == NULL)
+        return NULL;
+    /* SYMM_FAULT=same_address: something of this process's sits in the
+     * range already (one page in its middle, left there), as a library
+     * mapped before init might. */
+    if (symm_fault("same_address"))
+        mmap(at + (len / 2 & ~(size_t)4095), 4096, PROT_NONE,
+             MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+    void *p = mmap(at, len, PROT_NONE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED_NOREPLACE, -1, 0);
+    if (p == MAP_FAILED)
+        return NULL;
+    if (p != at) { /* a kernel before 4.17 took the flag as a hint */
+        munmap(p, len);
+        return NULL;
+    }
+    return p;
+}
+
+#define SAME_ADDRESS_TRIES 8
+#define SAME_ADDRESS_OFF INT64_MIN /* a PE with SYMM_SAME_ADDRESS=0 proposes it */
+
+/* One round of agree_range: the node's first PE proposes *mine (reserved
+ * by it), the others reserve the same range. Returns 1 when every PE of
+ * every node has it, 0 when some node must try again (this node's PEs
+ * then let theirs go, but for the proposer's, kept in refused so it is not
+ * proposed again), -1 when some PE wants no agreement, -2 when the
+ * bootstrap failed. *node_ok_p: whether this node agreed. Collective. */
+static int agree_round(symm_instance_t *inst, size_t len, char **mine, int64_t *props, int *oks,
+                       char **refused, int *n_refused, int off, int *node_ok_p)
+{
+    int leader = inst->local_pes[0];
+    int64_t prop = off ? SAME_ADDRESS_OFF : (inst->local_idx == 0 ? (int64_t)(intptr_t)*mine : 0);
+    if (symm_boot_allgather(inst->boot, &prop, props, sizeof(prop)) != SYMM_OK)
+        return -2;
+    for (int pe = 0; pe < inst->n_pes; pe++)
+        if (props[pe] == SAME_ADDRESS_OFF)
+            return -1;
+    /* A node that agreed in an earlier round keeps its range. */
+    if (inst->local_idx != 0 && *mine == NULL)
+        *mine = reserve_exact((char *)(intptr_t)props[leader], len);
+    int ok = *mine != NULL;
+    if (symm_boot_allgather(inst->boot, &ok, oks, sizeof(ok)) != SYMM_OK)
+        return -2;
+    int node_ok = 1, all_ok = 1;
+    for (int pe = 0; pe < inst->n_pes; pe++)
+        all_ok &= oks[pe] != 0;
+    for (int i = 0; i < inst->n_local; i++)
+        node_ok &= oks[inst->local_pes[i]] != 0;
+    *node_ok_p = node_ok;
+    if (!node_ok && *mine != NULL) {
+        if (inst->local_idx == 0)
+            refused[(*n_refused)++] = *mine;
+        else
+            munmap(*mine, len);
+        *mine = NULL;
+    }
+    return all_ok;
+}
+
+/* The node's PEs agree on one range of len bytes (aligned to align) for
+ * all their heap slots: its first PE proposes a range it reserved, the
+ * others reserve the same with MAP_FIXED_NOREPLACE; where a PE of a node
+ * finds it taken, that node tries another (rounds are collective over the
+ * job, so nodes that agreed wait for the others). After
+ * SAME_ADDRESS_TRIES refusals, or with SYMM_SAME_ADDRESS=0 on some PE,
+ * every process reserves its own range. Sets heap_reserve (NULL: no
+ * address space at all), same_address and its reason. */
+static void agree_range(symm_instance_t *inst, size_t len, size_t align)
+{
+    char *mine = NULL, *refused[SAME_ADDRESS_TRIES];
+    int n_refused = 0, rc = 0, node_ok = 0;
+    int64_t *props = malloc(sizeof(int64_t) * (size_t)inst->n_pes);
+    int *oks = malloc(sizeof(int) * (size_t)inst->n_pes);
+
+    inst->same_address = 0;
+    inst->same_address_why = "SYMM_SAME_ADDRESS=0 on some PE";
+    for (int t = 0; props != NULL && oks != NULL && t < SAME_ADDRESS_TRIES; t++) {
+        if (inst->local_idx == 0 && mine == NULL)
+            mine = reserve_aligned(len, align);
+        rc = agree_round(inst, len, &mine, props, oks, refused, &n_refused,
+                         !inst->cfg.core.same_address, &node_ok);
+        if (rc != 0)
+            break;
+    }
+    if (rc >= 0 && node_ok) {
+        inst->same_address = 1;
+        inst->same_address_why = NULL;
+    } else if (rc == 0) {
+        inst->same_address_why = "no range was free in every process of a node";
+    } else if (rc == -2 || props == NULL || oks == NULL) {
+        inst->same_address_why = "the node's processes could not agree (bootstrap)";
+    }
+    for (int i = 0; i < n_refused; i++)
+        munmap(refused[i], len);
+    if (mine == NULL && (mine = reserve_aligned(len, align)) == NULL)
+        symm_error("shmem_init", "reserving %zu bytes of address space for %d heaps: %s", len,
+                   inst->n_local, strerror(errno));
+    inst->heap_reserve = mine;
+    free(props);
+    free(oks);
+}
+
 /* Map every node-local heap (fds[i * nfds]) and data memfd (fds[i * nfds +
- * 1]) into their reserved ranges; on failure nothing stays mapped. Local:
- * the caller agrees on the outcome. */
+ * 1]) into their reserved ranges; on failure nothing stays mapped. The
+ * range is agreed with the node's other processes (collective); the rest
+ * is local: the caller agrees on the outcome. */
 static int map_node(symm_instance_t *inst, const int *fds, int nfds, const symm_data_layout_t *data)
 {
     size_t n_local = (size_t)inst->n_local;
     size_t reserve = inst->slot_size * n_local;
     int rc;
 
-    /* Reserve address space only: no memory, no swap accounting. The range
-     * starts at a multiple of heap_align (the largest power of two, at most
-     * SYMM_HEAP_ALIGN_MAX, that divides slot_size, the same on every PE),
-     * so every slot does: an offset aligned to A <= heap_align is then an
-     * address aligned to A on every PE, node-local or not (shmem_align).
-     * Over-reserve by heap_align and give back the ends. */
+    /* The range starts at a multiple of heap_align (the largest power of
+     * two, at most SYMM_HEAP_ALIGN_MAX, that divides slot_size, the same on
+     * every PE), so every slot does: an offset aligned to A <= heap_align
+     * is then an address aligned to A on every PE, node-local or not
+     * (shmem_align). */
     size_t align = inst->slot_size & -inst->slot_size;
     if (align > SYMM_HEAP_ALIGN_MAX)
         align = SYMM_HEAP_ALIGN_MAX;
-    char *raw = mmap(NULL, reserve + align, PROT_NONE,
-                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (raw == MAP_FAILED) {
-        symm_error("shmem_init", "reserving %zu bytes of address space for %d heaps: %s", reserve,
-                   inst->n_local, strerror(errno));
-        inst->heap_reserve = NULL;
+    agree_range(inst, reserve, align);
+    if (inst->heap_reserve == NULL)
         return SYMM_ERR_NOMEM;
-    }
-    size_t head = (size_t)(-(uintptr_t)raw & (align - 1));
-    if (head > 0)
-        munmap(raw, head);
-    if (align - head > 0)
-        munmap(raw + head + reserve, align - head);
-    inst->heap_reserve = raw + head;
     inst->heap_align = align;
     for (size_t i = 0; i < n_local; i++) {
         char *slot = inst->heap_reserve + i * inst->slot_size;
