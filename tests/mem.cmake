@@ -104,3 +104,12 @@ set_tests_properties(same_address_conflict.np4 PROPERTIES
 set_tests_properties(same_address_off_one.np4 PROPERTIES
   ENVIRONMENT "SHMEM_INFO=1"
   PASS_REGULAR_EXPRESSION "own address \\(SYMM_SAME_ADDRESS=0 on some PE\\).*same_address \\(fallback\\): ok on 4 PEs")
+
+# The heap on 2 MiB huge pages (SYMM_HUGEPAGES): reserves pages through
+# vm.nr_hugepages for the run (root), alone (another job's heap could take
+# them), and skips where it cannot.
+add_executable(hugepages pe/hugepages.c)
+target_link_libraries(hugepages PRIVATE symm)
+add_test(NAME hugepages
+  COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/scripts/hugepages_test.sh ${SYMM_OSHRUN} $<TARGET_FILE:hugepages>)
+set_tests_properties(hugepages PROPERTIES TIMEOUT 120 SKIP_RETURN_CODE 77 RUN_SERIAL ON)

@@ -110,6 +110,8 @@ typedef struct symm_instance {
     size_t heap_align;       /* every heap base is a multiple of it (shm.c) */
     size_t slot_size;
     int heap_fd;
+    int heap_huge;           /* heap_fd is hugetlbfs: 2 MiB pages, its size a multiple */
+    char heap_huge_why[96];  /* why it is or is not, for SHMEM_INFO */
     char *data_reserve;      /* n_local mappings of the data memfds */
     size_t data_size;        /* total bytes of the data memfd */
 

@@ -19,6 +19,8 @@
 #include "transport/shm.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <stdint.h>
 #include <string.h>
@@ -32,9 +34,9 @@
 
 static int map_fixed(void *at, size_t len, int fd, const char *what)
 {
-    void *p = symm_fault("mmap")
-                  ? MAP_FAILED
-                  : mmap(at, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0);
+    void *p = symm_fault("mmap") ? MAP_FAILED
+                                 : mmap(at, len, PROT_READ | PROT_WRITE,
+                                        MAP_SHARED | MAP_FIXED | MAP_NORESERVE, fd, 0);
     if (p == MAP_FAILED) {
         symm_error("shmem_init", "mapping %s (%zu bytes): %s", what, len, strerror(errno));
         return SYMM_ERR_SYS;
@@ -56,8 +58,8 @@ static void unmap_node(symm_instance_t *inst)
  * ends. NULL on failure (errno set). */
 static char *reserve_aligned(size_t len, size_t align)
 {
-    char *raw = mmap(NULL, len + align, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
-                     -1, 0);
+    char *raw =
+        mmap(NULL, len + align, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (raw == MAP_FAILED)
         return NULL;
     size_t head = (size_t)(-(uintptr_t)raw & (align - 1));
@@ -243,6 +245,94 @@ err_unmap_heaps:
     return rc;
 }
 
+#define HUGE_PAGE ((size_t)2 << 20)
+
+static size_t huge_round(size_t v)
+{
+    return (v + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
+}
+
+/* Free 2 MiB huge pages on this machine (/proc/meminfo), 0 if none or
+ * unknown (another default size counts as none). */
+static size_t huge_free(void)
+{
+    FILE *f = fopen("/proc/meminfo", "r");
+    char line[128];
+    size_t free_pages = 0, size_kb = 0;
+    if (f == NULL)
+        return 0;
+    while (fgets(line, sizeof(line), f) != NULL) {
+        sscanf(line, "HugePages_Free: %zu", &free_pages);
+        sscanf(line, "Hugepagesize: %zu kB", &size_kb);
+    }
+    fclose(f);
+    return size_kb == HUGE_PAGE / 1024 ? free_pages : 0;
+}
+
+/* A heap file of size bytes on huge pages, every page allocated now (so a
+ * shortage is an error here, not a SIGBUS at a later touch); -1 with why
+ * set when there are not enough. */
+static int huge_heap_fd(size_t size, char *why, size_t len)
+{
+    int fd = memfd_create("symm-heap", MFD_CLOEXEC | MFD_HUGETLB);
+    if (fd < 0) {
+        snprintf(why, len, "no hugetlbfs here (memfd_create: %s)", strerror(errno));
+        return -1;
+    }
+    if (ftruncate(fd, (off_t)huge_round(size)) != 0 || symm_fault("hugepages") ||
+        fallocate(fd, 0, 0, (off_t)huge_round(size)) != 0) {
+        close(fd); /* gives back what it got */
+        snprintf(why, len, "%zu huge pages wanted, %zu free", huge_round(size) / HUGE_PAGE,
+                 huge_free());
+        return -1;
+    }
+    return fd;
+}
+
+/* This PE's heap file: huge pages or normal ones as SYMM_HUGEPAGES says
+ * (auto: huge where the node's free huge pages cover every local PE's
+ * initial heap and they can be had). -1 (logged) on failure. */
+static int heap_file(symm_instance_t *inst)
+{
+    const char *mode = inst->cfg.core.hugepages;
+    size_t want = huge_round(inst->heap_size) / HUGE_PAGE * (size_t)inst->n_local;
+    char *why = inst->heap_huge_why;
+    size_t wl = sizeof(inst->heap_huge_why);
+    int fd;
+
+    inst->heap_huge = 0;
+    if (strcmp(mode, "on") != 0 && strcmp(mode, "auto") != 0 && strcmp(mode, "off") != 0) {
+        symm_error("shmem_init", "SYMM_HUGEPAGES='%s' is not auto, on or off", mode);
+        errno = EINVAL;
+        return -1;
+    }
+    if (strcmp(mode, "off") == 0) {
+        snprintf(why, wl, "SYMM_HUGEPAGES=off");
+    } else if (strcmp(mode, "auto") == 0 && huge_free() < want) {
+        snprintf(why, wl, "%zu free huge pages, %zu wanted for %d local heaps", huge_free(), want,
+                 inst->n_local);
+    } else if ((fd = huge_heap_fd(inst->heap_size, why, wl)) >= 0) {
+        inst->heap_huge = 1;
+        snprintf(why, wl, "%zu MiB in 2 MiB pages", huge_round(inst->heap_size) >> 20);
+        return fd;
+    } else if (strcmp(mode, "on") == 0) {
+        symm_error("shmem_init", "SYMM_HUGEPAGES=on: %s (vm.nr_hugepages)", why);
+        errno = ENOMEM;
+        return -1;
+    }
+    fd = memfd_create("symm-heap", MFD_CLOEXEC);
+    if (fd >= 0 && (symm_fault("ftruncate") || ftruncate(fd, (off_t)inst->heap_size) != 0)) {
+        int e = errno;
+        close(fd);
+        errno = e;
+        fd = -1;
+    }
+    if (fd < 0)
+        symm_error("shmem_init", "symmetric heap of %zu bytes: %s", inst->heap_size,
+                   strerror(errno));
+    return fd;
+}
+
 int symm_shm_init(symm_instance_t *inst, const symm_data_layout_t *data)
 {
     int rc = SYMM_OK;
@@ -251,11 +341,8 @@ int symm_shm_init(symm_instance_t *inst, const symm_data_layout_t *data)
     int *fds = NULL;
     size_t n_local = (size_t)inst->n_local;
 
-    inst->heap_fd = memfd_create("symm-heap", MFD_CLOEXEC);
-    if (inst->heap_fd < 0 || symm_fault("ftruncate") ||
-        ftruncate(inst->heap_fd, (off_t)inst->heap_size) != 0) {
-        symm_error("shmem_init", "symmetric heap of %zu bytes: %s: %s", inst->heap_size,
-                   inst->heap_fd < 0 ? "memfd_create" : "ftruncate", strerror(errno));
+    inst->heap_fd = heap_file(inst);
+    if (inst->heap_fd < 0) {
         rc = SYMM_ERR_SYS;
     } else if ((fds = malloc(sizeof(int) * n_local * (size_t)nfds)) == NULL) {
         symm_error("shmem_init", "no memory for %zu descriptors", n_local * (size_t)nfds);
@@ -319,6 +406,22 @@ void symm_shm_fini(symm_instance_t *inst)
 
 int symm_shm_heap_grow(symm_instance_t *inst, size_t new_size, const char *routine)
 {
+    if (inst->heap_huge) {
+        /* hugetlbfs: whole pages, allocated now (a shortage is this error,
+         * not a SIGBUS at the first touch). */
+        size_t old = huge_round(inst->heap_size), size = huge_round(new_size);
+        if (size > old && (ftruncate(inst->heap_fd, (off_t)size) != 0 || symm_fault("hugepages") ||
+                           fallocate(inst->heap_fd, 0, (off_t)old, (off_t)(size - old)) != 0)) {
+            if (ftruncate(inst->heap_fd, (off_t)old) != 0) /* gives back what it got */
+                symm_warn(routine, "shrinking the heap file back: %s", strerror(errno));
+            symm_error(routine,
+                       "growing the symmetric heap to %zu bytes: %zu more huge pages wanted, "
+                       "%zu free (the heap is on huge pages: SYMM_HUGEPAGES)",
+                       new_size, (size - old) / HUGE_PAGE, huge_free());
+            return SYMM_ERR_NOMEM;
+        }
+        return SYMM_OK;
+    }
     if (symm_fault("ftruncate") || ftruncate(inst->heap_fd, (off_t)new_size) != 0) {
         symm_error(routine, "growing the symmetric heap to %zu bytes: ftruncate: %s", new_size,
                    strerror(errno));
@@ -331,7 +434,7 @@ void symm_shm_heap_restore(symm_instance_t *inst, size_t old_size, const char *r
 {
     /* Shrinking frees the pages past old_size; nobody used them yet. A
      * failure leaves a larger file, which costs nothing but its pages. */
-    if (ftruncate(inst->heap_fd, (off_t)old_size) != 0)
+    if (ftruncate(inst->heap_fd, (off_t)(inst->heap_huge ? huge_round(old_size) : old_size)) != 0)
         symm_warn(routine, "shrinking the symmetric heap back to %zu bytes: ftruncate: %s",
                   old_size, strerror(errno));
 }

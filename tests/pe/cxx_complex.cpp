@@ -14,14 +14,14 @@
 #define N 5
 static int failures;
 
-#define CHECK(cond, ...)                                                       \
-    do {                                                                       \
-        if (!(cond)) {                                                         \
-            std::fprintf(stderr, "PE %d: ", shmem_my_pe());                    \
-            std::fprintf(stderr, __VA_ARGS__);                                 \
-            std::fprintf(stderr, "\n");                                        \
-            failures++;                                                        \
-        }                                                                      \
+#define CHECK(cond, ...)                                    \
+    do {                                                    \
+        if (!(cond)) {                                      \
+            std::fprintf(stderr, "PE %d: ", shmem_my_pe()); \
+            std::fprintf(stderr, __VA_ARGS__);              \
+            std::fprintf(stderr, "\n");                     \
+            failures++;                                     \
+        }                                                   \
     } while (0)
 
 static __complex__ double cd(double re, double im)
@@ -33,10 +33,17 @@ static __complex__ double cd(double re, double im)
 }
 
 /* PE p's element i: (p + i + 1) + (p - i) i. */
-static double re_of(int p, int i) { return p + i + 1; }
-static double im_of(int p, int i) { return p - i; }
+static double re_of(int p, int i)
+{
+    return p + i + 1;
+}
+static double im_of(int p, int i)
+{
+    return p - i;
+}
 
-static __complex__ double gsrc[N], gdst[N], gwrk[SHMEM_REDUCE_MIN_WRKDATA_SIZE > N ? SHMEM_REDUCE_MIN_WRKDATA_SIZE : N];
+static __complex__ double gsrc[N], gdst[N],
+    gwrk[SHMEM_REDUCE_MIN_WRKDATA_SIZE > N ? SHMEM_REDUCE_MIN_WRKDATA_SIZE : N];
 static __complex__ float fsrc[N], fdst[N];
 static std::complex<double> ssrc[N], sdst[N];
 static long psync[SHMEM_REDUCE_SYNC_SIZE];

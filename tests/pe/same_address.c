@@ -20,14 +20,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define CHECK(cond, ...)                                                       \
-    do {                                                                       \
-        if (!(cond)) {                                                         \
+#define CHECK(cond, ...)                                                                   \
+    do {                                                                                   \
+        if (!(cond)) {                                                                     \
             fprintf(stderr, "FAIL (PE %d, same_address.c:%d): ", shmem_my_pe(), __LINE__); \
-            fprintf(stderr, __VA_ARGS__);                                      \
-            fprintf(stderr, "\n");                                             \
-            shmem_global_exit(1);                                              \
-        }                                                                      \
+            fprintf(stderr, __VA_ARGS__);                                                  \
+            fprintf(stderr, "\n");                                                         \
+            shmem_global_exit(1);                                                          \
+        }                                                                                  \
     } while (0)
 
 #define KV_LEN 4096
@@ -37,8 +37,8 @@ struct node {
     long owner, value;
 };
 
-static uintptr_t handed;     /* a raw pointer value, put here by a peer */
-static uintptr_t heads[64];  /* each PE's list node address, by PE */
+static uintptr_t handed;    /* a raw pointer value, put here by a peer */
+static uintptr_t heads[64]; /* each PE's list node address, by PE */
 
 int main(int argc, char **argv)
 {
@@ -92,8 +92,8 @@ int main(int argc, char **argv)
     if (same) {
         long count = 0;
         for (struct node *p = (struct node *)heads[0]; p != NULL; p = p->next, count++)
-            CHECK(p->owner == count && p->value == 31L * count + 5, "list node %ld: %ld %ld",
-                  count, p->owner, p->value);
+            CHECK(p->owner == count && p->value == 31L * count + 5, "list node %ld: %ld %ld", count,
+                  p->owner, p->value);
         CHECK(count == n, "walked %ld nodes of %d", count, n);
     }
     shmem_barrier_all();
