@@ -39,6 +39,14 @@
  *              { set_lock; shmem_long_g + shmem_long_p of a counter on PE 0;
  *              clear_lock }: the average over PEs of each PE's mean time per
  *              acquire+release; the counter must end at exactly npes * N/10.
+ *  gups        random-access updates (HPCC RandomAccess's pattern): every PE
+ *              xors pseudo-random values into pseudo-random longs of a
+ *              --table bytes symmetric table (default 1 GiB per PE) on
+ *              pseudo-random PEs, shmem_long_atomic_xor, a quiet per window;
+ *              reported as updates/s over all PEs (GUP/s x 1e9). The table's
+ *              TLB reach is what huge pages (SYMM_HUGEPAGES) change. Checked:
+ *              a second, untimed pass of the same updates must give every
+ *              long back its initial value.
  *  pingpong    1.4 reference for signal: PE 0 shmem_long_p(flag, i, PE 1),
  *              then shmem_long_wait_until(flag == i) on its own flag, which
  *              PE 1 puts back after its own wait; half the round trip.
@@ -121,7 +129,8 @@ static struct {
     long iters, window;
     const char *csv, *json;
     int quiet;
-} opt = { 1, 4 * MiB, 10000, 64, NULL, NULL, 0 };
+    size_t table;
+} opt = {1, 4 * MiB, 10000, 64, NULL, NULL, 0, 1024 * MiB};
 
 static int me, npes;
 static int errors;
@@ -725,6 +734,67 @@ static void atomic_rate(void)
 }
 #endif /* HAVE_AMO */
 
+#if HAVE_AMO
+/* gups: HPCC RandomAccess's stream (x <- x << 1 ^ (x < 0 ? POLY : 0)), each
+ * value choosing a PE and a long of its table and xored into it. */
+#define GUPS_POLY 0x0000000000000007UL
+static unsigned long gups_next(unsigned long x)
+{
+    return (x << 1) ^ ((long)x < 0 ? GUPS_POLY : 0);
+}
+
+static void gups_pass(unsigned long *t, size_t n, long count, unsigned long seed)
+{
+    unsigned long x = seed;
+    for (long i = 0; i < count; i++) {
+        x = gups_next(x);
+        int pe = (int)((x >> 40) % (unsigned long)npes);
+        shmem_ulong_atomic_xor(&t[x % n], x, pe);
+        if ((i + 1) % opt.window == 0)
+            shmem_quiet();
+    }
+    shmem_quiet();
+}
+
+static void gups(void)
+{
+    const char *test = "gups";
+    size_t n = opt.table / sizeof(unsigned long);
+    unsigned long *t = sym_alloc(n * sizeof(unsigned long));
+    long count = opt.iters * 10;
+    char what[64];
+    for (size_t i = 0; i < n; i++)
+        t[i] = i;
+    snprintf(what, sizeof what, "%zu MiB table per PE, %ld updates per PE", opt.table >> 20, count);
+    header(test, what, "# Updates/s (all PEs)    Time/update per PE (us)");
+    unsigned long seed = 0x9e3779b97f4a7c15UL * (unsigned long)(me + 1);
+    shmem_barrier_all();
+    gups_pass(t, n, count / 10 + 1, seed ^ 1); /* warm-up, undone below */
+    gups_pass(t, n, count / 10 + 1, seed ^ 1);
+    shmem_barrier_all();
+    double t0 = now_us();
+    gups_pass(t, n, count, seed);
+    shmem_barrier_all();
+    double us = now_us() - t0;
+    gups_pass(t, n, count, seed); /* xor again: every long back to its start */
+    shmem_barrier_all();
+    long bad = 0;
+    for (size_t i = 0; i < n; i++)
+        bad += t[i] != i;
+    if (bad) {
+        fprintf(stderr, "symm-bench: gups: PE %d: %ld longs not back to their start\n", me, bad);
+        errors++;
+    }
+    double rate = (double)count * npes / us * 1e6;
+    record(test, "xor", opt.table, rate, "updates/s");
+    if (me == 0) {
+        printf("%-22.0f%20.4f\n", rate, us / (double)count);
+        fflush(stdout);
+    }
+    shmem_free(t);
+}
+#endif /* HAVE_AMO */
+
 #if HAVE_LOCK
 /* Uncontended: PE 0 alone loops on the lock, the others wait in a barrier.
  * Contended: every PE loops { set_lock; g + p of a counter on PE 0;
@@ -1000,11 +1070,10 @@ static void signal_lat(void)
 /* ----------------------------------------------------------------- main */
 
 static const char *const tests[] = {
-    "put_lat", "get_lat", "put_bw", "get_bw", "put_lat_global", "get_lat_global",
-    "put_bw_global", "get_bw_global", "memcpy_bw", "p_lat", "g_lat", "atomic_lat",
-    "atomic_rate", "lock", "pingpong", "barrier", "bcast", "collect", "fcollect", "alltoall",
-    "reduce", "signal", NULL
-};
+    "put_lat",       "get_lat",       "put_bw",    "get_bw",   "put_lat_global", "get_lat_global",
+    "put_bw_global", "get_bw_global", "memcpy_bw", "p_lat",    "g_lat",          "atomic_lat",
+    "atomic_rate",   "gups",          "lock",      "pingpong", "barrier",        "bcast",
+    "collect",       "fcollect",      "alltoall",  "reduce",   "signal",         NULL};
 static const char *const default_set[] = {
     "put_lat", "get_lat", "put_bw", "get_bw", "put_lat_global", "get_lat_global",
     "p_lat", "g_lat", "atomic_lat", "atomic_rate", "lock", "pingpong", "barrier", NULL
@@ -1028,6 +1097,8 @@ static void run_test(const char *t)
 #if HAVE_AMO
     else if (!strcmp(t, "atomic_lat")) atomic_lat();
     else if (!strcmp(t, "atomic_rate")) atomic_rate();
+    else if (!strcmp(t, "gups"))
+        gups();
 #endif
 #if HAVE_LOCK
     else if (!strcmp(t, "lock")) lock_lat();
@@ -1050,28 +1121,29 @@ static void run_test(const char *t)
 
 static void usage(FILE *f)
 {
-    fprintf(f,
-        "usage: symm-bench [options] [test ...]   (under a launcher, >= 2 PEs)\n"
-        "tests: put_lat get_lat put_bw get_bw put_lat_global get_lat_global\n"
-        "       put_bw_global get_bw_global p_lat g_lat barrier\n"
-        "       atomic_lat atomic_rate lock   (1.4 atomics and locks)\n"
-        "       pingpong   (long p + wait_until ping-pong: the reference for signal)\n"
-        "       memcpy_bw  (reference: single-core memcpy on PE 0, no communication)\n"
-        "       bcast collect fcollect alltoall reduce signal   (1.5 only)\n"
-        "       all  = put_lat get_lat put_bw get_bw put_lat_global get_lat_global\n"
-        "              p_lat g_lat atomic_lat atomic_rate lock pingpong barrier\n"
-        "              (the default)\n"
-        "       coll = bcast collect fcollect alltoall reduce\n"
-        "options:\n"
-        "  --min-size B   smallest message (default 1; K/M/G suffixes)\n"
-        "  --max-size B   largest message (default 4M); sizes double from min\n"
-        "                 (collectives: 8..1M per PE, signal: 8..64K, clipped)\n"
-        "  --iters N      iterations for sizes <= 64K (default 10000)\n"
-        "  --window W     operations per quiet in *_bw and atomic_rate (default 64)\n"
-        "  --csv FILE     write impl,npes,test,row,size,value,unit rows\n"
-        "  --json FILE    write the same results as JSON\n"
-        "  --quiet        print table rows only, no '#' header lines\n"
-        "  -h, --help     this text\n");
+    fprintf(f, "usage: symm-bench [options] [test ...]   (under a launcher, >= 2 PEs)\n"
+               "tests: put_lat get_lat put_bw get_bw put_lat_global get_lat_global\n"
+               "       put_bw_global get_bw_global p_lat g_lat barrier\n"
+               "       atomic_lat atomic_rate lock   (1.4 atomics and locks)\n"
+               "       gups       (random xor updates over a --table bytes table per PE)\n"
+               "       pingpong   (long p + wait_until ping-pong: the reference for signal)\n"
+               "       memcpy_bw  (reference: single-core memcpy on PE 0, no communication)\n"
+               "       bcast collect fcollect alltoall reduce signal   (1.5 only)\n"
+               "       all  = put_lat get_lat put_bw get_bw put_lat_global get_lat_global\n"
+               "              p_lat g_lat atomic_lat atomic_rate lock pingpong barrier\n"
+               "              (the default)\n"
+               "       coll = bcast collect fcollect alltoall reduce\n"
+               "options:\n"
+               "  --min-size B   smallest message (default 1; K/M/G suffixes)\n"
+               "  --max-size B   largest message (default 4M); sizes double from min\n"
+               "                 (collectives: 8..1M per PE, signal: 8..64K, clipped)\n"
+               "  --iters N      iterations for sizes <= 64K (default 10000)\n"
+               "  --window W     operations per quiet in *_bw and atomic_rate (default 64)\n"
+               "  --table B      gups: table bytes per PE (default 1G)\n"
+               "  --csv FILE     write impl,npes,test,row,size,value,unit rows\n"
+               "  --json FILE    write the same results as JSON\n"
+               "  --quiet        print table rows only, no '#' header lines\n"
+               "  -h, --help     this text\n");
 }
 
 static int parse_num(const char *s, size_t *out)
@@ -1110,8 +1182,8 @@ static int parse_args(int argc, char **argv, const char ***list, int *nlist)
             continue;
         }
         if (!strncmp(arg, "--", 2)) {
-            static const char *const withval[] = { "--min-size", "--max-size", "--iters",
-                                                   "--window", "--csv", "--json", NULL };
+            static const char *const withval[] = {"--min-size", "--max-size", "--iters", "--window",
+                                                  "--csv",      "--json",     "--table", NULL};
             char key[32];
             const char *eq = strchr(arg, '=');
             size_t kl = eq ? (size_t)(eq - arg) : strlen(arg);
@@ -1131,6 +1203,8 @@ static int parse_args(int argc, char **argv, const char ***list, int *nlist)
             if (k == 0) opt.min_size = num;
             else if (k == 1) opt.max_size = num;
             else if (k == 2) opt.iters = (long)num;
+            else if (k == 6)
+                opt.table = num;
             else opt.window = (long)num;
             continue;
         }

@@ -639,6 +639,46 @@ SYMM_API void shmem_udcflush_line(void *dest) SYMM_DEPRECATED;
 
 #ifdef __cplusplus
 }
+
+/* GNU complex types in C++: programs written for other OpenSHMEM libraries
+ * pass double _Complex (written __complex__ double in C++, a GNU extension
+ * g++ and clang++ take) where symm declares std::complex<double>; both have
+ * the layout of C's double _Complex. Every routine typed with a complex
+ * type gets an overload taking the GNU type, and the generic names below
+ * take both. symm_cxx_* are the non-overloaded forms the generics use. */
+__extension__ typedef __complex__ double symm_gnu_complexd;
+__extension__ typedef __complex__ float symm_gnu_complexf;
+#define SYMM_CXX_CPLX_TYPES(X)                           \
+    X(std::complex<double>, symm_gnu_complexd, complexd) \
+    X(std::complex<float>, symm_gnu_complexf, complexf)
+#define SYMM_CXX_CPLX_RED(S, G, N, OP)                                                      \
+    inline int shmem_##N##_##OP(shmem_team_t team, G *dest, const G *source, size_t n)      \
+    {                                                                                       \
+        return shmem_##N##_##OP(team, reinterpret_cast<S *>(dest),                          \
+                                reinterpret_cast<const S *>(source), n);                    \
+    }                                                                                       \
+    inline int shmem_cxx_##N##_##OP(shmem_team_t team, S *dest, const S *source, size_t n)  \
+    {                                                                                       \
+        return shmem_##N##_##OP(team, dest, source, n);                                     \
+    }                                                                                       \
+    inline int shmem_cxx_g##N##_##OP(shmem_team_t team, G *dest, const G *source, size_t n) \
+    {                                                                                       \
+        return shmem_##N##_##OP(team, dest, source, n);                                     \
+    }
+#define SYMM_CXX_CPLX_TO_ALL(S, G, N, OP)                                                      \
+    inline void shmem_##N##_##OP##_to_all(G *dest, const G *source, int nreduce, int PE_start, \
+                                          int logPE_stride, int PE_size, G *pWrk, long *pSync) \
+    {                                                                                          \
+        shmem_##N##_##OP##_to_all(reinterpret_cast<S *>(dest),                                 \
+                                  reinterpret_cast<const S *>(source), nreduce, PE_start,      \
+                                  logPE_stride, PE_size, reinterpret_cast<S *>(pWrk), pSync);  \
+    }
+#define SYMM_CXX_CPLX_ALL(S, G, N)                                                 \
+    SYMM_CXX_CPLX_RED(S, G, N, sum_reduce)                                         \
+    SYMM_CXX_CPLX_RED(S, G, N, prod_reduce) SYMM_CXX_CPLX_RED(S, G, N, sum_inscan) \
+        SYMM_CXX_CPLX_RED(S, G, N, sum_exscan) SYMM_CXX_CPLX_TO_ALL(S, G, N, sum)  \
+            SYMM_CXX_CPLX_TO_ALL(S, G, N, prod)
+SYMM_CXX_CPLX_TYPES(SYMM_CXX_CPLX_ALL)
 #endif
 
 /* shmem_sync: 1.5's shmem_sync(team) beside the deprecated active-set
@@ -700,9 +740,12 @@ inline int shmem_sync(shmem_team_t team) { return shmem_team_sync(team); }
     SYMM_GL_RED_UNSIGNED(X, OP) X(float, float, OP) X(double, double, OP)     \
     X(long double, longdouble, OP)
 #ifdef __cplusplus
-#define SYMM_GL_RED_ARITH(X, OP)                                               \
-    SYMM_GL_RED_MINMAX(X, OP) X(std::complex<double>, complexd, OP)            \
-    X(std::complex<float>, complexf, OP)
+/* The complex entries name the non-overloaded symm_cxx forms (shmem_cxx_N_OP),
+ * std::complex and GNU complex both. */
+#define SYMM_GL_RED_ARITH(X, OP)                                                       \
+    SYMM_GL_RED_MINMAX(X, OP)                                                          \
+    X(std::complex<double>, cxx_complexd, OP) X(std::complex<float>, cxx_complexf, OP) \
+        X(symm_gnu_complexd, cxx_gcomplexd, OP) X(symm_gnu_complexf, cxx_gcomplexf, OP)
 #else
 #define SYMM_GL_RED_ARITH(X, OP)                                               \
     SYMM_GL_RED_MINMAX(X, OP) X(double _Complex, complexd, OP)                 \

@@ -113,3 +113,14 @@ if(CMAKE_CXX_COMPILER)
     COMMAND ${SYMM_OSHRUN} --timeout 60 -np 1 ${gen_cxx_bin})
   set_tests_properties(generic_dispatch_cxx.np1 PROPERTIES TIMEOUT 60)
 endif()
+
+# C++ programs written for other OpenSHMEM libraries: the complex reductions
+# with GNU complex types (__complex__ double) and std::complex, typed,
+# generic and to_all.
+symm_cxx_program(cxx_complex SOURCES pe/cxx_complex.cpp)
+if(CMAKE_CXX_COMPILER)
+  foreach(np ${SYMM_TEST_NPS})
+    add_test(NAME cxx_complex.np${np} COMMAND ${SYMM_OSHRUN} --timeout 60 -np ${np} ${cxx_complex_bin})
+    set_tests_properties(cxx_complex.np${np} PROPERTIES TIMEOUT 70)
+  endforeach()
+endif()

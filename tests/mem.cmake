@@ -77,3 +77,39 @@ symm_expect_fail(heap_align_not_pow2 1
 symm_expect_fail(heap_align_too_large 1
   "symm: shmem_align: alignment 1099511627776 is larger than the symmetric heap's base alignment 1073741824"
   $<TARGET_FILE:heap_align> too-large)
+
+# One address per heap on a node (SYMM_SAME_ADDRESS, transport/shm.c): the
+# KV-cache flow, a list across heaps and growth (pe/same_address.c); then
+# the fallbacks: turned off, off on one PE only (the choice is the job's),
+# a conflict on one PE's first try (agreed on the second range), and a
+# conflict on every try (each process's own range, SHMEM_INFO says why).
+symm_pe_test(same_address NOUCX)
+symm_pe_test(same_address_off PROGRAM same_address NOUCX NPS 2 ARGS off ENV SYMM_SAME_ADDRESS=0)
+add_test(NAME same_address_off_one.np4
+  COMMAND ${SYMM_OSHRUN} --timeout 60 -np 4 bash -c
+          "if [ \"$SYMM_RANK\" = 2 ]; then export SYMM_SAME_ADDRESS=0; fi; exec \"$0\" off"
+          $<TARGET_FILE:same_address>)
+add_test(NAME same_address_retry.np4
+  COMMAND ${SYMM_OSHRUN} --timeout 60 -np 4 $<TARGET_FILE:same_address>)
+add_test(NAME same_address_conflict.np4
+  COMMAND ${SYMM_OSHRUN} --timeout 60 -np 4 $<TARGET_FILE:same_address> off)
+set_tests_properties(same_address_off_one.np4 same_address_retry.np4 same_address_conflict.np4
+  PROPERTIES TIMEOUT 60)
+set_tests_properties(same_address_retry.np4 PROPERTIES
+  ENVIRONMENT "SYMM_FAULT=same_address@1#1;SHMEM_INFO=1"
+  PASS_REGULAR_EXPRESSION "node-local heaps: at one address in every process.*same_address \\(one address\\): ok on 4 PEs")
+set_tests_properties(same_address_conflict.np4 PROPERTIES
+  ENVIRONMENT "SYMM_FAULT=same_address@1;SHMEM_INFO=1"
+  PASS_REGULAR_EXPRESSION "own address \\(no range was free in every process of a node\\).*same_address \\(fallback\\): ok on 4 PEs")
+set_tests_properties(same_address_off_one.np4 PROPERTIES
+  ENVIRONMENT "SHMEM_INFO=1"
+  PASS_REGULAR_EXPRESSION "own address \\(SYMM_SAME_ADDRESS=0 on some PE\\).*same_address \\(fallback\\): ok on 4 PEs")
+
+# The heap on 2 MiB huge pages (SYMM_HUGEPAGES): reserves pages through
+# vm.nr_hugepages for the run (root), alone (another job's heap could take
+# them), and skips where it cannot.
+add_executable(hugepages pe/hugepages.c)
+target_link_libraries(hugepages PRIVATE symm)
+add_test(NAME hugepages
+  COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/scripts/hugepages_test.sh ${SYMM_OSHRUN} $<TARGET_FILE:hugepages>)
+set_tests_properties(hugepages PROPERTIES TIMEOUT 120 SKIP_RETURN_CODE 77 RUN_SERIAL ON)

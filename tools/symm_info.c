@@ -82,6 +82,21 @@ int main(int argc, char **argv)
     int bulk = symm_ucx_bulk_rule(cfg.net.ucx_bulk_ep, why, sizeof(why));
     bad |= bulk < 0;
     printf("large collective messages to other nodes: %s\n", why);
+    {
+        FILE *f = fopen("/proc/meminfo", "r");
+        char line[128];
+        long free_pages = -1, kb = 0;
+        while (f != NULL && fgets(line, sizeof(line), f) != NULL) {
+            sscanf(line, "HugePages_Free: %ld", &free_pages);
+            sscanf(line, "Hugepagesize: %ld kB", &kb);
+        }
+        if (f != NULL)
+            fclose(f);
+        printf("heap backing (SYMM_HUGEPAGES=%s): %ld free huge pages of %ld kB here; auto uses "
+               "them when they cover every local PE's initial heap (SHMEM_INFO says what a job "
+               "got)\n",
+               cfg.core.hugepages, free_pages, kb);
+    }
     printf("bootstrap: tcp (oshrun), singleton"
 #ifdef SYMM_HAVE_PMIX
            ", pmix (mpirun, srun --mpi=pmix; libpmix.so.2 loaded at run time)"

@@ -45,7 +45,9 @@ from .team import TEAM_SHARED, TEAM_WORLD
 
 _FLOATS = [np.dtype(np.float32), np.dtype(np.float64)]
 _CMP_EQ = 0
+_CMP_GE = 5
 _SIGNAL_SET = 0
+_SIGNAL_ADD = 1
 _MAX_CACHED = 8
 MODES = ("auto", "fused", "unfused")
 
@@ -97,6 +99,55 @@ def _arrivals(sptr, n, nb, me, epoch):
         i = wait_any(sptr, n * nb, stp, _CMP_EQ, epoch)
         status[i] = 1
         yield divmod(i, nb)
+
+
+def _caller_signal(signal, n, routine):
+    """The caller's block-arrival counters: an int32 symmetric array of at
+    least n elements, flattened (a view: the caller reads and resets it)."""
+    S = as_array(signal, routine, "signal", raw_ok=False)
+    if S.dtype != np.int32:
+        raise TypeError("symm.%s: signal has dtype %s, not int32" % (routine, S.dtype))
+    _arrays.contiguous(S, routine, "signal")
+    _arrays.symmetric(S, routine, "signal")
+    if S.size < n:
+        raise ValueError("symm.%s: signal has %d elements, need at least n_pes = %d"
+                         % (routine, S.size, n))
+    return S.reshape(-1)
+
+
+def _arrivals_counted(S, base, n, nb, me):
+    """(pe, block) of every other PE's block, in the order the caller's
+    counters (S[pe * nb + block]) pass what they held when the call began."""
+    status = np.zeros(n * nb, dtype=np.intc)
+    status[me * nb:(me + 1) * nb] = 1
+    want = (base[:n * nb].astype(np.int64) + 1).astype(np.int32)
+    wait = fn("shmem_int32_wait_until_any_vector", c_size_t,
+              [c_void_p, c_size_t, c_void_p, c_int, c_void_p])
+    sp, stp, wp = _arrays.data_ptr(S), _arrays.data_ptr(status), _arrays.data_ptr(want)
+    for _ in range((n - 1) * nb):
+        i = wait(sp, n * nb, stp, _CMP_GE, wp)
+        status[i] = 1
+        yield divmod(i, nb)
+
+
+def _count_own(S, n, nb, me, unfused, rows, br_user):
+    """After a call, the counters show one arrival per block: the blocks
+    this PE holds itself are counted here; unfused, all of them, in the
+    caller's blocks (block_rows), one per PE without."""
+    if unfused:
+        nb = 1 if br_user is None else min(math.ceil(rows / br_user), S.size // n)
+        S[:n * nb] += 1
+    else:
+        S[me * nb:(me + 1) * nb] += 1
+
+
+def _capped(plan, rows, S, n):
+    """The plan's block rows, fewer blocks where the caller's signal has no
+    counter for more (S.size // n per PE)."""
+    br = plan.block_rows
+    if S is not None and math.ceil(rows / br) > S.size // n:
+        br = math.ceil(rows / (S.size // n))
+    return br
 
 
 def _get_stream():
@@ -264,13 +315,13 @@ class _Sender:
             self.putsig = fn("aclshmemx_putmem_signal_nbi", None,
                              [c_void_p, c_void_p, c_size_t, c_void_p, c_int32, c_int, c_int])
 
-    def send(self, dst, src, n, sig, epoch, pe):
+    def send(self, dst, src, n, sig, epoch, pe, op=_SIGNAL_SET):
         if self.stream:
             self.put(dst, src, n, pe, self.h)
             if sig is not None:
-                self.sigop(sig, epoch, _SIGNAL_SET, pe, self.h)
+                self.sigop(sig, epoch, op, pe, self.h)
         else:
-            self.putsig(dst, src, n, sig, epoch, _SIGNAL_SET, pe)
+            self.putsig(dst, src, n, sig, epoch, op, pe)
 
     def finish(self):
         if self.stream:
@@ -292,7 +343,7 @@ def _symmetric_source(A, key, routine):
 
 
 def fused_all_gather_matmul(a, b, gather_out=None, block_rows=None, out=None, overlap="auto",
-                            mode="auto"):
+                            mode="auto", signal=None):
     """All-gather every PE's a (m_local x k, the same shape everywhere) and
     multiply by b (k x n): returns (A_all, A_all @ b), A_all being
     (n_pes*m_local) x k with PE p's rows at [p*m_local, (p+1)*m_local).
@@ -307,10 +358,17 @@ def fused_all_gather_matmul(a, b, gather_out=None, block_rows=None, out=None, ov
     choice. gather_out: a symmetric array to gather into (returned as A_all,
     no copy); otherwise A_all is a new private array. out: where to write
     the product. float32/float64 numpy arrays or CPU tensors; tensors in,
-    tensors out. symm.fused_plan() tells what ran and why. Collective over
-    TEAM_WORLD."""
+    tensors out. signal: an int32 symmetric array of at least n_pes
+    elements, the same size on every PE, to count block arrivals in (PE p's
+    block i at p * blocks + i, one ADD per block and call, this PE's own
+    blocks counted by itself; no more blocks than it has counters per PE):
+    the caller may read it and reset it between calls. Without one, symm's
+    own signals are used. symm.fused_plan() tells what ran and why.
+    Collective over TEAM_WORLD."""
     routine = "fused_all_gather_matmul"
     runtime.ensure(routine, a=a, b=b, gather_out=gather_out, out=out)
+    CS = None if signal is None else _caller_signal(signal, state.n_pes, routine)
+    base = None if CS is None else CS.copy()  # before the call's opening reduction
     torch_in = is_tensor(a) or is_tensor(b)
     A, B = _matrices(routine, a, b, "a", "b")
     m, k = A.shape
@@ -349,9 +407,12 @@ def fused_all_gather_matmul(a, b, gather_out=None, block_rows=None, out=None, ov
             np.matmul(G, B, out=C)
             t_mm, mm_flops, t_comm = time.perf_counter() - t1, flops, t1 - t0
     elif m > 0:
-        br = plan.block_rows
+        br = _capped(plan, m, CS, n)
         nb = max(1, math.ceil(m / br))
-        sig, epoch = _signals(("ag_sig", n * nb), n * nb)
+        if CS is None:
+            sig, epoch, sop = _signals(("ag_sig", n * nb), n * nb) + (_SIGNAL_SET,)
+        else:
+            sig, epoch, sop = CS, 1, _SIGNAL_ADD
         Asrc = np.ascontiguousarray(A)
         gptr, sptr, row = _arrays.data_ptr(G), _arrays.data_ptr(sig), k * dt.itemsize
         aptr = _arrays.data_ptr(Asrc)
@@ -362,7 +423,7 @@ def fused_all_gather_matmul(a, b, gather_out=None, block_rows=None, out=None, ov
         for bi, (r0, r1) in enumerate(blocks):  # block-major: every peer gets block 0 first
             for d in range(1, n):
                 tx.send(gptr + (me * m + r0) * row, aptr + r0 * row, (r1 - r0) * row,
-                         sptr + 4 * (me * nb + bi), epoch, (me + d) % n)
+                        sptr + 4 * (me * nb + bi), epoch, (me + d) % n, sop)
         if not tx.stream:
             np.copyto(G[me * m:(me + 1) * m], Asrc)
         # My own rows first: no waiting.
@@ -370,11 +431,16 @@ def fused_all_gather_matmul(a, b, gather_out=None, block_rows=None, out=None, ov
         np.matmul(Asrc, B, out=C[me * m:(me + 1) * m])
         t_mm, mm_flops = time.perf_counter() - t1, flops / n
         # Then every other block, in the order they arrive.
-        for pe, bi in _arrivals(sptr, n, nb, me, epoch):
+        arrived = (_arrivals(sptr, n, nb, me, epoch) if CS is None
+                   else _arrivals_counted(CS, base, n, nb, me))
+        for pe, bi in arrived:
             r0, r1 = blocks[bi]
             rows = slice(pe * m + r0, pe * m + r1)
             np.matmul(G[rows], B, out=C[rows])
         tx.finish()  # a is the caller's again
+    if CS is not None and m > 0:
+        _count_own(CS, n, 0 if plan.form == "unfused" else nb, me, plan.form == "unfused", m,
+                   br_user)
     _plan.record(sh, plan, sh.calls, time.perf_counter() - t0, t_mm, mm_flops, t_comm)
     A_all = G.copy() if gather_out is None else gather_out
     Cres = out if out is not None else C
@@ -388,7 +454,7 @@ def fused_all_gather_matmul(a, b, gather_out=None, block_rows=None, out=None, ov
 
 
 def fused_matmul_reduce_scatter(x, w, op="sum", out=None, block_rows=None, overlap="auto",
-                                mode="auto"):
+                                mode="auto", recv=None, signal=None):
     """Compute x @ w (x: M x k with M a multiple of n_pes, w: k x n) and
     reduce-scatter it over the PEs: PE p returns rows [p*M/n_pes,
     (p+1)*M/n_pes) of op over every PE's x @ w. op: sum, prod, min, max.
@@ -401,9 +467,16 @@ def fused_matmul_reduce_scatter(x, w, op="sum", out=None, block_rows=None, overl
     (on a stream, or non-blocking from this thread) while the next is
     computed, and arriving blocks are reduced in arrival order (so float
     sums may differ from a fixed-order sum in the last bits). out: where to
-    write the result. Tensors in, tensors out. Collective over TEAM_WORLD."""
+    write the result. recv: a symmetric array of M x n elements of x's
+    dtype to receive the peers' blocks in (PE p's block for this PE at rows
+    [p*M/n_pes, (p+1)*M/n_pes)) instead of symm's own; without out, the
+    result is then its own rows' slot, a view of recv. signal: block-arrival
+    counters, as for fused_all_gather_matmul. Tensors in, tensors out.
+    Collective over TEAM_WORLD."""
     routine = "fused_matmul_reduce_scatter"
-    runtime.ensure(routine, x=x, w=w, out=out)
+    runtime.ensure(routine, x=x, w=w, out=out, recv=recv)
+    CS = None if signal is None else _caller_signal(signal, state.n_pes, routine)
+    base = None if CS is None else CS.copy()  # before the call's opening reduction
     torch_in = is_tensor(x) or is_tensor(w)
     X, W = _matrices(routine, x, w, "x", "w")
     op = _op_arg(op, routine)
@@ -418,8 +491,20 @@ def fused_matmul_reduce_scatter(x, w, op="sum", out=None, block_rows=None, overl
     ml = M // n
     br_user = _block_rows(block_rows, ml, routine)
     _mode_args(mode, overlap, routine)
+    R = None
+    if recv is not None:
+        R = as_array(recv, routine, "recv", raw_ok=False)
+        if R.size != M * N or R.dtype != dt:
+            raise ValueError("symm.%s: recv must have %d elements of %s, not %d of %s"
+                             % (routine, M * N, dt, R.size, R.dtype))
+        _arrays.contiguous(R, routine, "recv")
+        _arrays.symmetric(R, routine, "recv")
+        R = R.reshape(n, ml, N)
     o = _out_arg(out, (ml, N), dt, routine, "out")
-    acc = np.empty((ml, N), dt) if o is None or not o.flags.c_contiguous else o
+    if o is not None and o.flags.c_contiguous:
+        acc = o
+    else:
+        acc = R[me] if R is not None and o is None else np.empty((ml, N), dt)
     X = np.ascontiguousarray(X)
     W = np.ascontiguousarray(W)
     ufunc = _UFUNC[op]
@@ -432,19 +517,22 @@ def fused_matmul_reduce_scatter(x, w, op="sum", out=None, block_rows=None, overl
     if plan.form == "unfused":
         if ml > 0:
             from .coll import reduce_scatter
-            P = _scratch(("rs_full", M, N, dt.str), (M, N), dt)
+            P = R.reshape(M, N) if R is not None else _scratch(("rs_full", M, N, dt.str), (M, N), dt)
             np.matmul(X, W, out=P)
             t1 = time.perf_counter()
             reduce_scatter(acc, P, op)
             t_mm, mm_flops, t_comm = t1 - t0, flops, time.perf_counter() - t1
     elif ml > 0:
-        br = plan.block_rows
+        br = _capped(plan, ml, CS, n)
         nb = max(1, math.ceil(ml / br))
         blocks = [(bi * br, min(ml, (bi + 1) * br)) for bi in range(nb)]
-        recv = _scratch(("rs", n, ml, N, dt.str), (n, ml, N), dt)
-        sig, epoch = _signals(("rs_sig", n * nb), n * nb)
+        rbuf = R if R is not None else _scratch(("rs", n, ml, N, dt.str), (n, ml, N), dt)
+        if CS is None:
+            sig, epoch, sop = _signals(("rs_sig", n * nb), n * nb) + (_SIGNAL_SET,)
+        else:
+            sig, epoch, sop = CS, 1, _SIGNAL_ADD
         P = _private(("rs_send", dt.str), (M, N), dt)
-        rptr, sptr = _arrays.data_ptr(recv), _arrays.data_ptr(sig)
+        rptr, sptr = _arrays.data_ptr(rbuf), _arrays.data_ptr(sig)
         row = N * dt.itemsize
         tx = _Sender(plan.form, routine, P)
         pptr = _arrays.data_ptr(P)
@@ -456,14 +544,19 @@ def fused_matmul_reduce_scatter(x, w, op="sum", out=None, block_rows=None, overl
                 np.matmul(X[rows], W, out=P[rows])
                 dst = rptr + (me * ml + r0) * row  # my slot in t's receive buffer
                 src = pptr + (t * ml + r0) * row
-                tx.send(dst, src, (r1 - r0) * row, sptr + 4 * (me * nb + bi), epoch, t)
+                tx.send(dst, src, (r1 - r0) * row, sptr + 4 * (me * nb + bi), epoch, t, sop)
             if d == 1:
                 t_mm, mm_flops = time.perf_counter() - t1, flops / n
         np.matmul(X[me * ml:(me + 1) * ml], W, out=acc)  # my own rows last
-        for src_pe, bi in _arrivals(sptr, n, nb, me, epoch):
+        arrived = (_arrivals(sptr, n, nb, me, epoch) if CS is None
+                   else _arrivals_counted(CS, base, n, nb, me))
+        for src_pe, bi in arrived:
             r0, r1 = blocks[bi]
-            ufunc(acc[r0:r1], recv[src_pe, r0:r1], out=acc[r0:r1])
+            ufunc(acc[r0:r1], rbuf[src_pe, r0:r1], out=acc[r0:r1])
         tx.finish()  # P is ours to overwrite again
+    if CS is not None and ml > 0:
+        _count_own(CS, n, 0 if plan.form == "unfused" else nb, me, plan.form == "unfused", ml,
+                   br_user)
     _plan.record(sh, plan, sh.calls, time.perf_counter() - t0, t_mm, mm_flops, t_comm)
     if o is not None and acc is not o:
         np.copyto(o, acc)

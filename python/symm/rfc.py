@@ -556,6 +556,20 @@ def _copy_into(dst, src):
         np.copyto(dst, s, casting="unsafe")
 
 
+_RS_OPS = ("sum", "avg", "max", "min")
+
+
+def _view_like(t, a):
+    """a (a numpy view of t's memory) as what t is: a tensor viewing it
+    where t is a tensor (16-bit floats by their bits), else a itself."""
+    if not _is_tensor(t):
+        return a
+    import torch
+    if t.dtype in (torch.float16, torch.bfloat16):
+        return torch.from_numpy(a.view(np.int16)).view(t.dtype)
+    return torch.from_numpy(a)
+
+
 def _signal_arg(signal, routine, n):
     s = _signal(signal, routine)
     if s.size < n:
@@ -567,9 +581,13 @@ def fused_all_gather_matmul(a, b, c, gather_out, signal, block_size=None):
     """gather_out = allgather(a) (rows of rank r at [r*m, (r+1)*m)) and
     c = gather_out @ b, each block of block_size rows multiplied as soon as
     it arrives. a: (m, k) on every rank; b: (k, n); c: (world_size*m, n);
-    gather_out: (world_size*m, k); signal: int32 symmetric, world_size
-    elements at least (checked; symm's own per-call signals synchronise, so
-    it is never written and needs no reset). block_size: rows per block,
+    gather_out: (world_size*m, k); signal: int32 symmetric, world_size x
+    blocks counters (the RFC's layout; world_size at least, the same size on
+    every rank): rank r's block i arriving adds 1 at r * blocks + i, and
+    this rank counts its own blocks, so after a call every counter has grown
+    by one; reset it (signal.zero_()) or not between calls, either works.
+    With fewer counters than world_size x blocks, fewer blocks are used.
+    block_size: rows per block,
     default max(1, m // min(world_size, 4)) as in the RFC. float16 and
     bfloat16 are computed in float32 and stored in their own dtype.
     Returns (gather_out, c). Collective; symm.fused_all_gather_matmul
@@ -596,7 +614,7 @@ def fused_all_gather_matmul(a, b, c, gather_out, signal, block_size=None):
                        % (C.shape, (n * m, N)))
         _writable(C, routine, "c")
         _writable(G, routine, "gather_out")
-        _signal_arg(signal, routine, n)
+        sig_arr = _signal_arg(signal, routine, n)
         if block_size is None:
             br = max(1, m // min(n, 4))
         else:
@@ -605,32 +623,35 @@ def fused_all_gather_matmul(a, b, c, gather_out, signal, block_size=None):
                 raise _val(routine, "block_size %d must be at least 1" % br)
         br = max(1, min(br, m))
         values = [("a's rows", m), ("a's columns", k), ("b's columns", N), ("block_size", br),
-                  ("the dtype", _FLOATS.index(d))]
+                  ("the dtype", _FLOATS.index(d)), ("signal's elements", sig_arr.size)]
     except (TypeError, ValueError) as e:
         problem = _as_rfc(e)
     _agree(routine, problem, values)
     if d in ("float32", "float64"):
         direct = G.flags.c_contiguous and memory.is_symmetric(G)
         g_all, _ = fused.fused_all_gather_matmul(a, b, gather_out=G if direct else None,
-                                                 block_rows=br, out=C)
+                                                 block_rows=br, out=C, signal=sig_arr)
         if not direct:
             _copy_into(gather_out, g_all)
     else:
-        g_all, prod = fused.fused_all_gather_matmul(_compute(a, d), _compute(b, d), block_rows=br)
+        g_all, prod = fused.fused_all_gather_matmul(_compute(a, d), _compute(b, d), block_rows=br,
+                                                    signal=sig_arr)
         _copy_into(gather_out, g_all)
         _copy_into(c, prod)
     return gather_out, c
 
 
 def fused_matmul_reduce_scatter(x1, x2, symm_tensor, signal, reduce_op="sum"):
-    """Rows [r*m/world_size, (r+1)*m/world_size) of the sum ('sum') or mean
-    ('avg') over the ranks of x1 @ x2, on rank r. x1: (m, k), m a multiple
-    of world_size; x2: (k, n); symm_tensor: symmetric (m, n) of x1's dtype
-    and signal: int32 symmetric, world_size elements at least (both checked;
-    symm's fused operation brings its own receive buffer and per-call
-    signals, so neither is written). float16 and bfloat16 are computed in
-    float32 and returned in their own dtype. Returns a new (m/world_size,
-    n) tensor. Collective; symm.fused_matmul_reduce_scatter underneath."""
+    """Rows [r*m/world_size, (r+1)*m/world_size) of the sum ('sum'), mean
+    ('avg'), maximum ('max') or minimum ('min') over the ranks of x1 @ x2,
+    on rank r. x1: (m, k), m a multiple of world_size; x2: (k, n);
+    symm_tensor: symmetric (m, n) of x1's dtype, the receive buffer: rank
+    p's block for this rank lands in its rows [p*m/world_size, ...), and the
+    result is this rank's own rows of it. signal: int32 symmetric block
+    counters, as for fused_all_gather_matmul. float16 and bfloat16 are
+    computed in float32 (symm's buffers) and stored in symm_tensor in their
+    own dtype. Returns the (m/world_size, n) view of symm_tensor holding the
+    result. Collective; symm.fused_matmul_reduce_scatter underneath."""
     routine = "fused_matmul_reduce_scatter"
     _started(routine, x1=x1, x2=x2, symm_tensor=symm_tensor)
     n = state.n_pes
@@ -651,20 +672,31 @@ def fused_matmul_reduce_scatter(x1, x2, symm_tensor, signal, reduce_op="sum"):
             raise _val(routine, "symm_tensor has shape %s, need (m, n) = %s"
                        % (tuple(S.shape), (m, N)))
         _symmetric(S, routine, "symm_tensor")
-        _signal_arg(signal, routine, n)
-        if reduce_op not in ("sum", "avg"):
-            raise _val(routine, "reduce_op %r is not 'sum' or 'avg'" % (reduce_op,))
+        if not S.flags.c_contiguous:
+            raise _val(routine, "symm_tensor is not contiguous")
+        sig_arr = _signal_arg(signal, routine, n)
+        if reduce_op not in _RS_OPS:
+            raise _val(routine, "reduce_op %r is not one of %s" % (reduce_op, ", ".join(_RS_OPS)))
         values = [("x1's rows", m), ("x1's columns", k), ("x2's columns", N),
-                  ("the dtype", _FLOATS.index(d)), ("reduce_op", ("sum", "avg").index(reduce_op))]
+                  ("the dtype", _FLOATS.index(d)), ("reduce_op", _RS_OPS.index(reduce_op)),
+                  ("signal's elements", sig_arr.size)]
     except (TypeError, ValueError) as e:
         problem = _as_rfc(e)
     _agree(routine, problem, values)
-    out = fused.fused_matmul_reduce_scatter(_compute(x1, d), _compute(x2, d), "sum")
-    if reduce_op == "avg":
-        out /= n
-    if d in ("float16", "bfloat16"):
-        out = out.to(x1.dtype) if _is_tensor(out) else out.astype(d)
-    return out
+    op = "sum" if reduce_op == "avg" else reduce_op
+    ml = m // n
+    mine = S.reshape(n, ml, N)[state.my_pe]
+    if d in ("float32", "float64"):
+        fused.fused_matmul_reduce_scatter(x1, x2, op, recv=S, signal=sig_arr)
+        if reduce_op == "avg":
+            mine /= n
+    else:  # computed in float32 in symm's buffers, stored in symm_tensor's dtype
+        out = fused.fused_matmul_reduce_scatter(_compute(x1, d), _compute(x2, d), op,
+                                                signal=sig_arr)
+        if reduce_op == "avg":
+            out /= n
+        _copy_into(_view_like(symm_tensor, mine), out)
+    return _view_like(symm_tensor, mine)
 
 
 # ---- rendezvous ------------------------------------------------------------------------------

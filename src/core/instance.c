@@ -360,6 +360,16 @@ static void announce(symm_instance_t *inst, const symm_config_t *cfg)
     if (inst->my_pe == 0 && cfg->core.info) {
         symm_config_print(cfg, 2);
         dprintf(2, "symm: atomics: %s\n", inst->amo_why);
+        dprintf(2, "symm: heap backing: %s (%s)\n",
+                inst->heap_huge ? "2 MiB huge pages" : "normal pages", inst->heap_huge_why);
+        if (inst->same_address)
+            dprintf(2, "symm: node-local heaps: at one address in every process of the node "
+                       "(a pointer into any is valid in all; across nodes, offsets only)\n");
+        else
+            dprintf(2,
+                    "symm: node-local heaps: at each process's own address (%s): only "
+                    "offsets are symmetric\n",
+                    inst->same_address_why);
         const char *bulk =
             inst->net != NULL && inst->net->bulk_info != NULL ? inst->net->bulk_info(inst) : NULL;
         if (bulk != NULL)

@@ -105,9 +105,13 @@ typedef struct symm_instance {
     int local_idx;
     int *local_pes;          /* [n_local] job ranks of the node-local PEs */
     char *heap_reserve;      /* n_local slots of slot_size */
+    int same_address;        /* heap_reserve is the same address in every process of the node */
+    const char *same_address_why; /* why not, when same_address is 0 (static text) */
     size_t heap_align;       /* every heap base is a multiple of it (shm.c) */
     size_t slot_size;
     int heap_fd;
+    int heap_huge;           /* heap_fd is hugetlbfs: 2 MiB pages, its size a multiple */
+    char heap_huge_why[96];  /* why it is or is not, for SHMEM_INFO */
     char *data_reserve;      /* n_local mappings of the data memfds */
     size_t data_size;        /* total bytes of the data memfd */
 

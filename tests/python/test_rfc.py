@@ -384,7 +384,15 @@ def test_fused_all_gather_matmul(me, npes, dtype, block_size):
     want = (a_all.double() @ b.double()).to(dtype)   # exact: see rank_matrix
     assert tuple(mm.shape) == (npes * m, n) and mm.dtype == dtype
     assert torch.equal(mm, want), (mm, want)
-    assert torch.equal(signal, torch.zeros_like(signal))  # never written
+    # The block counters, in the RFC's layout: one arrival per block.
+    br = (2 if block_size == "tensor" else block_size) or max(1, m // min(npes, 4))
+    nb = min(-(-m // br), signal.numel() // npes)
+    counts = torch.zeros_like(signal)
+    counts[:npes * nb] = 1
+    assert torch.equal(signal, counts), (signal, counts)
+    # Not reset: the counters go on counting, and the result is the same.
+    symm_mem.fused_all_gather_matmul(a, b, c, gather_out, signal, block_size=bs)
+    assert torch.equal(mm, want) and torch.equal(signal, 2 * counts)
 
 
 def test_fused_all_gather_matmul_positional_plain_outputs(me, npes):
@@ -407,7 +415,7 @@ def test_fused_all_gather_matmul_positional_plain_outputs(me, npes):
     assert g2 is g and c2 is c and torch.allclose(c, a_all @ b)
 
 
-@pytest.mark.parametrize("reduce_op", ["sum", "avg"])
+@pytest.mark.parametrize("reduce_op", ["sum", "avg", "max", "min"])
 @pytest.mark.parametrize("dtype", FLOAT_DTYPES, ids=str)
 def test_fused_matmul_reduce_scatter(me, npes, dtype, reduce_op):
     mm, k, n = 2 * npes, 3, 4
@@ -421,15 +429,22 @@ def test_fused_matmul_reduce_scatter(me, npes, dtype, reduce_op):
         out = symm_mem.fused_matmul_reduce_scatter(x1, x2, symm_tensor, signal)
     else:
         out = symm_mem.fused_matmul_reduce_scatter(x1=x1, x2=x2, symm_tensor=symm_tensor,
-                                                   signal=signal, reduce_op="avg")
-    full = sum(rank_matrix(r, mm, k, dtype).double() @ rank_matrix(r + 10, k, n, dtype).double()
-               for r in range(npes))
-    if reduce_op == "avg":
-        full = full / npes
+                                                   signal=signal, reduce_op=reduce_op)
+    prods = [rank_matrix(r, mm, k, dtype).double() @ rank_matrix(r + 10, k, n, dtype).double()
+             for r in range(npes)]
+    if reduce_op in ("sum", "avg"):
+        full = sum(prods) / (npes if reduce_op == "avg" else 1)
+    else:
+        full = torch.stack(prods).amax(0) if reduce_op == "max" else torch.stack(prods).amin(0)
     want = full[me * 2:(me + 1) * 2]
     assert isinstance(out, torch.Tensor) and out.dtype == dtype and tuple(out.shape) == (2, n)
     tol = 1e-2 if dtype in (torch.float16, torch.bfloat16) else 1e-6
     assert torch.allclose(out.double(), want, rtol=tol, atol=tol), (out, want)
+    # The result is this rank's rows of symm_tensor (a view of it), and the
+    # caller's signal counted one block from every rank.
+    assert out.data_ptr() == symm_tensor[me * 2].data_ptr()
+    assert torch.equal(symm_tensor[me * 2:(me + 1) * 2], out)
+    assert torch.equal(signal, torch.ones_like(signal)), signal
 
 
 def test_fused_bad_arguments_raise_everywhere(me, npes):
@@ -451,10 +466,11 @@ def test_fused_bad_arguments_raise_everywhere(me, npes):
             in str(e.value)
     else:
         assert "rank %d rejected" % (npes - 1) in str(e.value)
-    with pytest.raises(ValueError, match=r"fused_matmul_reduce_scatter: reduce_op 'max' is not"):
+    with pytest.raises(ValueError, match=r"fused_matmul_reduce_scatter: reduce_op 'prod' is "
+                       r"not one of sum, avg, max, min"):
         symm_mem.fused_matmul_reduce_scatter(torch.zeros(npes, 2), torch.zeros(2, 2),
                                              symm_mem.empty((npes, 2), dtype=torch.float32), sig,
-                                             "max")
+                                             "prod")
     with pytest.raises(ValueError, match=r"symm_tensor is not in symmetric memory"):
         symm_mem.fused_matmul_reduce_scatter(torch.zeros(npes, 2), torch.zeros(2, 2),
                                              torch.zeros(npes, 2), sig)
