@@ -111,16 +111,24 @@ SHMEM_P2P_TYPES(SYMM_PDECL_P2P)
 #define SYMM_PDECL_RED_BIT(T, N)                                                          \
     SYMM_PDECL(N##_and_reduce) SYMM_PDECL(N##_or_reduce) SYMM_PDECL(N##_xor_reduce)
 #define SYMM_PDECL_RED_MINMAX(T, N) SYMM_PDECL(N##_max_reduce) SYMM_PDECL(N##_min_reduce)
+/* Spelled out, not __typeof__: in C++ the complex ones are overloaded
+ * (shmem.h takes GNU complex types too), and an overload set has no type. */
+#define SYMM_PDECL_RED_ONE(T, N, OP)                                                      \
+    SYMM_API int pshmem_##N##_##OP(shmem_team_t team, T *dest, const T *source, size_t nelems);
 #define SYMM_PDECL_RED_ARITH(T, N)                                                        \
-    SYMM_PDECL(N##_sum_reduce) SYMM_PDECL(N##_prod_reduce) SYMM_PDECL(N##_sum_inscan)     \
-    SYMM_PDECL(N##_sum_exscan)
+    SYMM_PDECL_RED_ONE(T, N, sum_reduce) SYMM_PDECL_RED_ONE(T, N, prod_reduce)            \
+    SYMM_PDECL_RED_ONE(T, N, sum_inscan) SYMM_PDECL_RED_ONE(T, N, sum_exscan)
 SHMEM_REDUCE_BIT_TYPES(SYMM_PDECL_RED_BIT)
 SHMEM_REDUCE_MINMAX_TYPES(SYMM_PDECL_RED_MINMAX)
 SHMEM_REDUCE_ARITH_TYPES(SYMM_PDECL_RED_ARITH)
 #define SYMM_PDECL_TO_ALL_BIT(T, N)                                                       \
     SYMM_PDECL(N##_and_to_all) SYMM_PDECL(N##_or_to_all) SYMM_PDECL(N##_xor_to_all)
 #define SYMM_PDECL_TO_ALL_MINMAX(T, N) SYMM_PDECL(N##_max_to_all) SYMM_PDECL(N##_min_to_all)
-#define SYMM_PDECL_TO_ALL_ARITH(T, N) SYMM_PDECL(N##_sum_to_all) SYMM_PDECL(N##_prod_to_all)
+#define SYMM_PDECL_TO_ALL_ONE(T, N, OP)                                                   \
+    SYMM_API void pshmem_##N##_##OP##_to_all(T *dest, const T *source, int nreduce,       \
+                                             int PE_start, int logPE_stride, int PE_size, \
+                                             T *pWrk, long *pSync);
+#define SYMM_PDECL_TO_ALL_ARITH(T, N) SYMM_PDECL_TO_ALL_ONE(T, N, sum) SYMM_PDECL_TO_ALL_ONE(T, N, prod)
 SHMEM_TO_ALL_BIT_TYPES(SYMM_PDECL_TO_ALL_BIT)
 SHMEM_TO_ALL_MINMAX_TYPES(SYMM_PDECL_TO_ALL_MINMAX)
 SHMEM_TO_ALL_ARITH_TYPES(SYMM_PDECL_TO_ALL_ARITH)
@@ -138,6 +146,28 @@ SYMM_API void pshmem_wait_until(long *ivar, int cmp, long cmp_value);
 #ifdef __cplusplus
 }
 inline int pshmem_sync(shmem_team_t team) { return pshmem_team_sync(team); }
+/* The complex routines take GNU complex types too, as shmem.h's do. */
+#define SYMM_PCXX_CPLX_RED(S, G, N, OP)                                                     \
+    inline int pshmem_##N##_##OP(shmem_team_t team, G *dest, const G *source, size_t n)    \
+    {                                                                                       \
+        return pshmem_##N##_##OP(team, reinterpret_cast<S *>(dest),                         \
+                                 reinterpret_cast<const S *>(source), n);                   \
+    }
+#define SYMM_PCXX_CPLX_TO_ALL(S, G, N, OP)                                                  \
+    inline void pshmem_##N##_##OP##_to_all(G *dest, const G *source, int nreduce,          \
+                                           int PE_start, int logPE_stride, int PE_size,    \
+                                           G *pWrk, long *pSync)                           \
+    {                                                                                       \
+        pshmem_##N##_##OP##_to_all(reinterpret_cast<S *>(dest),                             \
+                                   reinterpret_cast<const S *>(source), nreduce, PE_start,  \
+                                   logPE_stride, PE_size, reinterpret_cast<S *>(pWrk),      \
+                                   pSync);                                                  \
+    }
+#define SYMM_PCXX_CPLX_ALL(S, G, N)                                                         \
+    SYMM_PCXX_CPLX_RED(S, G, N, sum_reduce) SYMM_PCXX_CPLX_RED(S, G, N, prod_reduce)        \
+    SYMM_PCXX_CPLX_RED(S, G, N, sum_inscan) SYMM_PCXX_CPLX_RED(S, G, N, sum_exscan)         \
+    SYMM_PCXX_CPLX_TO_ALL(S, G, N, sum) SYMM_PCXX_CPLX_TO_ALL(S, G, N, prod)
+SYMM_CXX_CPLX_TYPES(SYMM_PCXX_CPLX_ALL)
 #else
 #define pshmem_sync(...)                                                       \
     SYMM_SYNC_SEL(__VA_ARGS__, pshmem_sync, pshmem_sync_takes_1_or_4_arguments, \
