@@ -320,15 +320,17 @@ static int heap_file(symm_instance_t *inst)
         errno = ENOMEM;
         return -1;
     }
+    const char *step = "memfd_create";
     fd = memfd_create("symm-heap", MFD_CLOEXEC);
     if (fd >= 0 && (symm_fault("ftruncate") || ftruncate(fd, (off_t)inst->heap_size) != 0)) {
         int e = errno;
         close(fd);
         errno = e;
         fd = -1;
+        step = "ftruncate";
     }
     if (fd < 0)
-        symm_error("shmem_init", "symmetric heap of %zu bytes: %s", inst->heap_size,
+        symm_error("shmem_init", "symmetric heap of %zu bytes: %s: %s", inst->heap_size, step,
                    strerror(errno));
     return fd;
 }
