@@ -17,62 +17,63 @@
  * parse never refuses a value their reader accepts.
  */
 /* the core: heap, debugging, waiting, transports chosen, failure handling. */
-#define SYMM_ENV_CORE(X)                                                                          \
-    X(SHMEM_SYMMETRIC_SIZE, SIZE, USER, core, heap_size, "1G",                                    \
-      "initial size of each PE's symmetric heap (K/M/G/T suffixes); it grows on demand")          \
-    X(SYMM_MAX_SYMMETRIC_SIZE, SIZE, USER, core, heap_max, "64G",                                 \
-      "largest the heap may grow to (address space reserved per PE, not memory); set below "      \
-      "the initial size it fails init; left unset, it is at least the initial size")              \
-    X(SHMEM_DEBUG, BOOL, USER, core, debug, "0",                                                  \
-      "deep argument checks: symmetric addresses, bounds, matching collective sizes")             \
-    X(SHMEM_INFO, BOOL, USER, core, info, "0",                                                    \
-      "print every variable, its value and meaning at init")                                      \
-    X(SHMEM_VERSION, BOOL, USER, core, version, "0", "print the library version at init")         \
-    X(SYMM_PREFAULT, BOOL, USER, core, prefault, "0",                                             \
-      "touch the whole initial heap at init, so no put pays for faulting in its pages")           \
-    X(SYMM_HANG_TIMEOUT, DOUBLE, USER, core, hang_timeout, "-1",                                  \
-      "seconds one blocking call may wait before the job ends with a report of what every "       \
-      "PE is doing; 0 never; -1: 60 under SHMEM_DEBUG, else never")                               \
-    X(SYMM_LOG_LEVEL, INT, USER, core, log_level, "1", "0 errors, 1 warnings, 2 info, 3 debug")   \
-    X(SYMM_SPIN, INT, USER, core, spin, "-1",                                                     \
-      "polls before a waiting PE starts yielding the CPU; -1 chooses by oversubscription")        \
-    X(SYMM_WAIT_IDLE_US, INT, USER, core, wait_idle_us, "1000",                                   \
-      "microseconds a wait finds nothing to do (no network event for it, its condition "          \
-      "unmet) before it sleeps between polls, each nap at most 1/16 of the wait so far and "      \
-      "1 ms; under UCX in UCX's event wait, which a message for the PE ends at once; -1 "         \
-      "never sleeps (spin, then yield)")                                                          \
-    X(SYMM_TRANSPORT, STR, USER, core, transport, "auto",                                         \
-      "auto: map node-local peers, UCX for the rest; shm: node-local only; ucx: every "           \
-      "peer but myself through UCX")                                                              \
-    X(SYMM_NODE_SIZE, INT, USER, core, node_size, "0",                                            \
-      "testing aid (SYMM_TRANSPORT=auto): split each host's PEs, in node-local order, into "      \
-      "emulated nodes of this many; only PEs of one such node are mapped, the rest go "           \
-      "through UCX as if on other machines; 0 off")                                               \
-    X(SYMM_NODE_CYCLIC, BOOL, USER, core, node_cyclic, "0",                                       \
-      "with SYMM_NODE_SIZE: deal the host's PEs out in turn to the emulated nodes "               \
-      "(0, 2 | 1, 3), not in consecutive runs (0, 1 | 2, 3)")                                     \
-    X(SYMM_ATOMICS, STR, USER, core, atomics, "auto",                                             \
-      "auto|cpu|network: who applies AMOs, signals and lock updates. cpu: the PE's CPU on "       \
-      "mapped peers (not atomic against NIC atomics from other nodes); network: UCX for "         \
-      "every PE, itself included, when UCX is in use; auto: network iff the job spans "           \
-      "nodes and UCX uses device (NIC) atomics, cpu when UCX_ATOMIC_MODE=cpu")                    \
-    X(SYMM_HUGEPAGES, STR, USER, core, hugepages, "auto",                                         \
-      "auto|on|off: back the heap with 2 MiB huge pages (hugetlbfs); auto where the node has "    \
-      "free ones for every local PE's initial heap, else normal pages; on: init fails without "   \
-      "them; a huge-page heap grows only while free huge pages last")                             \
-    X(SYMM_SAME_ADDRESS, BOOL, USER, core, same_address, "1",                                     \
-      "every node-local PE's heap at one virtual address in every process of the node, so a "     \
-      "pointer into any of them is valid in all; 0: each process places the heaps itself "        \
-      "(offsets stay symmetric either way; across nodes only offsets are)")                       \
-    X(SYMM_MAP_GLOBALS, BOOL, USER, core, map_globals, "1",                                       \
-      "make the program's global and static data symmetric (remapped at init)")                   \
-    X(SYMM_MAX_TEAMS, INT, USER, core, max_teams, "64",                                           \
-      "teams that may exist at once, predefined ones included (at most 512)")                     \
-    X(SYMM_FAULT, STR, USER, core, fault, "",                                                     \
-      "testing aid: SITE[@PE][#N],... makes step SITE (ftruncate, mmap, calloc, team, "           \
-      "ucx_reg, hugepages; same_address: a page of the proposed heap range is taken) fail on PE " \
-      "(default all) at its Nth call (default every call)")                                       \
-    X(SYMM_BACKTRACE, BOOL, USER, core, backtrace, "1",                                           \
+#define SYMM_ENV_CORE(X)                                                                           \
+    X(SHMEM_SYMMETRIC_SIZE, SIZE, USER, core, heap_size, "1G",                                     \
+      "initial size of each PE's symmetric heap (K/M/G/T suffixes); it grows on demand")           \
+    X(SYMM_MAX_SYMMETRIC_SIZE, SIZE, USER, core, heap_max, "64G",                                  \
+      "largest the heap may grow to (address space reserved per PE, not memory); set below "       \
+      "the initial size it fails init; left unset, it is at least the initial size")               \
+    X(SHMEM_DEBUG, BOOL, USER, core, debug, "0",                                                   \
+      "deep argument checks: symmetric addresses, bounds, matching collective sizes")              \
+    X(SHMEM_INFO, BOOL, USER, core, info, "0",                                                     \
+      "print every variable, its value and meaning at init")                                       \
+    X(SHMEM_VERSION, BOOL, USER, core, version, "0", "print the library version at init")          \
+    X(SYMM_PREFAULT, BOOL, USER, core, prefault, "0",                                              \
+      "touch the whole initial heap at init, so no put pays for faulting in its pages")            \
+    X(SYMM_HANG_TIMEOUT, DOUBLE, USER, core, hang_timeout, "-1",                                   \
+      "seconds one blocking call may wait before the job ends with a report of what every "        \
+      "PE is doing; 0 never; -1: 60 under SHMEM_DEBUG, else never")                                \
+    X(SYMM_LOG_LEVEL, INT, USER, core, log_level, "1", "0 errors, 1 warnings, 2 info, 3 debug")    \
+    X(SYMM_SPIN, INT, USER, core, spin, "-1",                                                      \
+      "polls before a waiting PE starts yielding the CPU; -1 chooses by oversubscription")         \
+    X(SYMM_WAIT_IDLE_US, INT, USER, core, wait_idle_us, "1000",                                    \
+      "microseconds a wait finds nothing to do (no network event for it, its condition "           \
+      "unmet) before it sleeps between polls, each nap at most 1/16 of the wait so far and "       \
+      "1 ms; under UCX in UCX's event wait, which a message for the PE ends at once; -1 "          \
+      "never sleeps (spin, then yield)")                                                           \
+    X(SYMM_TRANSPORT, STR, USER, core, transport, "auto",                                          \
+      "auto: map node-local peers, UCX for the rest; shm: node-local only; ucx: every "            \
+      "peer but myself through UCX")                                                               \
+    X(SYMM_NODE_SIZE, INT, USER, core, node_size, "0",                                             \
+      "testing aid (SYMM_TRANSPORT=auto): split each host's PEs, in node-local order, into "       \
+      "emulated nodes of this many; only PEs of one such node are mapped, the rest go "            \
+      "through UCX as if on other machines; 0 off")                                                \
+    X(SYMM_NODE_CYCLIC, BOOL, USER, core, node_cyclic, "0",                                        \
+      "with SYMM_NODE_SIZE: deal the host's PEs out in turn to the emulated nodes "                \
+      "(0, 2 | 1, 3), not in consecutive runs (0, 1 | 2, 3)")                                      \
+    X(SYMM_ATOMICS, STR, USER, core, atomics, "auto",                                              \
+      "auto|cpu|network: who applies AMOs, signals and lock updates. cpu: the PE's CPU on "        \
+      "mapped peers (not atomic against NIC atomics from other nodes); network: UCX for "          \
+      "every PE, itself included, when UCX is in use; auto: network iff the job spans "            \
+      "nodes and UCX uses device (NIC) atomics, cpu when UCX_ATOMIC_MODE=cpu")                     \
+    X(SYMM_HUGEPAGES, STR, USER, core, hugepages, "auto",                                          \
+      "auto|on|off: back the heap with 2 MiB huge pages (hugetlbfs); auto where the node has "     \
+      "free ones for every local PE's initial heap, else normal pages; on: init fails without "    \
+      "them; a huge-page heap grows only while free huge pages last")                              \
+    X(SYMM_SAME_ADDRESS, BOOL, USER, core, same_address, "1",                                      \
+      "every node-local PE's heap at one virtual address in every process of the node, so a "      \
+      "pointer into any of them is valid in all; 0: each process places the heaps itself "         \
+      "(offsets stay symmetric either way; across nodes only offsets are)")                        \
+    X(SYMM_MAP_GLOBALS, BOOL, USER, core, map_globals, "1",                                        \
+      "make the program's global and static data symmetric (remapped at init)")                    \
+    X(SYMM_MAX_TEAMS, INT, USER, core, max_teams, "64",                                            \
+      "teams that may exist at once, predefined ones included (at most 512)")                      \
+    X(SYMM_FAULT, STR, USER, core, fault, "",                                                      \
+      "testing aid: SITE[@PE][#N],... makes step SITE (ftruncate, mmap, calloc, team, "            \
+      "ucx_reg, hugepages; same_address: the PE finds the node's proposed heap range taken) fail " \
+      "on PE "                                                                                     \
+      "(default all) at its Nth call (default every call)")                                        \
+    X(SYMM_BACKTRACE, BOOL, USER, core, backtrace, "1",                                            \
       "a PE killed by SIGSEGV, SIGBUS, SIGFPE, SIGILL or SIGABRT prints its backtrace first")
 
 /* the bootstrap: how PEs find each other (boot/), with what oshrun hands them. */

@@ -78,12 +78,6 @@ static char *reserve_exact(char *at, size_t len)
 #endif
     if (at == NULL)
         return NULL;
-    /* SYMM_FAULT=same_address: something of this process's sits in the
-     * range already (one page in its middle, left there), as a library
-     * mapped before init might. */
-    if (symm_fault("same_address"))
-        mmap(at + (len / 2 & ~(size_t)4095), 4096, PROT_NONE,
-             MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
     void *p = mmap(at, len, PROT_NONE,
                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED_NOREPLACE, -1, 0);
     if (p == MAP_FAILED)
@@ -98,26 +92,38 @@ static char *reserve_exact(char *at, size_t len)
 #define SAME_ADDRESS_TRIES 8
 #define SAME_ADDRESS_OFF INT64_MIN /* a PE with SYMM_SAME_ADDRESS=0 proposes it */
 
-/* One round of agree_range: the node's first PE proposes *mine (reserved
- * by it), the others reserve the same range. Returns 1 when every PE of
- * every node has it, 0 when some node must try again (this node's PEs
- * then let theirs go, but for the proposer's, kept in refused so it is not
- * proposed again), -1 when some PE wants no agreement, -2 when the
- * bootstrap failed. *node_ok_p: whether this node agreed. Collective. */
+/* One round of agree_range. Every PE of a node not yet agreed has reserved
+ * a range of its own (*mine, placed by its kernel: below what that process
+ * has mapped so far); the lowest of them is the node's proposal, which lies
+ * below every one of the node's processes' mappings and so far from their
+ * stacks and libraries. Its owner keeps it, the others let theirs go and
+ * reserve the proposal. Returns 1 when every PE of every node has its
+ * node's range, 0 when some node must try again (its PEs then give the
+ * proposal up; the owner keeps it in refused, so its kernel does not offer
+ * it again), -1 when some PE wants no agreement, -2 when the bootstrap
+ * failed. *node_ok_p: whether this node agreed. Collective. */
 static int agree_round(symm_instance_t *inst, size_t len, char **mine, int64_t *props, int *oks,
                        char **refused, int *n_refused, int off, int *node_ok_p)
 {
-    int leader = inst->local_pes[0];
-    int64_t prop = off ? SAME_ADDRESS_OFF : (inst->local_idx == 0 ? (int64_t)(intptr_t)*mine : 0);
+    int64_t prop = off ? SAME_ADDRESS_OFF : (int64_t)(intptr_t)*mine;
     if (symm_boot_allgather(inst->boot, &prop, props, sizeof(prop)) != SYMM_OK)
         return -2;
+    int64_t low = 0;
     for (int pe = 0; pe < inst->n_pes; pe++)
         if (props[pe] == SAME_ADDRESS_OFF)
             return -1;
-    /* A node that agreed in an earlier round keeps its range. */
-    if (inst->local_idx != 0 && *mine == NULL)
-        *mine = reserve_exact((char *)(intptr_t)props[leader], len);
-    int ok = *mine != NULL;
+    for (int i = 0; i < inst->n_local; i++) {
+        int64_t p = props[inst->local_pes[i]];
+        if (p != 0 && (low == 0 || p < low))
+            low = p;
+    }
+    int owner = *mine != NULL && (int64_t)(intptr_t)*mine == low;
+    int taken = symm_fault("same_address"); /* testing: this PE finds the proposal taken */
+    if (*mine != NULL && !owner) {
+        munmap(*mine, len);
+        *mine = taken ? NULL : reserve_exact((char *)(intptr_t)low, len);
+    }
+    int ok = *mine != NULL && !(owner && taken);
     if (symm_boot_allgather(inst->boot, &ok, oks, sizeof(ok)) != SYMM_OK)
         return -2;
     int node_ok = 1, all_ok = 1;
@@ -127,7 +133,7 @@ static int agree_round(symm_instance_t *inst, size_t len, char **mine, int64_t *
         node_ok &= oks[inst->local_pes[i]] != 0;
     *node_ok_p = node_ok;
     if (!node_ok && *mine != NULL) {
-        if (inst->local_idx == 0)
+        if (owner)
             refused[(*n_refused)++] = *mine;
         else
             munmap(*mine, len);
@@ -137,13 +143,14 @@ static int agree_round(symm_instance_t *inst, size_t len, char **mine, int64_t *
 }
 
 /* The node's PEs agree on one range of len bytes (aligned to align) for
- * all their heap slots: its first PE proposes a range it reserved, the
- * others reserve the same with MAP_FIXED_NOREPLACE; where a PE of a node
- * finds it taken, that node tries another (rounds are collective over the
- * job, so nodes that agreed wait for the others). After
- * SAME_ADDRESS_TRIES refusals, or with SYMM_SAME_ADDRESS=0 on some PE,
- * every process reserves its own range. Sets heap_reserve (NULL: no
- * address space at all), same_address and its reason. */
+ * all their heap slots: each reserves one where its kernel puts it, the
+ * lowest is taken by all (MAP_FIXED_NOREPLACE); where a PE of a node finds
+ * it taken, that node tries again with new ones (rounds are collective
+ * over the job, so nodes that agreed wait for the others; a node that
+ * agreed keeps its range). After SAME_ADDRESS_TRIES refusals, or with
+ * SYMM_SAME_ADDRESS=0 on some PE, every process reserves its own range.
+ * Sets heap_reserve (NULL: no address space at all), same_address and its
+ * reason. */
 static void agree_range(symm_instance_t *inst, size_t len, size_t align)
 {
     char *mine = NULL, *refused[SAME_ADDRESS_TRIES];
@@ -154,7 +161,7 @@ static void agree_range(symm_instance_t *inst, size_t len, size_t align)
     inst->same_address = 0;
     inst->same_address_why = "SYMM_SAME_ADDRESS=0 on some PE";
     for (int t = 0; props != NULL && oks != NULL && t < SAME_ADDRESS_TRIES; t++) {
-        if (inst->local_idx == 0 && mine == NULL)
+        if (mine == NULL)
             mine = reserve_aligned(len, align);
         rc = agree_round(inst, len, &mine, props, oks, refused, &n_refused,
                          !inst->cfg.core.same_address, &node_ok);
