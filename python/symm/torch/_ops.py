@@ -20,7 +20,7 @@ import torch
 from .. import coll
 from .._lib import SymmError
 from . import _engine
-from ._engine import (_DTYPE, _EXTRA, _NUMEL, _OP, _ROOT, DTYPE_CODE, NATIVE, np_view,
+from ._engine import (_DTYPE, _NUMEL, _OP, _ROOT, DTYPE_CODE, NATIVE, np_view,
                       view)
 
 # Op codes in descriptors, and each one's local form.
@@ -112,13 +112,15 @@ def _check(eng, kind, t, op=None, root=0, extra=0, err=0):
 
 
 # ---- reductions -------------------------------------------------------------
-def _reduce_scatter_blocks(eng, flat, dtype, op):
-    """Every rank's flat (n elements, the same n everywhere) reduced by op;
-    this rank's block of ceil(n / size) elements left at byte offset acc_off
-    of the staging buffer. Returns (buf, acc_off, chunk)."""
+def _reduce_scatter_blocks(eng, flat, dtype, op, chunk):
+    """Every rank's flat (the same number of elements everywhere) cut into
+    size blocks of chunk elements (the last ones short or empty), block j
+    reduced over the ranks on rank j, in rank order (float16 and bfloat16
+    in float32), divided by size for avg. This rank's block is left at
+    byte offset acc_off of the staging buffer, in a slot of cb bytes.
+    Returns (buf, acc_off, cb)."""
     size, n = eng.size, flat.numel()
     es = flat.element_size()
-    chunk = (n + size - 1) // size
     cb = _round(chunk * es)
     total = size * cb
     buf = eng.staging(2 * total + cb)
@@ -129,32 +131,18 @@ def _reduce_scatter_blocks(eng, flat, dtype, op):
             send[j, :(hi - lo) * es].view(dtype).copy_(flat[lo:hi])
     coll.alltoall(buf[total:2 * total], buf[:total], team=eng.team)
     recv = torch.from_numpy(buf[total:2 * total]).view(size, cb)[:, :chunk * es].view(dtype)
-    acc = view(buf, 2 * total, chunk, dtype)
     fn = _local_op(op, dtype)
-    if dtype in (torch.float16, torch.bfloat16):
-        wide = recv[0].float()
-        for i in range(1, size):
-            wide = fn(wide, recv[i].float())
-        acc.copy_(wide)
-    else:
-        acc.copy_(recv[0])
-        for i in range(1, size):
+    wide = dtype in (torch.float16, torch.bfloat16)
+    acc = recv[0].float() if wide else recv[0].clone()
+    for i in range(1, size):
+        if wide:
+            acc = fn(acc, recv[i].float())
+        else:
             fn(acc, recv[i], out=acc)
-    return buf, 2 * total, chunk
-
-
-def _native(dtype, op):
-    if dtype not in NATIVE:
-        return False
-    if dtype in _COMPLEX:
-        return op in ("sum", "prod", "avg")
-    if dtype in _FLOAT:
-        return op in ("sum", "prod", "min", "max", "avg")
-    return True
-
-
-def _avg(flat, size):
-    flat.div_(size)
+    if op == "avg":
+        acc = acc / size
+    view(buf, 2 * total, chunk, dtype).copy_(acc)
+    return buf, 2 * total, cb
 
 
 def all_reduce(eng, t, op):
@@ -175,7 +163,7 @@ def allreduce_flat(eng, t, op):
         return t
     flat = _flat(t)
     dtype = t.dtype
-    if _native(dtype, op):
+    if dtype in NATIVE:  # every op _check let through has a symm reduction
         # Source and dest apart: an in-place reduction copies the vector once more.
         nb = n * flat.element_size()
         off = _round(nb)
@@ -184,17 +172,16 @@ def allreduce_flat(eng, t, op):
         coll.reduce(np_view(buf, off, n, dtype), np_view(buf, 0, n, dtype), _SYMM_OP[op],
                     team=eng.team)
         flat.copy_(view(buf, off, n, dtype))
-    else:
-        buf, acc_off, chunk = _reduce_scatter_blocks(eng, flat, dtype, op)
-        cb = _round(chunk * flat.element_size())
+        if op == "avg":
+            flat.div_(eng.size)
+    else:  # reduce-scatter, then allgather of the reduced blocks
+        es = flat.element_size()
+        chunk = (n + eng.size - 1) // eng.size
+        buf, acc_off, cb = _reduce_scatter_blocks(eng, flat, dtype, op, chunk)
         total = eng.size * cb
         coll.allgather(buf[:total], buf[acc_off:acc_off + cb], team=eng.team)
-        out = torch.from_numpy(buf[:total]).view(eng.size, cb)[:, :chunk * flat.element_size()]
-        out = out.contiguous().view(dtype).view(-1)[:n] if cb != chunk * flat.element_size() \
-            else out.reshape(-1).view(dtype)[:n]
-        flat.copy_(out)
-    if op == "avg":
-        _avg(flat, eng.size)
+        blocks = torch.from_numpy(buf[:total]).view(eng.size, cb)[:, :chunk * es]
+        flat.copy_(blocks.reshape(-1).view(dtype)[:n])
     _put_back(t, flat)
     return t
 
@@ -224,29 +211,9 @@ def reduce_scatter(eng, out, inputs, op):
 
 
 def _reduce_scatter_flat(eng, out, flat, op, n):
-    dtype = out.dtype
-    # Blocks of exactly n elements: pad nothing, so block j is rank j's.
-    size, es = eng.size, flat.element_size()
-    cb = _round(n * es)
-    total = size * cb
-    buf = eng.staging(2 * total + cb)
-    send = torch.from_numpy(buf[:total]).view(size, cb)
-    for j in range(size):
-        send[j, :n * es].view(dtype).copy_(flat[j * n:(j + 1) * n])
-    coll.alltoall(buf[total:2 * total], buf[:total], team=eng.team)
-    recv = torch.from_numpy(buf[total:2 * total]).view(size, cb)[:, :n * es].view(dtype)
-    fn = _local_op(op, dtype)
-    if dtype in (torch.float16, torch.bfloat16):
-        acc = recv[0].float()
-        for i in range(1, size):
-            acc = fn(acc, recv[i].float())
-    else:
-        acc = recv[0].clone()
-        for i in range(1, size):
-            fn(acc, recv[i], out=acc)
-    if op == "avg":
-        acc = acc / size
-    out.copy_(acc.view(out.shape).to(dtype))
+    """out = this rank's block of n elements of flat (size blocks) reduced."""
+    buf, off, _ = _reduce_scatter_blocks(eng, flat, out.dtype, op, n)
+    out.copy_(view(buf, off, n, out.dtype).view(out.shape))
 
 
 def reduce_scatter_base(eng, out, inp, op):

@@ -19,7 +19,6 @@ since symm's teams are made collectively by every rank and torch calls a
 backend only on a subgroup's members.
 """
 
-import torch
 import torch.distributed as dist
 from torch._C._distributed_c10d import ProcessGroup, _create_work_from_future
 
