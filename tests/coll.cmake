@@ -87,3 +87,14 @@ if(sc_cxx_bin)
     set_tests_properties(sync_complex_cxx.np${np} PROPERTIES TIMEOUT 60)
   endforeach()
 endif()
+
+# Small collectives back to back around the slot form's limit (pe/coll_ll.c:
+# up to 304 bytes per member in node-local teams of 2-8 PEs go through
+# slots, larger ones and 9 PEs through the pull forms), roots changing, a
+# PE lagging, a root running ahead of a sleeping member; and the collective
+# programs with the slot form off (SYMM_COLL_LL_MAX=0: every small
+# collective by the pull forms, as a 9-PE team runs them).
+symm_pe_test(coll_ll NPS 1 2 3 4 8 9 TIMEOUT 90)
+symm_pe_test(coll_ll_off PROGRAM coll NPS 2 3 4 TIMEOUT 60 NOUCX ARGS quick ENV SYMM_COLL_LL_MAX=0)
+symm_pe_test(coll_skew_ll_off PROGRAM coll_skew NPS 2 4 TIMEOUT 120 NOUCX ENV SYMM_COLL_LL_MAX=0)
+symm_pe_test(active_ll_off PROGRAM active NPS 2 4 TIMEOUT 60 NOUCX ENV SYMM_COLL_LL_MAX=0)

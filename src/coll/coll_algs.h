@@ -23,6 +23,16 @@
 /* barrier/barrier_psync.c: an active set's counting barrier on pSync. */
 void symm_coll_barrier_psync(symm_group_t *g, int quiet);
 
+/* The slot form (coll_ll.h, when symm_coll_ll_fits): bcast/bcast_ll.c,
+ * fcollect/fcollect_ll.c (fcollect, per_peer 0, and alltoall, per_peer 1),
+ * reduce/reduce_ll.c. */
+void symm_coll_bcast_ll(symm_group_t *g, void *dest, const void *source, size_t nbytes, int root,
+                        int update_root);
+void symm_coll_exchange_ll(symm_group_t *g, void *dest, const void *source, size_t nbytes,
+                           int per_peer);
+void symm_coll_reduce_ll(symm_group_t *g, void *dest, const void *source, size_t count,
+                         size_t elem, symm_reduce_fn op);
+
 /* bcast/ */
 void symm_coll_bcast_pull(symm_group_t *g, void *dest, const void *source, size_t nbytes, int root,
                           int update_root, const char *routine);

@@ -15,14 +15,20 @@
  * (no transport message support) the pull forms serve every group.
  *
  * Each algorithm: its file; when it is chosen: why it wins there.
+ * The slot form comes first where it fits (symm_coll_ll_fits: a node-local
+ * team or world active set of 2-8 PEs, at most SYMM_COLL_LL_MAX bytes per
+ * member): no barrier, a line per peer for a word (coll_ll.h).
+ *
  * barrier
  *   team        team/team_barrier.c        a team: the team's scratch flags
  *   psync       barrier/barrier_psync.c    an active set: counts on the user's pSync
  * broadcast
+ *   ll          bcast/bcast_ll.c           fits: the root writes each member's slot
  *   pull        bcast/bcast_pull.c         not msg, or 0 bytes: one copy per member
  *   msg         bcast/bcast_msg.c          msg, no node layout: binomial tree, log2 n rounds
  *   nodes       bcast/bcast_nodes.c        msg, node layout: the tree spans heads only
  * fcollect
+ *   ll          fcollect/fcollect_ll.c     fits: each member writes its block to each slot
  *   pull        fcollect/fcollect_pull.c   not msg, or 0 bytes: one copy per block
  *   msg         coll_exchange.c            msg, no heads layout: one round, all blocks at once
  *   nodes       fcollect/fcollect_nodes.c  msg, heads layout: N(N-1) messages, not n(n-1)
@@ -31,6 +37,7 @@
  *   msg         collect/collect_msg.c      msg, no heads layout: one round, lengths as offsets
  *   nodes       collect/collect_nodes.c    msg, heads layout: as fcollect's
  * alltoall
+ *   ll          fcollect/fcollect_ll.c     fits: block j to member j's slot
  *   pull        alltoall/alltoall_pull.c   not msg, or 0 bytes: one copy per block
  *   msg         coll_exchange.c            msg, no heads layout or in place: one round
  *   nodes       alltoall/alltoall_nodes.c  msg, heads layout, not in place: one pack per
@@ -39,6 +46,7 @@
  * alltoalls
  *   pull        alltoall/alltoalls_pull.c  always: strided gets
  * reduce (all in member order: identical bits everywhere)
+ *   ll          reduce/reduce_ll.c         fits: every source to every slot, reduced by all
  *   pull whole  reduce/reduce_pull.c       not msg (or 1 PE), 2 PEs, n > count or below
  *                                          SYMM_REDUCE_SLICE_MIN: one barrier fewer
  *   pull slice  reduce/reduce_pull.c       not msg, otherwise: each member reduces 1/n
@@ -60,6 +68,7 @@
 #include <stdint.h>
 
 #include "coll/coll_algs.h"
+#include "coll/coll_ll.h"
 #include "coll/coll_msg.h"
 #include "coll/coll_nodes.h"
 #include "team/team.h"
@@ -76,6 +85,10 @@ void symm_group_barrier(symm_group_t *g, int quiet)
 void symm_coll_broadcast(symm_group_t *g, void *dest, const void *source, size_t nbytes, int root,
                          int update_root, const char *routine)
 {
+    if (symm_coll_ll_fits(g, nbytes)) {
+        symm_coll_bcast_ll(g, dest, source, nbytes, root, update_root);
+        return;
+    }
     if (nbytes != 0 && use_msg(g)) {
         const nodes_t *nd = symm_coll_team_nodes(g);
         if (nd != NULL)
@@ -90,6 +103,10 @@ void symm_coll_broadcast(symm_group_t *g, void *dest, const void *source, size_t
 void symm_coll_fcollect(symm_group_t *g, void *dest, const void *source, size_t nbytes,
                         const char *routine)
 {
+    if (symm_coll_ll_fits(g, nbytes)) {
+        symm_coll_exchange_ll(g, dest, source, nbytes, 0);
+        return;
+    }
     if (nbytes != 0 && use_msg(g)) {
         const nodes_t *nd = symm_coll_heads_nodes(g, nbytes * (size_t)g->size, 0, routine);
         if (nd != NULL)
@@ -119,6 +136,10 @@ void symm_coll_collect(symm_group_t *g, void *dest, const void *source, size_t n
 void symm_coll_alltoall(symm_group_t *g, void *dest, const void *source, size_t nbytes,
                         const char *routine)
 {
+    if (symm_coll_ll_fits(g, nbytes)) {
+        symm_coll_exchange_ll(g, dest, source, nbytes, 1);
+        return;
+    }
     if (nbytes != 0 && use_msg(g)) {
         size_t all = nbytes * (size_t)g->size;
         const nodes_t *nd = symm_coll_heads_nodes(g, all, 1, routine);
@@ -144,6 +165,10 @@ void symm_coll_reduce(symm_group_t *g, void *dest, const void *source, size_t co
 {
     size_t bytes = count * elem;
     int n = g->size;
+    if (symm_coll_ll_fits(g, bytes)) {
+        symm_coll_reduce_ll(g, dest, source, count, elem, op);
+        return;
+    }
     if (use_msg(g) && n > 1) {
         const nodes_t *nd = count != 0 ? symm_coll_team_nodes(g) : NULL;
         if (nd != NULL && (bytes < g->s->cfg.coll.reduce_slice_min || nd->n_nodes <= 2))

@@ -132,6 +132,10 @@
     X(SYMM_REDUCE_SLICE_MIN, SIZE, USER, coll, reduce_slice_min, "16K",                      \
       "reductions of at least this many bytes split the work: each PE reduces 1/n, then "    \
       "all gather; smaller ones are reduced whole by every PE")                              \
+    X(SYMM_COLL_LL_MAX, SIZE, USER, coll, ll_max, "304",                                    \
+      "node-local teams of 2-8 PEs: broadcast, fcollect, alltoall and reductions of up to "  \
+      "this many bytes per member go through sequence-stamped slots in the receivers' team " \
+      "scratch, with no barrier (at most 304; 0: never)")                                   \
     X(SYMM_COLL_EAGER_MAX, SIZE, USER, coll, eager_max, "64K",                               \
       "collectives over the network send blocks up to this size eagerly (buffered at the "   \
       "receiver); larger ones by rendezvous straight into place")                            \

@@ -23,7 +23,7 @@
 #include "runtime/state.h"
 #include "shmem.h"
 
-#define SYMM_TEAM_SLOT_SIZE 4096
+#define SYMM_TEAM_SLOT_SIZE 16384
 #define SYMM_TEAM_SLOTS_MAX 512
 #define SYMM_TEAM_FLAGS_OFF 0        /* 32 rounds x one cache line */
 #define SYMM_TEAM_COUNT_OFF 2048     /* collect: this PE's element count */
@@ -32,6 +32,12 @@
 #define SYMM_TEAM_SIG_OFF 2304       /* SHMEM_DEBUG: my current collective's signature */
 #define SYMM_TEAM_VOTE_OFF 2432      /* symm_team_agree: two votes of 128 bytes */
 #define SYMM_TEAM_HBAR_OFF 2688      /* node-aware barrier: arrivals, release (two lines) */
+#define SYMM_TEAM_LL_DONE_OFF 2816   /* small collectives: the last one I finished (a line) */
+#define SYMM_TEAM_LL_OFF 4096        /* small collectives: PES x DEPTH receive slots, one ring
+                                      * per sender (coll/coll_ll.h) */
+#define SYMM_TEAM_LL_PES 8
+#define SYMM_TEAM_LL_DEPTH 4
+#define SYMM_TEAM_LL_SLOT 320        /* a sequence word, 8 bytes unused, 304 payload bytes */
 #define SYMM_ACTIVE_SIG_OFF (44 * 1024) /* in the misc scratch: SHMEM_DEBUG's active-set
                                            * signatures, SYMM_ACTIVE_SIG_SLOTS of 128 B */
 #define SYMM_ACTIVE_SIG_SLOTS 8
@@ -54,6 +60,8 @@ struct symm_team {
     uint64_t coll_seq;       /* collectives begun on it (runtime/pestatus.h) */
     uint64_t msg_seq;        /* collectives on it that exchanged messages (coll/coll_group.c) */
     uint64_t agree_round;    /* symm_team_agree calls, the same on every member */
+    uint64_t ll_seq;         /* small slot collectives on it (coll/coll_ll.h) */
+    uint64_t ll_seen[SYMM_TEAM_LL_PES]; /* the last one each member is known to have finished */
     const char *name;        /* for reports: SHMEM_TEAM_WORLD, ..., or NULL */
     void *coll_nodes;        /* coll/: the team's members by node, made on first use; freed
                               * with the team */
