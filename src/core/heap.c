@@ -21,9 +21,11 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "mem/alloc.h"
+#include "mem/seg.h"
 #include "ops/rma.h"
 #include "runtime/log.h"
 #include "runtime/status.h"
@@ -132,6 +134,35 @@ static int heap_alloc(symm_instance_t *s, size_t size, size_t align, size_t *off
     return rc;
 }
 
+/* Map the first SYMM_PREFAULT_PEERS bytes at a symmetric address (heap or
+ * static data) of every node-local peer in my view of it: a read of one
+ * byte per page. Its first put or get then pays no page fault (on a
+ * virtual machine a fault through a new mapping can cost more than copying
+ * the page many times over: docs/performance.md). */
+void symm_heap_touch_peers(symm_instance_t *s, const char *base, size_t len)
+{
+    size_t cap = s->cfg.core.prefault_peers;
+    if (len > cap)
+        len = cap;
+    for (int i = 0; i < s->n_local && len != 0; i++) {
+        int pe = s->local_pes[i];
+        const char *p = pe == s->my_pe ? NULL : symm_seg_peer_addr(s, base, pe);
+        if (p == NULL)
+            continue;
+        uintptr_t a = (uintptr_t)p & ~(uintptr_t)4095, end = (uintptr_t)p + len;
+#ifdef MADV_POPULATE_WRITE
+        /* Writable and backed (a read of a page its owner has not yet
+         * written maps it read-only: the first put would fault again),
+         * without a store: the owner may write the block already. */
+        (void)madvise((void *)a, end - a, MADV_POPULATE_WRITE);
+#endif
+        /* And used once: on a virtual machine with shadow page tables, the
+         * first access through a new mapping traps even so. */
+        for (; a < end; a += 4096)
+            (void)*(const volatile char *)a;
+    }
+}
+
 void *symm_heap_malloc(symm_instance_t *s, size_t size, size_t align, bool zero,
                        const char *routine)
 {
@@ -150,8 +181,10 @@ void *symm_heap_malloc(symm_instance_t *s, size_t size, size_t align, bool zero,
     /* Its barrier: nobody writes into the block before every PE has it
      * (and zeroed it). */
     int arc = heap_agree(s, rc, routine);
-    if (arc == SYMM_OK)
+    if (arc == SYMM_OK) {
+        symm_heap_touch_peers(s, s->heap_base + off, size);
         return s->heap_base + off;
+    }
     if (rc == SYMM_OK)
         symm_alloc_free(s->alloc, off); /* another PE failed: as if never allocated */
     else if (rc == SYMM_ERR_NOMEM && s->debug)
@@ -230,5 +263,6 @@ void *symm_heap_realloc(symm_instance_t *s, void *ptr, size_t size, const char *
         return NULL; /* the old block stays valid, as with realloc(3) */
     }
     symm_alloc_free(s->alloc, off);
+    symm_heap_touch_peers(s, s->heap_base + noff, size);
     return s->heap_base + noff;
 }

@@ -12,6 +12,11 @@
 
 /* Collective: allocate size bytes aligned to align; zeroed if zero. Returns
  * NULL when the heap cannot grow enough. Barrier on exit. */
+/* Map the first SYMM_PREFAULT_PEERS bytes of [base, base + len), symmetric,
+ * in my views of every node-local peer's copy (no put or get there pays
+ * a page fault later). */
+void symm_heap_touch_peers(symm_instance_t *s, const char *base, size_t len);
+
 void *symm_heap_malloc(symm_instance_t *s, size_t size, size_t align, bool zero,
                        const char *routine);
 /* Collective: barrier on entry, then free. NULL: no action. */

@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "boot/boot.h"
+#include "core/heap.h"
 #include "core/node_discover.h"
 #include "core/watch.h"
 #include "mem/alloc.h"
@@ -111,8 +112,9 @@ static int choose_sizes(symm_instance_t *inst)
                                                                        : inst->cfg.core.max_teams;
     size_t scratch = page_round(SYMM_MISC_SCRATCH +
                                 (size_t)inst->max_teams * SYMM_TEAM_SLOT_SIZE);
+    /* Both sizes are the program's: the team scratch comes on top. */
     size_t heap = page_round(inst->cfg.core.heap_size + scratch);
-    size_t max = page_round(inst->cfg.core.heap_max);
+    size_t max = page_round(inst->cfg.core.heap_max + scratch);
     if (max < heap)
         max = heap;
     /* Slots are 2 MiB aligned so huge pages can back them, and from 1 GiB
@@ -414,6 +416,8 @@ int symm_instance_create(const symm_instance_args_t *args, symm_instance_t **ins
      * agreement is that barrier. */
     if ((rc = symm_boot_agree(inst->boot, rc, "shmem_init", NULL)) != SYMM_OK)
         goto err_run_release_hooks;
+    for (int i = 0; i < inst->n_data_ranges; i++)
+        symm_heap_touch_peers(inst, (const char *)inst->data[i].start, inst->data[i].len);
     /* Every record is written now: the watcher may read them. */
     if ((rc = symm_watch_start(inst)) != SYMM_OK)
         goto err_run_release_hooks;

@@ -30,6 +30,10 @@
     X(SHMEM_VERSION, BOOL, USER, core, version, "0", "print the library version at init")          \
     X(SYMM_PREFAULT, BOOL, USER, core, prefault, "0",                                              \
       "touch the whole initial heap at init, so no put pays for faulting in its pages")            \
+    X(SYMM_PREFAULT_PEERS, SIZE, USER, core, prefault_peers, "4M",                          \
+      "bytes of each new symmetric block (and of each static data segment, at init) that "   \
+      "every PE maps in its node-local peers' views when it is allocated, so the first put " \
+      "or get there pays no page faults; 0: none")                                          \
     X(SYMM_HANG_TIMEOUT, DOUBLE, USER, core, hang_timeout, "-1",                                   \
       "seconds one blocking call may wait before the job ends with a report of what every "        \
       "PE is doing; 0 never; -1: 60 under SHMEM_DEBUG, else never")                                \
