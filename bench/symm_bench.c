@@ -67,6 +67,28 @@
  * Iterations: --iters N (default 10000) for sizes <= 64 KiB; above that
  * N * 64 KiB / size (at least 10).  Warm-up: a tenth of that.  Bandwidth
  * tests run ~3N messages (in windows); collectives and barriers N/10 calls.
+ *
+ * --osu measures as the OSU OpenSHMEM micro-benchmarks (5.x) do, so that
+ * symm-bench's rows can be set beside OSU's (same test and row names; the
+ * table header says "osu method"):
+ *  put_lat get_lat (and *_global): the loops above, with OSU's counts:
+ *              1000 untimed + 10000 timed up to 8 KiB, 0 + 100 above (so
+ *              first-touch and cache effects are in the large sizes).
+ *  barrier     each call timed alone: shmem_barrier over the world's active
+ *              set, alternating two pSync arrays (OSU 5.x), row "barrier";
+ *              then shmem_barrier_all (as later OSU versions), row
+ *              "barrier_all"; 10 + 100.
+ *  bcast collect fcollect reduce: the active-set forms (shmem_broadcast32 in
+ *              place from PE 0, shmem_collect32, shmem_fcollect32,
+ *              shmem_float_sum_to_all), two pSync (and pWrk) arrays in turn,
+ *              each call timed alone then an untimed shmem_barrier_all;
+ *              200 + 1000 up to 8192 elements, 10 + 100 above.
+ * Barrier and collectives report the average over PEs of each PE's mean.
+ * --max-size defaults to 1 MiB (OSU's largest); --iters N sets the timed
+ * count at every size (as OSU's -i).  Unlike OSU (gettimeofday, whole
+ * microseconds per reading), times are CLOCK_MONOTONIC readings with
+ * nanosecond resolution, so sub-microsecond calls timed one at a time are
+ * not truncated.  The other tests are unchanged by --osu.
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -114,6 +136,15 @@
 #endif
 #endif
 
+/* The deprecated active-set collectives (--osu's barrier, bcast, collect,
+ * fcollect, reduce) are in every OpenSHMEM up to 1.5; symm has them with its
+ * team collectives. */
+#define HAVE_ACTIVE_COLL 1
+#if defined(SYMM_VERSION_STRING) && !defined(SYMM_HAVE_COLL)
+#undef HAVE_ACTIVE_COLL
+#define HAVE_ACTIVE_COLL 0
+#endif
+
 #ifndef SHMEM_MAX_NAME_LEN
 #define SHMEM_MAX_NAME_LEN 256
 #endif
@@ -132,7 +163,8 @@ static struct {
     const char *csv, *json;
     int quiet;
     size_t table;
-} opt = {1, 4 * MiB, 10000, 64, NULL, NULL, 0, 1024 * MiB};
+    int osu, iters_set, max_set; /* --osu; --iters, --max-size given */
+} opt = {1, 4 * MiB, 10000, 64, NULL, NULL, 0, 1024 * MiB, 0, 0, 0};
 
 static int me, npes;
 static int errors;
@@ -322,6 +354,52 @@ static void check_bytes(const char *test, const char *buf, size_t s, int pe, siz
     }
 }
 
+/* --------------------------------------------- --osu: OSU's iterations */
+
+/* OSU's boundary between small and large: bytes for put/get, 32-bit
+ * elements for the collectives. */
+#define OSU_LARGE 8192
+
+/* OSU's timed count for a size, or --iters N at every size (OSU's -i). */
+static long osu_iters(long osu_n) { return opt.iters_set ? opt.iters : osu_n; }
+
+/* The header's "what", with ", osu method" appended under --osu. */
+static const char *osu_what(const char *what)
+{
+    static char buf[96];
+    if (!opt.osu)
+        return what;
+    snprintf(buf, sizeof buf, "%s%sosu method", what ? what : "", what ? ", " : "");
+    return buf;
+}
+
+#if HAVE_ACTIVE_COLL
+/* Each PE's mean time -> PE 0 (times: symmetric, npes doubles), which records
+ * the average over PEs and prints it with the min and max of the means; the
+ * row is named by NAME, or by the size S when NAME is NULL. */
+static void pe_stats_row(const char *test, const char *name, size_t s, double mean,
+                         double *times)
+{
+    shmem_double_p(&times[me], mean, 0);
+    shmem_barrier_all();
+    if (me == 0) {
+        double sum = 0, mn = times[0], mx = times[0];
+        for (int p = 0; p < npes; p++) {
+            sum += times[p];
+            mn = times[p] < mn ? times[p] : mn;
+            mx = times[p] > mx ? times[p] : mx;
+        }
+        record(test, name, s, sum / npes, "us");
+        if (name)
+            printf("%-12s%15.3f%18.3f%18.3f\n", name, sum / npes, mn, mx);
+        else
+            printf("%-10zu%17.3f%18.3f%18.3f\n", s, sum / npes, mn, mx);
+        fflush(stdout);
+    }
+    shmem_barrier_all();
+}
+#endif
+
 /* ------------------------------------------------------ point to point */
 
 /* MEMCPY: the reference a put is compared with: a single-core memcpy
@@ -332,10 +410,14 @@ static void pt2pt_lat(const char *test, int op, char *src, char *dst, size_t cap
                       const char *where)
 {
     size_t hi = opt.max_size < cap ? opt.max_size : cap;
-    header(test, where, "# Size        Latency (us)");
+    header(test, osu_what(where), "# Size        Latency (us)");
     for (size_t s = opt.min_size; s <= hi; s *= 2) {
         long n = lat_iters(s), w = warm_of(n);
         double t = 0;
+        if (opt.osu) { /* prepare writes every byte of both, as OSU's touch */
+            n = osu_iters(s > OSU_LARGE ? 100 : 10000);
+            w = s > OSU_LARGE ? 0 : 1000;
+        }
         prepare(src, dst, s);
         if (me == 0 && op == PUT)
             TIME_LOOP(t, w, n, shmem_putmem(dst, src, s, 1); shmem_quiet());
@@ -922,28 +1004,11 @@ static void barrier_lat(void)
     shmem_barrier_all();
 }
 
-/* ------------------------------------------------------- OpenSHMEM 1.5 */
+/* --------------------------------------------------------- collectives */
 
-#if HAVE_COLL
 enum { BCAST, COLLECT, FCOLLECT, ALLTOALL, REDUCE };
 
-static long coll_iters(size_t s) { long n = lat_iters(s) / 10; return n < 5 ? 5 : n; }
-
-/* Time each call alone; barrier between calls; per-PE mean gathered on PE 0. */
-#define COLL_LOOP(stmt)                                                  \
-    do {                                                                 \
-        for (i = 0; i < w; i++) {                                        \
-            rc |= (stmt);                                                \
-            shmem_barrier_all();                                         \
-        }                                                                \
-        for (i = 0; i < n; i++) {                                        \
-            double t0_ = now_us();                                       \
-            rc |= (stmt);                                                \
-            acc += now_us() - t0_;                                       \
-            shmem_barrier_all();                                         \
-        }                                                                \
-    } while (0)
-
+#if HAVE_ACTIVE_COLL
 static void coll_check(const char *test, int kind, const char *dst, size_t s)
 {
     if (kind == BCAST) {
@@ -965,6 +1030,26 @@ static void coll_check(const char *test, int kind, const char *dst, size_t s)
             fail(test, s, "sum[last]", (long)d[k], wantk);
     }
 }
+
+#endif
+
+#if HAVE_COLL
+static long coll_iters(size_t s) { long n = lat_iters(s) / 10; return n < 5 ? 5 : n; }
+
+/* Time each call alone; barrier between calls; per-PE mean gathered on PE 0. */
+#define COLL_LOOP(stmt)                                                  \
+    do {                                                                 \
+        for (i = 0; i < w; i++) {                                        \
+            rc |= (stmt);                                                \
+            shmem_barrier_all();                                         \
+        }                                                                \
+        for (i = 0; i < n; i++) {                                        \
+            double t0_ = now_us();                                       \
+            rc |= (stmt);                                                \
+            acc += now_us() - t0_;                                       \
+            shmem_barrier_all();                                         \
+        }                                                                \
+    } while (0)
 
 static void collective(const char *test, int kind)
 {
@@ -1014,20 +1099,7 @@ static void collective(const char *test, int kind)
         if (rc)
             fail(test, s, "return code", rc, 0);
         coll_check(test, kind, dst, s);
-        shmem_double_p(&times[me], acc / (double)n, 0);
-        shmem_barrier_all();
-        if (me == 0) {
-            double sum = 0, mn = times[0], mx = times[0];
-            for (int p = 0; p < npes; p++) {
-                sum += times[p];
-                mn = times[p] < mn ? times[p] : mn;
-                mx = times[p] > mx ? times[p] : mx;
-            }
-            record(test, NULL, s, sum / npes, "us");
-            printf("%-10zu%17.3f%18.3f%18.3f\n", s, sum / npes, mn, mx);
-            fflush(stdout);
-        }
-        shmem_barrier_all();
+        pe_stats_row(test, NULL, s, acc / (double)n, times);
     }
     shmem_free(times);
     shmem_free(dst);
@@ -1035,6 +1107,149 @@ static void collective(const char *test, int kind)
 }
 
 #endif /* HAVE_COLL */
+
+#if HAVE_ACTIVE_COLL
+/* --osu: the active-set barrier and collectives over the whole world
+ * (PE_start 0, logPE_stride 0, PE_size npes), alternating two pSync arrays
+ * (and two pWrk arrays for reduce) as OSU does. */
+#define OSU_PSYNC_LEN                                                    \
+    (SHMEM_BARRIER_SYNC_SIZE + SHMEM_BCAST_SYNC_SIZE + SHMEM_COLLECT_SYNC_SIZE + \
+     SHMEM_REDUCE_SYNC_SIZE)
+static long osu_psync[2][OSU_PSYNC_LEN]; /* static: symmetric */
+
+static void osu_psync_init(void)
+{
+    for (int k = 0; k < 2; k++)
+        for (size_t i = 0; i < OSU_PSYNC_LEN; i++)
+            osu_psync[k][i] = SHMEM_SYNC_VALUE;
+    shmem_barrier_all(); /* every PE's pSync set before anyone uses it */
+}
+
+/* Each call timed alone, no barrier between calls: 10 untimed + 100. */
+static void osu_barrier(void)
+{
+    const char *test = "barrier";
+    double *times = sym_alloc((size_t)npes * sizeof(double));
+    const long n = osu_iters(100), w = 10;
+    header(test, osu_what("average over PEs"),
+           "# Routine  Avg Latency (us)  Min Latency (us)  Max Latency (us)");
+    osu_psync_init();
+    for (int all = 0; all < 2; all++) {
+        double acc = 0;
+        for (long i = 0; i < w + n; i++) {
+            double t0 = now_us();
+            if (all)
+                shmem_barrier_all();
+            else
+                shmem_barrier(0, 0, npes, osu_psync[i % 2]);
+            double dt = now_us() - t0;
+            if (i >= w)
+                acc += dt;
+        }
+        pe_stats_row(test, all ? "barrier_all" : "barrier", 0, acc / (double)n, times);
+    }
+    shmem_free(times);
+}
+
+/* One timed call on NB bytes per PE of 32-bit elements (float for reduce),
+ * with pSync (and pWrk) K; broadcast is in place, from PE 0. */
+static double osu_call(int kind, char *dst, const char *src, size_t nb, int k, float *const *wrk)
+{
+    long *ps = osu_psync[k];
+    size_t ne = nb / 4;
+    float *fd = (float *)(void *)dst;
+    const float *fs = (const float *)(const void *)src;
+    double t0 = now_us();
+    switch (kind) {
+    case BCAST: shmem_broadcast32(dst, dst, ne, 0, 0, 0, npes, ps); break;
+    case COLLECT: shmem_collect32(dst, src, ne, 0, 0, npes, ps); break;
+    case FCOLLECT: shmem_fcollect32(dst, src, ne, 0, 0, npes, ps); break;
+    default: shmem_float_sum_to_all(fd, fs, (int)ne, 0, 0, npes, wrk[k], ps); break;
+    }
+    return now_us() - t0;
+}
+
+/* Untimed: the inputs of one size (bcast: PE 0's dst), dst zeroed elsewhere. */
+static void osu_fill(int kind, char *dst, char *src, size_t nb, size_t dbytes)
+{
+    memset(dst, 0, dbytes);
+    if (kind == BCAST && me == 0) {
+        for (size_t k = 0; k < nb; k++)
+            dst[k] = (char)pat(0, k);
+    } else if (kind == REDUCE) {
+        float *f = (float *)(void *)src;
+        for (size_t k = 0; k < nb / 4; k++)
+            f[k] = (float)(me + (int)(k & 1023)); /* sums stay exact in float */
+    } else if (kind != BCAST) {
+        for (size_t k = 0; k < nb; k++)
+            src[k] = (char)pat(me, k);
+    }
+    shmem_barrier_all();
+}
+
+static void osu_check(const char *test, int kind, const char *dst, size_t nb)
+{
+    if (kind != REDUCE) {
+        coll_check(test, kind, dst, nb); /* collect32 of equal sizes: fcollect's layout */
+        return;
+    }
+    const float *d = (const float *)(const void *)dst;
+    size_t k = nb / 4 - 1;
+    long want0 = (long)npes * (npes - 1) / 2, wantk = want0 + (long)npes * (long)(k & 1023);
+    if (d[0] != (float)want0)
+        fail(test, nb, "sum[0]", (long)d[0], want0);
+    if (d[k] != (float)wantk)
+        fail(test, nb, "sum[last]", (long)d[k], wantk);
+}
+
+/* OSU's collective loop: per size, w untimed + n timed calls, each followed
+ * by an untimed shmem_barrier_all; sizes from 4 bytes per PE. */
+static void osu_collective(const char *test, int kind)
+{
+    size_t lo = opt.min_size < 4 ? 4 : (opt.min_size + 3) & ~(size_t)3, hi = opt.max_size;
+    size_t np = (size_t)npes, nwrk = hi / 8 + 1; /* pWrk: nreduce / 2 + 1 floats */
+    size_t dbytes = (kind == COLLECT || kind == FCOLLECT ? np : 1) * hi;
+    if (nwrk < SHMEM_REDUCE_MIN_WRKDATA_SIZE)
+        nwrk = SHMEM_REDUCE_MIN_WRKDATA_SIZE;
+    char *src = sym_alloc(hi), *dst = sym_alloc(dbytes);
+    float *wrk[2] = { sym_alloc(nwrk * sizeof(float)), sym_alloc(nwrk * sizeof(float)) };
+    double *times = sym_alloc(np * sizeof(double));
+    header(test, osu_what("bytes per PE"),
+           "# Size     Avg Latency (us)  Min Latency (us)  Max Latency (us)");
+    osu_psync_init();
+    for (size_t s = lo; s <= hi; s *= 2) {
+        int large = s / 4 > OSU_LARGE;
+        long n = osu_iters(large ? 100 : 1000), w = large ? 10 : 200;
+        double acc = 0;
+        osu_fill(kind, dst, src, s, dbytes);
+        for (long i = 0; i < w + n; i++) {
+            double t = osu_call(kind, dst, src, s, (int)(i % 2), wrk);
+            if (i >= w)
+                acc += t;
+            shmem_barrier_all();
+        }
+        osu_check(test, kind, dst, s);
+        pe_stats_row(test, NULL, s, acc / (double)n, times);
+    }
+    shmem_free(times);
+    shmem_free(wrk[1]);
+    shmem_free(wrk[0]);
+    shmem_free(dst);
+    shmem_free(src);
+}
+
+/* The tests --osu changes here (put/get: in pt2pt_lat); 0 for the others. */
+static int osu_run(const char *t)
+{
+    if (!strcmp(t, "barrier")) osu_barrier();
+    else if (!strcmp(t, "bcast")) osu_collective(t, BCAST);
+    else if (!strcmp(t, "collect")) osu_collective(t, COLLECT);
+    else if (!strcmp(t, "fcollect")) osu_collective(t, FCOLLECT);
+    else if (!strcmp(t, "reduce")) osu_collective(t, REDUCE);
+    else return 0;
+    return 1;
+}
+#endif /* HAVE_ACTIVE_COLL */
 
 #if HAVE_SIGNAL
 static void signal_lat(void)
@@ -1093,6 +1308,10 @@ static const char *const default_set[] = {
 
 static void run_test(const char *t)
 {
+#if HAVE_ACTIVE_COLL
+    if (opt.osu && osu_run(t))
+        return;
+#endif
     if (!strcmp(t, "put_lat")) heap_pt2pt(t, PUT, pt2pt_lat);
     else if (!strcmp(t, "get_lat")) heap_pt2pt(t, GET, pt2pt_lat);
     else if (!strcmp(t, "put_bw")) heap_pt2pt(t, PUT, pt2pt_bw);
@@ -1155,6 +1374,21 @@ static void usage(FILE *f)
                "  --csv FILE     write impl,npes,test,row,size,value,unit rows\n"
                "  --json FILE    write the same results as JSON\n"
                "  --quiet        print table rows only, no '#' header lines\n"
+               "  --osu          measure as the OSU OpenSHMEM micro-benchmarks (5.x) do,\n"
+               "                 same test and row names, headers say 'osu method':\n"
+               "                 put_lat get_lat (+_global): each size's buffers written,\n"
+               "                 then 1000 untimed + 10000 timed calls up to 8K, 0 + 100\n"
+               "                 above; barrier: shmem_barrier (active set, 2 pSync in\n"
+               "                 turn), then shmem_barrier_all, each call timed, 10 + 100;\n"
+               "                 bcast collect fcollect reduce: shmem_broadcast32 (in\n"
+               "                 place), collect32, fcollect32, float_sum_to_all on the\n"
+               "                 world's active set, 2 pSync in turn, each call timed\n"
+               "                 then an untimed barrier_all, 200 + 1000 (10 + 100 above\n"
+               "                 8192 elements), averaged over PEs; max size 1M unless\n"
+               "                 --max-size; --iters N: N timed calls at every size.\n"
+               "                 Clock: CLOCK_MONOTONIC, ns resolution (OSU: gettimeofday,\n"
+               "                 whole us, which truncates sub-us calls timed one by one).\n"
+               "                 Other tests run as without --osu\n"
                "  -h, --help     this text\n");
 }
 
@@ -1193,6 +1427,10 @@ static int parse_args(int argc, char **argv, const char ***list, int *nlist)
             opt.quiet = 1;
             continue;
         }
+        if (!strcmp(arg, "--osu")) {
+            opt.osu = 1;
+            continue;
+        }
         if (!strncmp(arg, "--", 2)) {
             static const char *const withval[] = {"--min-size", "--max-size", "--iters", "--window",
                                                   "--csv",      "--json",     "--table", NULL};
@@ -1213,8 +1451,8 @@ static int parse_args(int argc, char **argv, const char ***list, int *nlist)
             if (parse_num(val, &num))
                 goto bad;
             if (k == 0) opt.min_size = num;
-            else if (k == 1) opt.max_size = num;
-            else if (k == 2) opt.iters = (long)num;
+            else if (k == 1) opt.max_size = num, opt.max_set = 1;
+            else if (k == 2) opt.iters = (long)num, opt.iters_set = 1;
             else if (k == 6)
                 opt.table = num;
             else opt.window = (long)num;
@@ -1249,6 +1487,8 @@ static int parse_args(int argc, char **argv, const char ***list, int *nlist)
         }
         return -1;
     }
+    if (opt.osu && !opt.max_set)
+        opt.max_size = MiB; /* OSU's largest size */
     if (opt.min_size > opt.max_size) {
         if (me == 0)
             fprintf(stderr, "symm-bench: --min-size is larger than --max-size\n");

@@ -26,3 +26,9 @@ add_test(NAME bench_plot
   COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/scripts/bench_plot.sh ${SYMM_OSHRUN} $<TARGET_FILE:symm-bench>
           ${PROJECT_BINARY_DIR}/symm-bench-plot ${SYMM_PYTHON})
 set_tests_properties(bench_plot PROPERTIES TIMEOUT 120 SKIP_RETURN_CODE 77)
+
+# symm-bench --osu (the OSU micro-benchmarks' method) at 2 PEs: barrier and
+# bcast tables with their rows and "osu method" headers, and CSV rows.
+add_test(NAME bench_osu
+  COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/scripts/bench_osu.sh ${SYMM_OSHRUN} $<TARGET_FILE:symm-bench>)
+set_tests_properties(bench_osu PROPERTIES TIMEOUT 90)

@@ -36,6 +36,7 @@ expect 0 'SHMEM_SYMMETRIC_SIZE' '^$' "$info"
 
 expect 0 '^usage: symm-bench' '^$' "$bench" --help
 expect 0 '^usage: symm-bench' '^$' "$bench" -h
+expect 0 '^  --osu +measure as the OSU' '^$' "$bench" --help
 expect 2 '^$' "symm-bench: bad option '--bogus'" "$bench" --bogus
 expect 2 '^$' "symm-bench: unknown test 'nosuchtest'" "$bench" nosuchtest
 
