@@ -56,6 +56,38 @@ symm_error_test(put_null_source_debug 2 "symm: shmem_putmem: source is NULL with
 symm_error_test(get_null_dest_debug 2 "symm: shmem_getmem: dest is NULL with length 8" get_null_dest
   ENV SHMEM_DEBUG=1)
 
+# A collective's dest and source are symmetric on every transport: a matrix
+# transpose with malloc'd buffers (pe/alltoall_malloc.c) fails with the same
+# line whether the alltoall pulls (one node) or sends messages (every peer
+# through UCX, two emulated nodes); heap, global and registered buffers pass
+# on both (the ucx runs of symm_pe_test).
+symm_pe_test(alltoall_malloc NPS 2 4 ARGS heap)
+symm_pe_test(alltoall_malloc_global PROGRAM alltoall_malloc NPS 2 4 ARGS global)
+symm_pe_test(alltoall_malloc_registered PROGRAM alltoall_malloc NPS 2 4 ARGS registered)
+foreach(np 2 4)
+  foreach(kind shm ucx nodes)
+    set(env "")
+    if(kind STREQUAL "ucx")
+      set(env SYMM_TRANSPORT=ucx)
+    elseif(kind STREQUAL "nodes")
+      set(env SYMM_NODE_SIZE=2)
+    endif()
+    if((env AND NOT SYMM_HAVE_UCX) OR (kind STREQUAL "nodes" AND np EQUAL 2))
+      continue()
+    endif()
+    foreach(m "malloc;dest" "source;source" "dest;dest")
+      list(GET m 0 mode)
+      list(GET m 1 what)
+      symm_expect_fail(alltoall_${mode}_${kind}.np${np} ${np}
+        "symm: shmem_double_alltoall: ${what} ${SYMM_HEX} is not a symmetric address \\(not in the symmetric heap or the program's global data\\) \\(PE [0-9]\\)"
+        $<TARGET_FILE:alltoall_malloc> ${mode})
+      if(env)
+        set_tests_properties(alltoall_${mode}_${kind}.np${np} PROPERTIES ENVIRONMENT "${env}")
+      endif()
+    endforeach()
+  endforeach()
+endforeach()
+
 # SHMEM_DEBUG bounds: past the end of the global data segment and the heap.
 symm_error_test(global_overrun 2
   "symm: shmem_putmem: dest ${SYMM_HEX} \\+ 1073741824 bytes runs [0-9]+ bytes past the end of its symmetric segment"
