@@ -58,7 +58,10 @@ static void peer_error(void *arg, ucp_ep_h ep, ucs_status_t status)
 {
     ucx_peer_t *p = arg;
     (void)ep;
-    if (!p->u->closing)
+    /* A thread writing the job's report (core/watch.c) that runs progress
+     * for its reads: the report ends the PE, and the failed read says
+     * the peer is unreachable. */
+    if (!p->u->closing && !symm_pe_reporting)
         symm_ucx_peer_lost(p->u, p->pe, status);
 }
 
@@ -77,8 +80,15 @@ void symm_ucx_peer_lost(ucx_state_t *u, int pe, ucs_status_t status)
      * peer on this node is this node's watcher's to report, but a launcher
      * may end this PE before that report is out: say it now. */
     int grace = p->u->inst->peers[p->pe].same_node ? 0 : PEER_ERROR_GRACE;
-    for (int i = 0; i < 50 && (i < grace || symm_pe_report_claimed(p->u->inst)); i++)
+    for (int i = 0; i < 50 && (i < grace || symm_pe_report_claimed(p->u->inst)); i++) {
+        /* The job's report is another PE's, out or coming (ops/fail_report.h):
+         * a peer that ended after it is its consequence. */
+        if (symm_pe_report_elsewhere(p->u->inst))
+            symm_pe_end(p->u->inst, 1, 0);
         usleep(100000);
+    }
+    if (symm_pe_report_elsewhere(p->u->inst))
+        symm_pe_end(p->u->inst, 1, 0);
     symm_fatal("ucx", "PE %d (%s, pid %d) died or became unreachable: connection lost (%s)",
                p->pe, p->host, (int)p->pid, ucs_status_string(status));
 }
@@ -1076,6 +1086,7 @@ static const symm_transport_ops_t ucx_ops = {
     .ctx_create = symm_ucx_ctx_create,
     .ctx_destroy = symm_ucx_ctx_destroy,
     .bulk_info = ucx_bulk_info,
+    .peek = symm_ucx_peek,
 };
 
 const symm_transport_ops_t *symm_ucx_transport(void) { return &ucx_ops; }
