@@ -28,8 +28,13 @@
 /* ---- requests -------------------------------------------------------- */
 
 /* As every symm wait (ops/sync.h): spin polls, then on for spin_ns by the
- * clock (renewed by any event: *until), then yield. */
-static void backoff(ucx_state_t *u, unsigned *polls, unsigned events, uint64_t *until)
+ * clock (renewed by any event: *until), then yield. A yielding wait inside
+ * a named blocking routine publishes it in the PE's status record, its
+ * first yield the call, every one a heartbeat (inst->wait_slow): a get
+ * from a peer that runs no progress blocks here, and the hang report must
+ * say where. (Not outside one: nothing would clear the record's call.) */
+static void backoff(ucx_state_t *u, unsigned *polls, unsigned events, uint64_t *until,
+                    int *published)
 {
     if (++*polls < (unsigned)u->inst->spin)
         return;
@@ -38,6 +43,11 @@ static void backoff(ucx_state_t *u, unsigned *polls, unsigned events, uint64_t *
         *until = now + (uint64_t)u->inst->spin_ns;
     if (now < *until)
         return;
+    void (*slow)(symm_instance_t *, int) = u->inst->wait_slow;
+    if (slow != NULL && symm_doing.routine != NULL) {
+        slow(u->inst, !*published);
+        *published = 1;
+    }
     sched_yield();
 }
 
@@ -51,6 +61,7 @@ ucs_status_t symm_ucx_wait_req(ucx_state_t *u, ucx_wk_t *wk, ucs_status_ptr_t re
     ucs_status_t st;
     unsigned polls = 0;
     uint64_t until = 0;
+    int published = 0;
     /* Each turn tells the progress thread this PE is progressing itself,
      * so it runs every worker, not only wk's: the default worker serves
      * peers, and a flush of one worker can wait on a peer's endpoint to
@@ -59,7 +70,7 @@ ucs_status_t symm_ucx_wait_req(ucx_state_t *u, ucx_wk_t *wk, ucs_status_ptr_t re
     (void)wk;
     while ((st = ucp_request_check_status(req)) == UCS_INPROGRESS) {
         __atomic_store_n(&u->activity, u->activity + 1, __ATOMIC_RELAXED);
-        backoff(u, &polls, symm_ucx_progress_all(u), &until);
+        backoff(u, &polls, symm_ucx_progress_all(u), &until, &published);
     }
     ucp_request_free(req);
     return st;
