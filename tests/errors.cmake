@@ -160,6 +160,23 @@ foreach(np 1 2 4)
     PROPERTIES TIMEOUT 40)
 endforeach()
 
+# ... across two emulated nodes, and with every peer through UCX: the
+# exiting PE reads the records it does not map through the transport.
+if(SYMM_HAVE_UCX)
+  foreach(kind nodes ucx)
+    set(env SYMM_NODE_SIZE=2)
+    if(kind STREQUAL "ucx")
+      set(env SYMM_TRANSPORT=ucx)
+    endif()
+    add_test(NAME errors_exit_before_finalize_${kind}_np4
+      COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/scripts/expect_status.sh 3
+              --match "PE 3 exited with status 3 before shmem_finalize; PEs 0,1,2 in shmem_barrier_all on SHMEM_TEAM_WORLD"
+              ${SYMM_OSHRUN} --timeout 30 -np 4 ${SYMM_ERRORS} exit_before_finalize)
+    set_tests_properties(errors_exit_before_finalize_${kind}_np4 PROPERTIES TIMEOUT 40
+      ENVIRONMENT "${env}")
+  endforeach()
+endif()
+
 # A PE killed (SIGKILL: what the OOM killer sends) or crashing while the
 # others wait: a survivor names it and what every PE was doing, and the job
 # ends with the dead PE's status (core/watch.c; oshrun gives the signal).

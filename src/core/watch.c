@@ -269,23 +269,16 @@ static void describe_v(const pe_view_t *v, int gone, int detail, uint64_t now, c
     snprintf(out, cap, phase == SYMM_PHASE_FINALIZING ? "in shmem_finalize" : "outside symm");
 }
 
-static void describe(const symm_instance_t *s, int pe, int gone, int detail, uint64_t now,
-                     char *out, size_t cap)
-{
-    pe_view_t v = view_mapped(s, pe);
-    describe_v(&v, gone, detail, now, out, cap);
-}
-
 /* Appends "; PEs 0,2,3 in X; PE 4 outside symm" for every PE but skip,
  * grouping PEs that do the same. */
-static int summarize(const symm_instance_t *s, int skip, const int *gone, uint64_t now, char *buf,
-                     size_t cap, char (*what)[200], char *done)
+static int summarize(const symm_instance_t *s, int skip, const int *gone, const pe_view_t *views,
+                     uint64_t now, char *buf, size_t cap, char (*what)[200], char *done)
 {
     int n = 0, np = s->n_pes;
     memset(done, 0, (size_t)np);
     for (int pe = 0; pe < np; pe++)
         if (pe != skip)
-            describe(s, pe, gone != NULL && gone[pe], 0, now, what[pe], sizeof(what[pe]));
+            describe_v(&views[pe], gone != NULL && gone[pe], 0, now, what[pe], sizeof(what[pe]));
     for (int pe = 0; pe < np && (size_t)n < cap; pe++) {
         if (pe == skip || done[pe])
             continue;
@@ -344,6 +337,71 @@ static void settle(const symm_instance_t *s, const int *gone)
         last = sum;
         usleep(10000);
     }
+}
+
+/* ---- records this node does not map ------------------------------------- */
+
+/* How long a report waits for the records it reads through the network:
+ * a hang's (nothing is urgent), an early exit's (it holds up the exit). */
+#define REMOTE_READ_MS 1000
+#define REMOTE_READ_EXIT_MS 300
+
+/* The views of every PE: mapped records as they are; the others (but gone
+ * ones) read through the network transport, all at once and bounded
+ * (timeout_ms), then the words the waiting ones wait on. Their times are
+ * their kernel's clock. Memory from mmap, never unmapped: the watcher
+ * calls no malloc, and a read that did not answer in time may still land
+ * (the PE ends right after its report). */
+static void views_fill(symm_instance_t *s, pe_view_t *views, const int *gone, unsigned timeout_ms)
+{
+    int np = s->n_pes, n = 0;
+    for (int pe = 0; pe < np; pe++) {
+        views[pe] = view_mapped(s, pe);
+        if (views[pe].r == NULL && gone != NULL && gone[pe])
+            views[pe].none = "gone";
+        n += views[pe].r == NULL && (gone == NULL || !gone[pe]);
+    }
+    if (n == 0 || s->net == NULL || s->net->peek == NULL)
+        return;
+    size_t bytes = (size_t)n * (sizeof(symm_pe_status_t) + sizeof(uint64_t) +
+                                sizeof(symm_peek_t) + sizeof(int));
+    char *mem = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (mem == MAP_FAILED)
+        return;
+    symm_pe_status_t *recs = (symm_pe_status_t *)(void *)mem;
+    uint64_t *vals = (uint64_t *)(void *)(recs + n);
+    symm_peek_t *q = (symm_peek_t *)(void *)(vals + n);
+    int *of = (int *)(void *)(q + n), k = 0, m = 0;
+    for (int pe = 0; pe < np; pe++) {
+        if (views[pe].r != NULL || (gone != NULL && gone[pe]))
+            continue;
+        q[k] = (symm_peek_t){.pe = pe, .seg = SYMM_SEG_HEAP, .off = SYMM_PE_STATUS_OFF,
+                             .buf = &recs[k], .n = sizeof(recs[k])};
+        k++;
+    }
+    s->net->peek(s, q, n, timeout_ms);
+    for (int i = 0; i < n; i++) {
+        pe_view_t *v = &views[q[i].pe];
+        const symm_pe_status_t *r = &recs[i];
+        if (q[i].rc != 0 || r->magic != SYMM_PE_STATUS_MAGIC) {
+            v->none = q[i].rc == SYMM_ERR_TIMEOUT ? "not answering (status not readable in time)"
+                      : q[i].rc != 0                ? "unreachable (status not readable)"
+                                                    : "without a status record";
+            continue;
+        }
+        *v = (pe_view_t){.r = r, .same_clock = 0};
+        if (r->kind == SYMM_DOING_WAIT && r->since_ms != 0 && r->vsize > 0 && r->vsize <= 8 &&
+            (r->seg == SYMM_SEG_HEAP || r->seg == SYMM_SEG_DATA)) {
+            of[m] = i;
+            q[m++] = (symm_peek_t){.pe = q[i].pe, .seg = r->seg, .off = r->off,
+                                   .buf = &vals[i], .n = (size_t)r->vsize};
+        }
+    }
+    if (m > 0)
+        s->net->peek(s, q, m, timeout_ms);
+    for (int j = 0; j < m; j++)
+        if (q[j].rc == 0)
+            views[q[j].pe].word = &vals[of[j]];
 }
 
 /* ---- ending the job ------------------------------------------------------ */
@@ -442,72 +500,18 @@ static void peer_gone(struct symm_watch *w, int idx, int *gone)
     size_t cap = w->text_cap;
     int n = snprintf(line, cap, "symm: PE %d (%s, pid %d) died: %s", pe,
                      r != NULL ? r->host : me->host, pid, cause);
-    n += summarize(s, pe, gone, symm_now_ms(), line + n, cap - (size_t)n - 2, w->what, w->done);
+    /* Mapped records only: no settling and no reads through the network.
+     * A launcher may end the survivors at once, and the other nodes' PEs
+     * stall their transport for a while when they lose this PE's
+     * connection (transport/ucx/ucx.c's grace), so they would not answer. */
+    for (int q = 0; q < s->n_pes; q++)
+        w->views[q] = view_mapped(s, q);
+    n += summarize(s, pe, gone, w->views, symm_now_ms(), line + n, cap - (size_t)n - 2, w->what,
+                   w->done);
     snprintf(line + n, cap - (size_t)n, "\n");
     emit(line);
     symm_launcher_say("peer_reported");
     symm_pe_end(s, status, 0);
-}
-
-/* ---- records this node does not map ------------------------------------- */
-
-#define REMOTE_READ_MS 1000
-
-/* The views of every PE: mapped records as they are; the others read
- * through the network transport, all at once and bounded (REMOTE_READ_MS),
- * then the words the waiting ones wait on. Their times are their kernel's
- * clock. Memory from mmap, never unmapped: the watcher calls no malloc,
- * and a read that did not answer in time may still land (the PE ends
- * right after its report). */
-static void views_fill(symm_instance_t *s, pe_view_t *views)
-{
-    int np = s->n_pes, n = 0;
-    for (int pe = 0; pe < np; pe++) {
-        views[pe] = view_mapped(s, pe);
-        n += views[pe].r == NULL;
-    }
-    if (n == 0 || s->net == NULL || s->net->peek == NULL)
-        return;
-    size_t bytes = (size_t)n * (sizeof(symm_pe_status_t) + sizeof(uint64_t) +
-                                sizeof(symm_peek_t) + sizeof(int));
-    char *mem = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (mem == MAP_FAILED)
-        return;
-    symm_pe_status_t *recs = (symm_pe_status_t *)(void *)mem;
-    uint64_t *vals = (uint64_t *)(void *)(recs + n);
-    symm_peek_t *q = (symm_peek_t *)(void *)(vals + n);
-    int *of = (int *)(void *)(q + n), k = 0, m = 0;
-    for (int pe = 0; pe < np; pe++) {
-        if (views[pe].r != NULL)
-            continue;
-        q[k] = (symm_peek_t){.pe = pe, .seg = SYMM_SEG_HEAP, .off = SYMM_PE_STATUS_OFF,
-                             .buf = &recs[k], .n = sizeof(recs[k])};
-        k++;
-    }
-    s->net->peek(s, q, n, REMOTE_READ_MS);
-    for (int i = 0; i < n; i++) {
-        pe_view_t *v = &views[q[i].pe];
-        const symm_pe_status_t *r = &recs[i];
-        if (q[i].rc != 0 || r->magic != SYMM_PE_STATUS_MAGIC) {
-            v->none = q[i].rc == SYMM_ERR_TIMEOUT ? "not answering (its status record could not "
-                                                    "be read in 1 s)"
-                      : q[i].rc != 0 ? "unreachable (its status record could not be read)"
-                                     : "not started (no status record)";
-            continue;
-        }
-        *v = (pe_view_t){.r = r, .same_clock = 0};
-        if (r->kind == SYMM_DOING_WAIT && r->since_ms != 0 && r->vsize > 0 && r->vsize <= 8 &&
-            (r->seg == SYMM_SEG_HEAP || r->seg == SYMM_SEG_DATA)) {
-            of[m] = i;
-            q[m++] = (symm_peek_t){.pe = q[i].pe, .seg = r->seg, .off = r->off,
-                                   .buf = &vals[i], .n = (size_t)r->vsize};
-        }
-    }
-    if (m > 0)
-        s->net->peek(s, q, m, REMOTE_READ_MS);
-    for (int j = 0; j < m; j++)
-        if (q[j].rc == 0)
-            views[q[j].pe].word = &vals[of[j]];
 }
 
 /* ---- hang report and collective mismatch --------------------------------- */
@@ -526,7 +530,7 @@ static __attribute__((noreturn)) void hang_report(struct symm_watch *w, const in
     size_t cap = w->text_cap, n = 0;
     char *buf = w->text;
     settle(s, gone);
-    views_fill(s, w->views);
+    views_fill(s, w->views, gone, REMOTE_READ_MS);
     n += (size_t)snprintf(buf, cap,
                           "symm: PE %d has waited %.0f s (SYMM_HANG_TIMEOUT) in one call; what "
                           "every PE is doing:\n",
@@ -773,16 +777,21 @@ void symm_watch_exit_report(symm_instance_t *s, int status, const char *finalize
     char line[4096];
     char (*what)[200] = calloc((size_t)s->n_pes, sizeof(*what));
     char *done = calloc((size_t)s->n_pes, 1);
+    pe_view_t *views = calloc((size_t)s->n_pes, sizeof(*views));
     symm_pe_status_phase(s, SYMM_PHASE_EXITED, status);
     symm_report_claim_node(s);
     settle(s, NULL);
     int n = snprintf(line, sizeof(line), "symm: exit: PE %d exited with status %d before %s",
                      s->my_pe, status, finalize_name);
-    if (what != NULL && done != NULL)
-        n += summarize(s, s->my_pe, NULL, symm_now_ms(), line + n, sizeof(line) - (size_t)n - 2,
-                       what, done);
+    if (what != NULL && done != NULL && views != NULL) {
+        symm_pe_reporting = 1;
+        views_fill(s, views, NULL, REMOTE_READ_EXIT_MS);
+        n += summarize(s, s->my_pe, NULL, views, symm_now_ms(), line + n,
+                       sizeof(line) - (size_t)n - 2, what, done);
+    }
     free(what);
     free(done);
+    free(views);
     snprintf(line + n, sizeof(line) - (size_t)n, "\n");
     emit(line);
     symm_launcher_say("reported");
