@@ -13,8 +13,13 @@
  * what every PE was doing, and the node's PEs end.
  *
  * PEs on other nodes are watched by the network transport (UCX's peer
- * failure mode, transport/ucx/ucx.c) and by their own node's watchers;
- * their records are not readable here, and reports say so.
+ * failure mode, transport/ucx/ucx.c) and by their own node's watchers. A
+ * hang's and an early exit's report read their records (and the words they
+ * wait on) through the transport's bounded peek, so the report names every
+ * PE of the job; a death's keeps to mapped records (no time to wait).
+ * A failure several PEs see (a hang) is printed once per job: the first
+ * PE to claim the job's report (ops/fail_report.h) prints, the others
+ * defer and end quietly.
  *
  * Under oshrun (SYMM_CTRL_FD set) the launcher owns the job's end and its
  * status: a PE that reports tells it so (it then prints no second line) and
