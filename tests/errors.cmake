@@ -49,6 +49,17 @@ symm_error_test(put_stack 2 "symm: shmem_putmem: dest ${SYMM_HEX} is not a symme
 symm_error_test(put_stack_debug 2 "symm: shmem_putmem: dest ${SYMM_HEX} is not a symmetric address.* \\(PE 1\\)" put_stack
   ENV SHMEM_DEBUG=1)
 symm_error_test(get_malloc 2 "symm: shmem_getmem: source ${SYMM_HEX} is not a symmetric address" get_malloc)
+symm_error_test(amo_malloc 2 "symm: shmem_int_atomic_inc: dest ${SYMM_HEX} is not a symmetric address.* \\(PE 1\\)" amo_malloc)
+# The same lines when every peer is reached through UCX: the checks do not
+# depend on the transport.
+if(SYMM_HAVE_UCX)
+  symm_error_test(put_stack_ucx 2 "symm: shmem_putmem: dest ${SYMM_HEX} is not a symmetric address.* \\(PE 1\\)" put_stack
+    ENV SYMM_TRANSPORT=ucx)
+  symm_error_test(get_malloc_ucx 2 "symm: shmem_getmem: source ${SYMM_HEX} is not a symmetric address" get_malloc
+    ENV SYMM_TRANSPORT=ucx)
+  symm_error_test(amo_malloc_ucx 2 "symm: shmem_int_atomic_inc: dest ${SYMM_HEX} is not a symmetric address.* \\(PE 1\\)" amo_malloc
+    ENV SYMM_TRANSPORT=ucx)
+endif()
 symm_error_test(put_null 2 "symm: shmem_putmem: dest is NULL with length 8 \\(PE 1\\)" put_null)
 symm_error_test(put_null_debug 2 "symm: shmem_putmem: dest is NULL with length 8 \\(PE 1\\)" put_null
   ENV SHMEM_DEBUG=1)

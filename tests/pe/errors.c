@@ -68,6 +68,11 @@ int main(int argc, char **argv)
         if (culprit())
             shmem_getmem(src, priv, 64, 0);
         free(priv);
+    } else if (strcmp(mode, "amo_malloc") == 0) {
+        int *priv = malloc(sizeof(int));
+        if (culprit())
+            shmem_int_atomic_inc(priv, 0);
+        free(priv);
     } else if (strcmp(mode, "put_null") == 0) {
         if (culprit())
             shmem_putmem(NULL, src, 8, 0);
