@@ -16,6 +16,10 @@ add_executable(errors pe/errors.c)
 target_link_libraries(errors PRIVATE symm)
 target_include_directories(errors PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
 set(SYMM_ERRORS $<TARGET_FILE:errors>)
+# A failure reported once per job (scripts/expect_once.sh), and jobs started
+# as a plain shell loop of processes (scripts/shell_loop.sh).
+set(SYMM_ONCE ${CMAKE_CURRENT_SOURCE_DIR}/scripts/expect_once.sh)
+set(SYMM_SHELL_LOOP ${CMAKE_CURRENT_SOURCE_DIR}/scripts/shell_loop.sh)
 set(SYMM_HEX "0x[0-9a-f]+")
 
 # symm_error_test(NAME NP REGEX MODE [ENV VAR=VAL...])
@@ -45,6 +49,17 @@ symm_error_test(put_stack 2 "symm: shmem_putmem: dest ${SYMM_HEX} is not a symme
 symm_error_test(put_stack_debug 2 "symm: shmem_putmem: dest ${SYMM_HEX} is not a symmetric address.* \\(PE 1\\)" put_stack
   ENV SHMEM_DEBUG=1)
 symm_error_test(get_malloc 2 "symm: shmem_getmem: source ${SYMM_HEX} is not a symmetric address" get_malloc)
+symm_error_test(amo_malloc 2 "symm: shmem_int_atomic_inc: dest ${SYMM_HEX} is not a symmetric address.* \\(PE 1\\)" amo_malloc)
+# The same lines when every peer is reached through UCX: the checks do not
+# depend on the transport.
+if(SYMM_HAVE_UCX)
+  symm_error_test(put_stack_ucx 2 "symm: shmem_putmem: dest ${SYMM_HEX} is not a symmetric address.* \\(PE 1\\)" put_stack
+    ENV SYMM_TRANSPORT=ucx)
+  symm_error_test(get_malloc_ucx 2 "symm: shmem_getmem: source ${SYMM_HEX} is not a symmetric address" get_malloc
+    ENV SYMM_TRANSPORT=ucx)
+  symm_error_test(amo_malloc_ucx 2 "symm: shmem_int_atomic_inc: dest ${SYMM_HEX} is not a symmetric address.* \\(PE 1\\)" amo_malloc
+    ENV SYMM_TRANSPORT=ucx)
+endif()
 symm_error_test(put_null 2 "symm: shmem_putmem: dest is NULL with length 8 \\(PE 1\\)" put_null)
 symm_error_test(put_null_debug 2 "symm: shmem_putmem: dest is NULL with length 8 \\(PE 1\\)" put_null
   ENV SHMEM_DEBUG=1)
@@ -55,6 +70,38 @@ symm_error_test(put_null_source_debug 2 "symm: shmem_putmem: source is NULL with
   ENV SHMEM_DEBUG=1)
 symm_error_test(get_null_dest_debug 2 "symm: shmem_getmem: dest is NULL with length 8" get_null_dest
   ENV SHMEM_DEBUG=1)
+
+# A collective's dest and source are symmetric on every transport: a matrix
+# transpose with malloc'd buffers (pe/alltoall_malloc.c) fails with the same
+# line whether the alltoall pulls (one node) or sends messages (every peer
+# through UCX, two emulated nodes); heap, global and registered buffers pass
+# on both (the ucx runs of symm_pe_test).
+symm_pe_test(alltoall_malloc NPS 2 4 ARGS heap)
+symm_pe_test(alltoall_malloc_global PROGRAM alltoall_malloc NPS 2 4 ARGS global)
+symm_pe_test(alltoall_malloc_registered PROGRAM alltoall_malloc NPS 2 4 ARGS registered)
+foreach(np 2 4)
+  foreach(kind shm ucx nodes)
+    set(env "")
+    if(kind STREQUAL "ucx")
+      set(env SYMM_TRANSPORT=ucx)
+    elseif(kind STREQUAL "nodes")
+      set(env SYMM_NODE_SIZE=2)
+    endif()
+    if((env AND NOT SYMM_HAVE_UCX) OR (kind STREQUAL "nodes" AND np EQUAL 2))
+      continue()
+    endif()
+    foreach(m "malloc;dest" "source;source" "dest;dest")
+      list(GET m 0 mode)
+      list(GET m 1 what)
+      symm_expect_fail(alltoall_${mode}_${kind}.np${np} ${np}
+        "symm: shmem_double_alltoall: ${what} ${SYMM_HEX} is not a symmetric address \\(not in the symmetric heap or the program's global data\\) \\(PE [0-9]\\)"
+        $<TARGET_FILE:alltoall_malloc> ${mode})
+      if(env)
+        set_tests_properties(alltoall_${mode}_${kind}.np${np} PROPERTIES ENVIRONMENT "${env}")
+      endif()
+    endforeach()
+  endforeach()
+endforeach()
 
 # SHMEM_DEBUG bounds: past the end of the global data segment and the heap.
 symm_error_test(global_overrun 2
@@ -124,6 +171,23 @@ foreach(np 1 2 4)
     PROPERTIES TIMEOUT 40)
 endforeach()
 
+# ... across two emulated nodes, and with every peer through UCX: the
+# exiting PE reads the records it does not map through the transport.
+if(SYMM_HAVE_UCX)
+  foreach(kind nodes ucx)
+    set(env SYMM_NODE_SIZE=2)
+    if(kind STREQUAL "ucx")
+      set(env SYMM_TRANSPORT=ucx)
+    endif()
+    add_test(NAME errors_exit_before_finalize_${kind}_np4
+      COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/scripts/expect_status.sh 3
+              --match "PE 3 exited with status 3 before shmem_finalize; PEs 0,1,2 in shmem_barrier_all on SHMEM_TEAM_WORLD"
+              ${SYMM_OSHRUN} --timeout 30 -np 4 ${SYMM_ERRORS} exit_before_finalize)
+    set_tests_properties(errors_exit_before_finalize_${kind}_np4 PROPERTIES TIMEOUT 40
+      ENVIRONMENT "${env}")
+  endforeach()
+endif()
+
 # A PE killed (SIGKILL: what the OOM killer sends) or crashing while the
 # others wait: a survivor names it and what every PE was doing, and the job
 # ends with the dead PE's status (core/watch.c; oshrun gives the signal).
@@ -165,19 +229,93 @@ add_test(NAME errors_hang_others_np4
           ${SYMM_OSHRUN} --timeout 30 -np 4 ${SYMM_ERRORS} hang)
 set_tests_properties(errors_hang_others_np4 PROPERTIES TIMEOUT 40 ENVIRONMENT "SYMM_HANG_TIMEOUT=1")
 
-# SHMEM_DEBUG: a PE broadcasting while the others are in a barrier is a
-# mismatch named on both sides, at once (team/team.c).
-foreach(np 2 4)
+# Across nodes: one report block for the job (the first PE to claim it,
+# ops/fail_report.h), a line per PE with its call, the records of PEs this
+# node does not map read through UCX (core/watch.c): two emulated nodes of 2
+# PEs, and every peer through UCX at 2 and 3 PEs; under oshrun and in a
+# shell loop. Then PEs of the other node computing outside symm: their
+# progress thread answers the reads ("outside symm"); without one, the
+# report says they do not answer instead of waiting for them.
+set(_hang_once "has waited [0-9]+ s \\(SYMM_HANG_TIMEOUT\\) in one call")
+function(symm_hang_nodes_test name np env)
   math(EXPR culprit "${np} - 1")
-  # Either side may see the mismatch first: each names itself first.
+  math(EXPR last_waiter "${np} - 2")
+  set(m "")
+  foreach(pe RANGE ${last_waiter})
+    list(APPEND m --match "PE ${pe} \\([^)]*\\): in shmem_barrier_all on SHMEM_TEAM_WORLD \\(call #[0-9]+\\) for [0-9.]+ s")
+  endforeach()
+  # (". now 0": a ";" would split the list)
+  list(APPEND m --match "PE ${culprit} \\([^)]*\\): in shmem_int_wait_until\\(data\\+[0-9]+, SHMEM_CMP_EQ 42. now 0\\) for [0-9.]+ s")
+  add_test(NAME errors_hang_${name}_np${np}
+    COMMAND ${SYMM_ONCE} "${_hang_once}" ${m}
+            ${SYMM_OSHRUN} --timeout 30 -np ${np} ${SYMM_ERRORS} hang)
+  add_test(NAME errors_hang_${name}_loop_np${np}
+    COMMAND ${SYMM_ONCE} "${_hang_once}" ${m} ${SYMM_SHELL_LOOP} ${np} ${SYMM_ERRORS} hang)
+  set_tests_properties(errors_hang_${name}_np${np} errors_hang_${name}_loop_np${np}
+    PROPERTIES TIMEOUT 40 ENVIRONMENT "SYMM_HANG_TIMEOUT=1;${env}")
+endfunction()
+if(SYMM_HAVE_UCX)
+  symm_hang_nodes_test(nodes 4 SYMM_NODE_SIZE=2)
+  symm_hang_nodes_test(ucx 2 SYMM_TRANSPORT=ucx)
+  symm_hang_nodes_test(ucx 3 SYMM_TRANSPORT=ucx)
+  set(_m0 "PE 0 \\([^)]*\\): in shmem_int_wait_until\\(data\\+[0-9]+, SHMEM_CMP_EQ 42; now 0\\)")
+  set(_m1 "PE 1 \\([^)]*\\): in shmem_barrier_all on SHMEM_TEAM_WORLD")
+  # (Without a progress thread PEs 0 and 1 may still be in shmem_malloc's
+  # agreement: the computing PEs' last messages to them wait for their
+  # progress.)
+  set(_m0_np "PE 0 \\([^)]*\\): in shmem_(int_wait_until|malloc)")
+  set(_m1_np "PE 1 \\([^)]*\\): in shmem_(barrier_all|malloc) on SHMEM_TEAM_WORLD")
+  add_test(NAME errors_hang_compute_nodes_np4
+    COMMAND ${SYMM_ONCE} "${_hang_once}" --match "${_m0}" --match "${_m1}"
+            --match "PE 2 \\([^)]*\\): outside symm" --match "PE 3 \\([^)]*\\): outside symm"
+            ${SYMM_OSHRUN} --timeout 30 -np 4 ${SYMM_ERRORS} hang_compute)
+  add_test(NAME errors_hang_compute_noprogress_nodes_np4
+    COMMAND ${SYMM_ONCE} "${_hang_once}" --match "${_m0_np}" --match "${_m1_np}"
+            --match "PE 2: not answering" --match "PE 3: not answering"
+            ${SYMM_OSHRUN} --timeout 30 -np 4 ${SYMM_ERRORS} hang_compute)
+  set_tests_properties(errors_hang_compute_nodes_np4 PROPERTIES TIMEOUT 40
+    ENVIRONMENT "SYMM_HANG_TIMEOUT=1;SYMM_NODE_SIZE=2")
+  set_tests_properties(errors_hang_compute_noprogress_nodes_np4 PROPERTIES TIMEOUT 40
+    ENVIRONMENT "SYMM_HANG_TIMEOUT=1;SYMM_NODE_SIZE=2;SYMM_PROGRESS_THREAD=0")
+endif()
+
+# SHMEM_DEBUG: a PE broadcasting while the others are in a barrier is a
+# mismatch every member sees (team/team.c); the first to claim the job's
+# report (ops/fail_report.h) prints the one line, naming itself first, and
+# the others end quietly: under oshrun, in a shell loop of processes, with
+# every peer through UCX and across two emulated nodes.
+foreach(np 2 3 4)
+  math(EXPR culprit "${np} - 1")
   set(_b "PE ${culprit} in shmem_long_broadcast\\(root 0, 32 bytes\\)")
-  symm_error_test(coll_mismatch_np${np} ${np}
-    "collective mismatch on SHMEM_TEAM_WORLD call #[0-9]+: (${_b}, PE 0 in shmem_barrier_all|PE 0 in shmem_barrier_all, ${_b})"
-    coll_mismatch ENV SHMEM_DEBUG=1)
+  set(_coll "collective mismatch on SHMEM_TEAM_WORLD call #[0-9]+: (${_b}, PE [0-9]+ in shmem_barrier_all|PE [0-9]+ in shmem_barrier_all, ${_b})")
   set(_b "PE ${culprit} in shmem_broadcast64")
-  symm_error_test(active_mismatch_np${np} ${np}
-    "collective mismatch on an active set call #1: (${_b}, PE 0 in shmem_barrier|PE 0 in shmem_barrier, ${_b})"
-    active_mismatch ENV SHMEM_DEBUG=1)
+  set(_active "collective mismatch on an active set call #1: (${_b}, PE [0-9]+ in shmem_barrier|PE [0-9]+ in shmem_barrier, ${_b})")
+  foreach(kind shm ucx nodes)
+    set(env SHMEM_DEBUG=1)
+    if(kind STREQUAL "ucx")
+      list(APPEND env SYMM_TRANSPORT=ucx)
+    elseif(kind STREQUAL "nodes")
+      list(APPEND env SYMM_NODE_SIZE=2)
+    endif()
+    if((NOT kind STREQUAL "shm" AND NOT SYMM_HAVE_UCX) OR (kind STREQUAL "nodes" AND NOT np EQUAL 4))
+      continue()
+    endif()
+    set(sfx "")
+    if(NOT kind STREQUAL "shm")
+      set(sfx "_${kind}")
+    endif()
+    add_test(NAME errors_coll_mismatch${sfx}_np${np}
+      COMMAND ${SYMM_ONCE} "collective mismatch" --match "${_coll}"
+              ${SYMM_OSHRUN} --timeout 30 -np ${np} ${SYMM_ERRORS} coll_mismatch)
+    add_test(NAME errors_active_mismatch${sfx}_np${np}
+      COMMAND ${SYMM_ONCE} "collective mismatch" --match "${_active}"
+              ${SYMM_OSHRUN} --timeout 30 -np ${np} ${SYMM_ERRORS} active_mismatch)
+    add_test(NAME errors_coll_mismatch${sfx}_loop_np${np}
+      COMMAND ${SYMM_ONCE} "collective mismatch" --match "${_coll}"
+              ${SYMM_SHELL_LOOP} ${np} ${SYMM_ERRORS} coll_mismatch)
+    set_tests_properties(errors_coll_mismatch${sfx}_np${np} errors_active_mismatch${sfx}_np${np}
+      errors_coll_mismatch${sfx}_loop_np${np} PROPERTIES TIMEOUT 40 ENVIRONMENT "${env}")
+  endforeach()
 endforeach()
 
 # A PE that crashes prints its backtrace (SYMM_BACKTRACE, core/watch.c) and

@@ -86,3 +86,23 @@ foreach(mode uid default oshrun)
   set_tests_properties(kill_${mode}_tree.np4 exit_${mode}_tree.np4 PROPERTIES TIMEOUT 60
     LABELS faults ENVIRONMENT "${SYMM_KILL_ENV};SYMM_BOOT_TREE_MIN=1;SYMM_BOOT_TREE_K=2")
 endforeach()
+
+# A local failure inside UCX's init, before its first exchange (no worker
+# on PE 1: SYMM_FAULT=ucx_worker, transport/ucx/ucx_progress.c): agreed in
+# the exchange's first round, so every PE fails init at once naming PE 1,
+# not after SYMM_BOOT_TIMEOUT (20 s here, the test allows 10) and not as a
+# mismatched bootstrap call. Every peer through UCX (2 and 3 PEs), and two
+# emulated nodes of 2.
+if(SYMM_HAVE_UCX)
+  foreach(t "ucx;2;SYMM_TRANSPORT=ucx" "ucx;3;SYMM_TRANSPORT=ucx" "nodes;4;SYMM_NODE_SIZE=2")
+    list(GET t 0 kind)
+    list(GET t 1 np)
+    list(GET t 2 env)
+    add_test(NAME agree_init_ucx_worker_${kind}.np${np}
+      COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/scripts/expect_fail.sh
+              "symm: shmem_init: PE 1 failed: creating a UCX worker: Out of memory \\(PE [023]\\)"
+              ${SYMM_OSHRUN} --timeout 30 -np ${np} $<TARGET_FILE:empty>)
+    set_tests_properties(agree_init_ucx_worker_${kind}.np${np} PROPERTIES TIMEOUT 10
+      LABELS "faults;ucx" ENVIRONMENT "SYMM_FAULT=ucx_worker@1;SYMM_BOOT_TIMEOUT=20;${env}")
+  endforeach()
+endif()

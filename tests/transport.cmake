@@ -85,6 +85,26 @@ if(SYMM_HAVE_UCX)
     COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/scripts/netns_test.sh "$<TARGET_FILE:errors> kill_self")
   set_tests_properties(netns_kill PROPERTIES TIMEOUT 120 SKIP_RETURN_CODE 77 LABELS ucx
     ENVIRONMENT "NETNS_PPN=2;NETNS_TIMEOUT=60;NETNS_EXPECT_FAIL=symm: PE 3 \\([^,]+, pid [0-9]+\\) died: .*PE 2 in shmem_barrier_all")
+  # 2 PEs per "node": PE 3 waits for a value nobody writes, the others in a
+  # barrier. One report for the job (ops/fail_report.h) names every PE's
+  # call, the other node's read through UCX over TCP (core/watch.c); and a
+  # collective mismatch across the namespaces is printed once.
+  add_test(NAME netns_hang
+    COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/scripts/expect_once.sh
+      "has waited [0-9]+ s \\(SYMM_HANG_TIMEOUT\\) in one call"
+      --match "PE 0 \\([^)]*\\): in shmem_barrier_all on SHMEM_TEAM_WORLD"
+      --match "PE 1 \\([^)]*\\): in shmem_barrier_all on SHMEM_TEAM_WORLD"
+      --match "PE 2 \\([^)]*\\): in shmem_barrier_all on SHMEM_TEAM_WORLD"
+      --match "PE 3 \\([^)]*\\): in shmem_int_wait_until\\(data\\+[0-9]+, SHMEM_CMP_EQ 42. now 0\\)"
+      ${CMAKE_CURRENT_SOURCE_DIR}/scripts/netns_test.sh "$<TARGET_FILE:errors> hang")
+  set_tests_properties(netns_hang PROPERTIES TIMEOUT 120 SKIP_RETURN_CODE 77 LABELS ucx
+    ENVIRONMENT "NETNS_PPN=2;NETNS_TIMEOUT=60;SYMM_HANG_TIMEOUT=1")
+  add_test(NAME netns_mismatch
+    COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/scripts/expect_once.sh "collective mismatch"
+      --match "collective mismatch on SHMEM_TEAM_WORLD call #[0-9]+: PE [0-9]+ in shmem_"
+      ${CMAKE_CURRENT_SOURCE_DIR}/scripts/netns_test.sh "$<TARGET_FILE:errors> coll_mismatch")
+  set_tests_properties(netns_mismatch PROPERTIES TIMEOUT 120 SKIP_RETURN_CODE 77 LABELS ucx
+    ENVIRONMENT "NETNS_PPN=2;NETNS_TIMEOUT=60;SHMEM_DEBUG=1")
 else()
   symm_expect_fail(transport_ucx_missing 2 "built without UCX"
     ${CMAKE_COMMAND} -E env SYMM_TRANSPORT=ucx $<TARGET_FILE:empty>)

@@ -29,6 +29,7 @@
 #include "core/watch.h"
 #include "mem/alloc.h"
 #include "mem/data.h"
+#include "ops/sync.h"
 #include "shmem.h"
 #include "runtime/atomics.h"
 #include "runtime/fault.h"
@@ -418,7 +419,10 @@ int symm_instance_create(const symm_instance_args_t *args, symm_instance_t **ins
         goto err_run_release_hooks;
     for (int i = 0; i < inst->n_data_ranges; i++)
         symm_heap_touch_peers(inst, (const char *)inst->data[i].start, inst->data[i].len);
-    /* Every record is written now: the watcher may read them. */
+    /* Every record is written now: the watcher may read them, and the
+     * network transport's waits publish theirs (a blocking get from a
+     * peer that runs no progress is a wait the hang report must see). */
+    inst->wait_slow = symm_wait_slow;
     if ((rc = symm_watch_start(inst)) != SYMM_OK)
         goto err_run_release_hooks;
     announce(inst, &cfg);

@@ -13,8 +13,13 @@
  * what every PE was doing, and the node's PEs end.
  *
  * PEs on other nodes are watched by the network transport (UCX's peer
- * failure mode, transport/ucx/ucx.c) and by their own node's watchers;
- * their records are not readable here, and reports say so.
+ * failure mode, transport/ucx/ucx.c) and by their own node's watchers. A
+ * hang's and an early exit's report read their records (and the words they
+ * wait on) through the transport's bounded peek, so the report names every
+ * PE of the job; a death's keeps to mapped records (no time to wait).
+ * A failure several PEs see (a hang) is printed once per job: the first
+ * PE to claim the job's report (ops/fail_report.h) prints, the others
+ * defer and end quietly.
  *
  * Under oshrun (SYMM_CTRL_FD set) the launcher owns the job's end and its
  * status: a PE that reports tells it so (it then prints no second line) and
@@ -35,16 +40,30 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include "mem/seg.h"
+#include "ops/fail_report.h"
 #include "runtime/log.h"
 #include "runtime/pestatus.h"
 #include "runtime/status.h"
+#include "transport/transport.h"
 
 #define TICK_MS 100
 #define BEAT_STALE_MS 1000    /* no heartbeat for this long: the PE left the wait */
+
+/* What a report knows of a PE: its record (mapped here, or a copy read
+ * through the network transport), the current value of the word it waits
+ * on (its mapped copy, or a copy read), whether the record's times are
+ * this kernel's clock, and why there is no record. */
+typedef struct pe_view {
+    const symm_pe_status_t *r;
+    const void *word;
+    int same_clock;
+    const char *none;
+} pe_view_t;
 
 struct symm_watch {
     symm_instance_t *s;
@@ -59,6 +78,7 @@ struct symm_watch {
      * (a static program's remapped libc has deadlocked a second thread's
      * first malloc here). */
     int *gone;                /* [n_pes]: its process ended */
+    pe_view_t *views;         /* [n_pes]: the hang report's */
     char (*what)[200];        /* [n_pes] */
     char *done;               /* [n_pes] */
     char *text;
@@ -118,25 +138,59 @@ static const void *peer_copy(const symm_instance_t *s, int pe, int seg, uint64_t
     return NULL;
 }
 
-/* Is the PE of record r blocked in a symm call now? */
+/* The view of a PE whose record is mapped here (or says why not). */
+static pe_view_t view_mapped(const symm_instance_t *s, int pe)
+{
+    const symm_pe_status_t *r = symm_pe_status_of(s, pe);
+    pe_view_t v = {.same_clock = 1};
+    if (r == NULL || r->magic != SYMM_PE_STATUS_MAGIC) {
+        /* Its own node's watchers report what it does. */
+        v.none = s->peers[pe].same_node ? "not mapped here (state not visible)"
+                                        : "on another node (state not visible here)";
+        return v;
+    }
+    v.r = r;
+    v.word = r->kind == SYMM_DOING_WAIT ? peer_copy(s, pe, r->seg, r->off) : NULL;
+    return v;
+}
+
+/* Is the PE of record r blocked in a symm call now? With another kernel's
+ * clock, a published call is taken as blocked (its heartbeat cannot be
+ * compared with this clock; the call's end clears it). */
+static int blocked_v(const pe_view_t *v, uint64_t now)
+{
+    uint64_t since = __atomic_load_n(&v->r->since_ms, __ATOMIC_ACQUIRE);
+    uint64_t beat = __atomic_load_n(&v->r->beat_ms, __ATOMIC_RELAXED);
+    return since != 0 && (!v->same_clock || beat + BEAT_STALE_MS >= now);
+}
+
 static int blocked(const symm_pe_status_t *r, uint64_t now)
 {
-    uint64_t since = __atomic_load_n(&r->since_ms, __ATOMIC_ACQUIRE);
-    uint64_t beat = __atomic_load_n(&r->beat_ms, __ATOMIC_RELAXED);
-    return since != 0 && beat + BEAT_STALE_MS >= now;
+    pe_view_t v = {.r = r, .same_clock = 1};
+    return blocked_v(&v, now);
+}
+
+/* How long the call has blocked, in seconds: by this clock, or by the
+ * PE's own (its last heartbeat). */
+static double blocked_for(const pe_view_t *v, uint64_t now)
+{
+    uint64_t since = __atomic_load_n(&v->r->since_ms, __ATOMIC_RELAXED);
+    uint64_t until = v->same_clock ? now : __atomic_load_n(&v->r->beat_ms, __ATOMIC_RELAXED);
+    return until > since ? (double)(until - since) / 1e3 : 0.0;
 }
 
 /* "shmem_x on TEAM (call #k, root r, n bytes)" or "shmem_wait_until(...)". */
-static void fmt_call(const symm_instance_t *s, int pe, const symm_pe_status_t *r, int detail,
-                     char *out, size_t cap)
+static void fmt_call(const pe_view_t *pv, int detail, char *out, size_t cap)
 {
+    const symm_pe_status_t *r = pv->r;
     char v[32], now_v[32] = "";
     int n = snprintf(out, cap, "%.47s", r->routine);
     if ((size_t)n >= cap)
         return;
     switch (r->kind) {
     case SYMM_DOING_COLL:
-        n += snprintf(out + n, cap - (size_t)n, " on %s", r->team_name[0] ? r->team_name : "a team");
+        n += snprintf(out + n, cap - (size_t)n, " on %.31s",
+                      r->team_name[0] ? r->team_name : "a team");
         if (detail && (size_t)n < cap) {
             n += snprintf(out + n, cap - (size_t)n, " (");
             if (r->seq != 0 && (size_t)n < cap)
@@ -153,11 +207,10 @@ static void fmt_call(const symm_instance_t *s, int pe, const symm_pe_status_t *r
     case SYMM_DOING_WAIT: {
         if (!detail)
             break;
-        const void *at = peer_copy(s, pe, r->seg, r->off);
         fmt_value(v, sizeof(v), r->value, r->vsize, r->vflags);
-        if (at != NULL && r->vsize > 0 && r->vsize <= 8) {
+        if (pv->word != NULL && r->vsize > 0 && r->vsize <= 8) {
             uint64_t cur = 0;
-            memcpy(&cur, at, (size_t)r->vsize);
+            memcpy(&cur, pv->word, (size_t)r->vsize);
             memcpy(now_v, "; now ", 7);
             fmt_value(now_v + 6, sizeof(now_v) - 6, cur, r->vsize, r->vflags);
         }
@@ -178,15 +231,14 @@ static void fmt_call(const symm_instance_t *s, int pe, const symm_pe_status_t *r
     }
 }
 
-/* What pe is doing, as the end of "PE n ...". gone: its process ended. */
-static void describe(const symm_instance_t *s, int pe, int gone, int detail, uint64_t now,
-                     char *out, size_t cap)
+/* What the PE of view v is doing, as the end of "PE n ...". gone: its
+ * process ended. */
+static void describe_v(const pe_view_t *v, int gone, int detail, uint64_t now, char *out,
+                       size_t cap)
 {
-    const symm_pe_status_t *r = symm_pe_status_of(s, pe);
-    if (r == NULL || r->magic != SYMM_PE_STATUS_MAGIC) {
-        /* Its own node's watchers report what it does. */
-        snprintf(out, cap, s->peers[pe].same_node ? "not mapped here (state not visible)"
-                                                  : "on another node (state not visible here)");
+    const symm_pe_status_t *r = v->r;
+    if (r == NULL) {
+        snprintf(out, cap, "%s", v->none);
         return;
     }
     int phase = __atomic_load_n(&r->phase, __ATOMIC_ACQUIRE);
@@ -211,11 +263,10 @@ static void describe(const symm_instance_t *s, int pe, int gone, int detail, uin
         snprintf(out, cap, "gone");
         return;
     }
-    if (blocked(r, now)) {
-        fmt_call(s, pe, r, detail, call, sizeof(call));
+    if (blocked_v(v, now)) {
+        fmt_call(v, detail, call, sizeof(call));
         if (detail)
-            snprintf(out, cap, "in %s for %.1f s", call,
-                     (double)(now - __atomic_load_n(&r->since_ms, __ATOMIC_RELAXED)) / 1e3);
+            snprintf(out, cap, "in %s for %.1f s", call, blocked_for(v, now));
         else
             snprintf(out, cap, "in %s", call);
         return;
@@ -225,14 +276,14 @@ static void describe(const symm_instance_t *s, int pe, int gone, int detail, uin
 
 /* Appends "; PEs 0,2,3 in X; PE 4 outside symm" for every PE but skip,
  * grouping PEs that do the same. */
-static int summarize(const symm_instance_t *s, int skip, const int *gone, uint64_t now, char *buf,
-                     size_t cap, char (*what)[200], char *done)
+static int summarize(const symm_instance_t *s, int skip, const int *gone, const pe_view_t *views,
+                     uint64_t now, char *buf, size_t cap, char (*what)[200], char *done)
 {
     int n = 0, np = s->n_pes;
     memset(done, 0, (size_t)np);
     for (int pe = 0; pe < np; pe++)
         if (pe != skip)
-            describe(s, pe, gone != NULL && gone[pe], 0, now, what[pe], sizeof(what[pe]));
+            describe_v(&views[pe], gone != NULL && gone[pe], 0, now, what[pe], sizeof(what[pe]));
     for (int pe = 0; pe < np && (size_t)n < cap; pe++) {
         if (pe == skip || done[pe])
             continue;
@@ -293,53 +344,76 @@ static void settle(const symm_instance_t *s, const int *gone)
     }
 }
 
-/* ---- ending the job ------------------------------------------------------ */
+/* ---- records this node does not map ------------------------------------- */
 
-static int under_oshrun(void) { return getenv("SYMM_CTRL_FD") != NULL; }
+/* How long a report waits for the records it reads through the network:
+ * a hang's (nothing is urgent), an early exit's (it holds up the exit). */
+#define REMOTE_READ_MS 1000
+#define REMOTE_READ_EXIT_MS 300
+
+/* The views of every PE: mapped records as they are; the others (but gone
+ * ones) read through the network transport, all at once and bounded
+ * (timeout_ms), then the words the waiting ones wait on. Their times are
+ * their kernel's clock. Memory from mmap, never unmapped: the watcher
+ * calls no malloc, and a read that did not answer in time may still land
+ * (the PE ends right after its report). */
+static void views_fill(symm_instance_t *s, pe_view_t *views, const int *gone, unsigned timeout_ms)
+{
+    int np = s->n_pes, n = 0;
+    for (int pe = 0; pe < np; pe++) {
+        views[pe] = view_mapped(s, pe);
+        if (views[pe].r == NULL && gone != NULL && gone[pe])
+            views[pe].none = "gone";
+        n += views[pe].r == NULL && (gone == NULL || !gone[pe]);
+    }
+    if (n == 0 || s->net == NULL || s->net->peek == NULL)
+        return;
+    size_t bytes = (size_t)n * (sizeof(symm_pe_status_t) + sizeof(uint64_t) +
+                                sizeof(symm_peek_t) + sizeof(int));
+    char *mem = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (mem == MAP_FAILED)
+        return;
+    symm_pe_status_t *recs = (symm_pe_status_t *)(void *)mem;
+    uint64_t *vals = (uint64_t *)(void *)(recs + n);
+    symm_peek_t *q = (symm_peek_t *)(void *)(vals + n);
+    int *of = (int *)(void *)(q + n), k = 0, m = 0;
+    for (int pe = 0; pe < np; pe++) {
+        if (views[pe].r != NULL || (gone != NULL && gone[pe]))
+            continue;
+        q[k] = (symm_peek_t){.pe = pe, .seg = SYMM_SEG_HEAP, .off = SYMM_PE_STATUS_OFF,
+                             .buf = &recs[k], .n = sizeof(recs[k])};
+        k++;
+    }
+    s->net->peek(s, q, n, timeout_ms);
+    for (int i = 0; i < n; i++) {
+        pe_view_t *v = &views[q[i].pe];
+        const symm_pe_status_t *r = &recs[i];
+        if (q[i].rc != 0 || r->magic != SYMM_PE_STATUS_MAGIC) {
+            v->none = q[i].rc == SYMM_ERR_TIMEOUT ? "not answering (status not readable in time)"
+                      : q[i].rc != 0                ? "unreachable (status not readable)"
+                                                    : "without a status record";
+            continue;
+        }
+        *v = (pe_view_t){.r = r, .same_clock = 0};
+        if (r->kind == SYMM_DOING_WAIT && r->since_ms != 0 && r->vsize > 0 && r->vsize <= 8 &&
+            (r->seg == SYMM_SEG_HEAP || r->seg == SYMM_SEG_DATA)) {
+            of[m] = i;
+            q[m++] = (symm_peek_t){.pe = q[i].pe, .seg = r->seg, .off = r->off,
+                                   .buf = &vals[i], .n = (size_t)r->vsize};
+        }
+    }
+    if (m > 0)
+        s->net->peek(s, q, m, timeout_ms);
+    for (int j = 0; j < m; j++)
+        if (q[j].rc == 0)
+            views[q[j].pe].word = &vals[of[j]];
+}
+
+/* ---- ending the job ------------------------------------------------------ */
 
 /* To oshrun (symm_launcher_say): "reported", this PE said why it ends (no
  * second line for it); "peer_reported", a PE's death is reported (end the
- * others now). */
-
-/* The node's report word: 1 if this PE is the one to report. */
-static int claim_report(const symm_instance_t *s)
-{
-    symm_pe_status_t *r0 = symm_pe_status_of(s, s->local_pes[0]);
-    int32_t none = 0;
-    return r0 != NULL && __atomic_compare_exchange_n(&r0->claim, &none, s->my_pe + 1, 0,
-                                                     __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
-}
-
-static void flush_stdout(void)
-{
-    /* Only if nobody holds it: the PE's thread may be anywhere. */
-    if (ftrylockfile(stdout) == 0) {
-        fflush_unlocked(stdout);
-        funlockfile(stdout);
-    }
-}
-
-/* End this PE because the job failed: status for a launcher that is not
- * oshrun; under oshrun, wait for its signal (it ends every PE, with the
- * status of the first failure it saw). self: this PE is the failure (it
- * reported a hang or a mismatch): under oshrun it exits, telling oshrun it
- * has reported. */
-static __attribute__((noreturn)) void end_pe(symm_instance_t *s, int status, int self)
-{
-    if (status == 0)
-        status = 1;
-    symm_pe_status_phase(s, SYMM_PHASE_ABORTED, status);
-    flush_stdout();
-    if (under_oshrun()) {
-        if (self) {
-            symm_launcher_say("reported");
-            _exit(status);
-        }
-        for (int i = 0; i < 100; i++)
-            usleep(100000);
-    }
-    _exit(status);
-}
+ * others now). symm_pe_end (runtime/pestatus.h) ends a PE. */
 
 /* ---- a peer's process ended ---------------------------------------------- */
 
@@ -401,8 +475,13 @@ static void peer_gone(struct symm_watch *w, int idx, int *gone)
     if (phase == SYMM_PHASE_EXITED || phase == SYMM_PHASE_GLOBAL_EXIT ||
         phase == SYMM_PHASE_ABORTED) {
         /* It said why; the job ends with its status. */
-        end_pe(s, r->status, 0);
+        symm_pe_end(s, r->status, 0);
     }
+    /* The job's report is another PE's (this one deferred to it, or it
+     * marked this node): an end now is its consequence, or its reporter's
+     * own where its record is not mapped here (SYMM_TRANSPORT=ucx). */
+    if (symm_pe_report_elsewhere(s))
+        symm_pe_end(s, 1, 0);
     int status = 1, ws;
     char cause[96], *line = w->text;
     if (phase == SYMM_PHASE_SIGNALED) {
@@ -419,47 +498,61 @@ static void peer_gone(struct symm_watch *w, int idx, int *gone)
         snprintf(cause, sizeof(cause), "ended without shmem_finalize (killed, or it exited "
                                        "without symm's exit handler)");
     }
-    if (r != NULL ? !claim_report(s) : !lowest_live_on_node(s, gone))
-        end_pe(s, status, 0);
+    if (r != NULL ? !symm_report_claim_node(s) : !lowest_live_on_node(s, gone))
+        symm_pe_end(s, status, 0);
     /* No settling: a launcher (mpirun) may end the survivors at once, and
      * they are where the death left them. */
     size_t cap = w->text_cap;
     int n = snprintf(line, cap, "symm: PE %d (%s, pid %d) died: %s", pe,
                      r != NULL ? r->host : me->host, pid, cause);
-    n += summarize(s, pe, gone, symm_now_ms(), line + n, cap - (size_t)n - 2, w->what, w->done);
+    /* Mapped records only: no settling and no reads through the network.
+     * A launcher may end the survivors at once, and the other nodes' PEs
+     * stall their transport for a while when they lose this PE's
+     * connection (transport/ucx/ucx.c's grace), so they would not answer. */
+    for (int q = 0; q < s->n_pes; q++)
+        w->views[q] = view_mapped(s, q);
+    n += summarize(s, pe, gone, w->views, symm_now_ms(), line + n, cap - (size_t)n - 2, w->what,
+                   w->done);
     snprintf(line + n, cap - (size_t)n, "\n");
     emit(line);
     symm_launcher_say("peer_reported");
-    end_pe(s, status, 0);
+    symm_pe_end(s, status, 0);
 }
 
 /* ---- hang report and collective mismatch --------------------------------- */
 
+/* This PE has waited hang_s in one call: one report for the job (the first
+ * PE to claim it, ops/fail_report.h) naming what every PE is doing, read
+ * through the mappings or, for PEs this node does not map, through the
+ * network transport. */
 static __attribute__((noreturn)) void hang_report(struct symm_watch *w, const int *gone,
                                                   uint64_t now)
 {
     symm_instance_t *s = w->s;
-    if (!claim_report(s))
-        end_pe(s, 1, 0);
+    symm_pe_reporting = 1;
+    if (!symm_report_claim(s))
+        symm_report_defer(s, 1);
     size_t cap = w->text_cap, n = 0;
     char *buf = w->text;
     settle(s, gone);
+    views_fill(s, w->views, gone, REMOTE_READ_MS);
     n += (size_t)snprintf(buf, cap,
                           "symm: PE %d has waited %.0f s (SYMM_HANG_TIMEOUT) in one call; what "
                           "every PE is doing:\n",
                           s->my_pe, w->hang_s);
     for (int pe = 0; pe < s->n_pes && n < cap; pe++) {
         char what[300];
-        const symm_pe_status_t *r = symm_pe_status_of(s, pe);
-        describe(s, pe, gone[pe], 1, now, what, sizeof(what));
-        if (r != NULL && r->magic == SYMM_PE_STATUS_MAGIC)
-            n += (size_t)snprintf(buf + n, cap - n, "symm:   PE %d (%s, pid %d): %s\n", pe,
-                                  r->host, (int)r->pid, what);
+        const pe_view_t *v = &w->views[pe];
+        describe_v(v, gone[pe], 1, now, what, sizeof(what));
+        if (v->r != NULL)
+            n += (size_t)snprintf(buf + n, cap - n, "symm:   PE %d (%.63s, pid %d): %s\n", pe,
+                                  v->r->host, (int)v->r->pid, what);
         else
             n += (size_t)snprintf(buf + n, cap - n, "symm:   PE %d: %s\n", pe, what);
     }
     emit(buf);
-    end_pe(s, 1, 1);
+    symm_report_mark_others(s);
+    symm_pe_end(s, 1, 1);
 }
 
 /* ---- the thread ----------------------------------------------------------- */
@@ -478,6 +571,9 @@ static void *watch_main(void *arg)
         for (int i = 1; i < w->n; i++)
             if (w->pfd[i].fd >= 0 && w->pfd[i].revents != 0)
                 peer_gone(w, i, gone);
+        /* Another node's PE reported the job's failure (ops/fail_report.h). */
+        if (w->tick > 0 && symm_pe_report_marked(s))
+            symm_pe_end(s, 1, 0);
         uint64_t now = symm_now_ms();
         const symm_pe_status_t *me = symm_pe_status(s);
         if (w->hang_s > 0 && blocked(me, now) && now - me->since_ms >= (uint64_t)(w->hang_s * 1e3))
@@ -593,6 +689,7 @@ static void watch_free(struct symm_watch *w)
     free(w->pfd);
     free(w->pe_of);
     free(w->gone);
+    free(w->views);
     free(w->what);
     free(w->done);
     free(w->text);
@@ -627,12 +724,14 @@ int symm_watch_start(symm_instance_t *s)
     w->pfd = calloc(np + 1, sizeof(*w->pfd));
     w->pe_of = calloc(np + 1, sizeof(int));
     w->gone = calloc(np, sizeof(int));
+    w->views = calloc(np, sizeof(*w->views));
     w->what = calloc(np, sizeof(*w->what));
     w->done = calloc(np, 1);
     w->text_cap = 512 + np * 320;
     w->text = malloc(w->text_cap);
     w->stop_fd = eventfd(0, EFD_CLOEXEC);
-    if (w->pfd == NULL || w->pe_of == NULL || w->gone == NULL || w->what == NULL ||
+    if (w->pfd == NULL || w->pe_of == NULL || w->gone == NULL || w->views == NULL ||
+        w->what == NULL ||
         w->done == NULL || w->text == NULL || w->stop_fd < 0) {
         if (w->stop_fd >= 0)
             close(w->stop_fd);
@@ -683,16 +782,21 @@ void symm_watch_exit_report(symm_instance_t *s, int status, const char *finalize
     char line[4096];
     char (*what)[200] = calloc((size_t)s->n_pes, sizeof(*what));
     char *done = calloc((size_t)s->n_pes, 1);
+    pe_view_t *views = calloc((size_t)s->n_pes, sizeof(*views));
     symm_pe_status_phase(s, SYMM_PHASE_EXITED, status);
-    claim_report(s);
+    symm_report_claim_node(s);
     settle(s, NULL);
     int n = snprintf(line, sizeof(line), "symm: exit: PE %d exited with status %d before %s",
                      s->my_pe, status, finalize_name);
-    if (what != NULL && done != NULL)
-        n += summarize(s, s->my_pe, NULL, symm_now_ms(), line + n, sizeof(line) - (size_t)n - 2,
-                       what, done);
+    if (what != NULL && done != NULL && views != NULL) {
+        symm_pe_reporting = 1;
+        views_fill(s, views, NULL, REMOTE_READ_EXIT_MS);
+        n += summarize(s, s->my_pe, NULL, views, symm_now_ms(), line + n,
+                       sizeof(line) - (size_t)n - 2, what, done);
+    }
     free(what);
     free(done);
+    free(views);
     snprintf(line + n, sizeof(line) - (size_t)n, "\n");
     emit(line);
     symm_launcher_say("reported");

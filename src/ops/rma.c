@@ -51,6 +51,17 @@ void symm_check_sym(const symm_instance_t *s, const char *routine, const void *a
                             "segment", what, addr, n, n - room);
 }
 
+void symm_check_sym_cold(const symm_instance_t *s, const char *routine, const void *addr,
+                         size_t n, const char *what)
+{
+    size_t off, room;
+    if (addr == NULL)
+        symm_fatal(routine, "%s is NULL with length %zu", what, n);
+    if (symm_seg_translate(s, addr, &off, &room) == SYMM_SEG_NONE &&
+        symm_region_find(s, addr, &off, &room) == NULL)
+        symm_fatal_not_symmetric(routine, what, addr);
+}
+
 void symm_check_local(const char *routine, const void *buf, size_t n, const char *what)
 {
     if (buf == NULL && n != 0)

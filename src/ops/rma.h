@@ -34,6 +34,30 @@ void symm_fatal_not_symmetric(const char *routine, const char *what, const void 
 void symm_check_sym(const symm_instance_t *s, const char *routine, const void *addr, size_t n,
                     const char *what);
 
+/* Always on, whatever the transport: addr, the start of an n-byte access,
+ * is NULL with n > 0, or in no segment and no registered region (cold). */
+void symm_check_sym_cold(const symm_instance_t *s, const char *routine, const void *addr,
+                         size_t n, const char *what) __attribute__((cold));
+
+/* The checks of a collective's dest and source: whether it runs as pulls
+ * (which translate a peer's copy) or as messages (which never translate),
+ * a buffer that is not symmetric fails the same way, naming the routine.
+ * Always: where it starts (one range compare on the heap; the data ranges
+ * and regions only when that fails); SHMEM_DEBUG: its whole extent too. */
+static inline void symm_check_sym_start(const symm_instance_t *s, const char *routine,
+                                        const void *addr, size_t n, const char *what)
+{
+    size_t off, room;
+    if (n == 0)
+        return;
+    if (symm_unlikely(s->debug)) {
+        symm_check_sym(s, routine, addr, n, what);
+        return;
+    }
+    if (symm_unlikely(symm_seg_translate(s, addr, &off, &room) == SYMM_SEG_NONE))
+        symm_check_sym_cold(s, routine, addr, n, what);
+}
+
 /* SHMEM_DEBUG: the local buffer of a transfer of n > 0 bytes is not NULL. */
 void symm_check_local(const char *routine, const void *buf, size_t n, const char *what);
 

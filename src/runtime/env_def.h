@@ -74,7 +74,8 @@
       "teams that may exist at once, predefined ones included (at most 512)")                      \
     X(SYMM_FAULT, STR, USER, core, fault, "",                                                      \
       "testing aid: SITE[@PE][#N],... makes step SITE (ftruncate, mmap, calloc, team, "            \
-      "ucx_reg, hugepages; same_address: the PE finds the node's proposed heap range taken) fail " \
+      "ucx_reg, ucx_worker, hugepages; same_address: the PE finds the node's proposed heap "      \
+      "range taken) fail "                                                                         \
       "on PE "                                                                                     \
       "(default all) at its Nth call (default every call)")                                        \
     X(SYMM_BACKTRACE, BOOL, USER, core, backtrace, "1",                                            \

@@ -10,7 +10,9 @@
  *   mmap       init's mappings of the node-local heaps
  *   calloc     the heap allocator's metadata (mem/alloc.c)
  *   team       a team split's member list and team record
- *   ucx_reg    the UCX registration of a grown heap
+ *   ucx_reg    the UCX registration of a grown heap (or a registered region)
+ *   ucx_worker the creation of a UCX worker: the first call is init's
+ *              default worker (before its exchange), later ones contexts'
  * The caller fails as it would have with errno ENOMEM (ENOSPC for
  * ftruncate), so the real error path runs. Only cold paths ask: nothing on
  * a data path pays for this.

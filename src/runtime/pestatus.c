@@ -7,13 +7,18 @@
  */
 #define _GNU_SOURCE
 #include "runtime/pestatus.h"
+#include "runtime/log.h"
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 __thread symm_doing_t symm_doing __attribute__((tls_model("initial-exec")));
+int symm_pe_deferred;
+__thread int symm_pe_reporting;
 
 uint64_t symm_now_ms(void)
 {
@@ -47,4 +52,30 @@ void symm_doing_unpublish(void)
     /* The call the record names has returned. */
     __atomic_store_n(&symm_doing.published->since_ms, 0, __ATOMIC_RELEASE);
     symm_doing.published = NULL;
+}
+
+static void flush_stdout(void)
+{
+    /* Only if nobody holds it: the PE's thread may be anywhere. */
+    if (ftrylockfile(stdout) == 0) {
+        fflush_unlocked(stdout);
+        funlockfile(stdout);
+    }
+}
+
+void symm_pe_end(symm_instance_t *s, int status, int self)
+{
+    if (status == 0)
+        status = 1;
+    symm_pe_status_phase(s, SYMM_PHASE_ABORTED, status);
+    flush_stdout();
+    if (getenv("SYMM_CTRL_FD") != NULL) {
+        if (self) {
+            symm_launcher_say("reported");
+            _exit(status);
+        }
+        for (int i = 0; i < 100; i++)
+            usleep(100000);
+    }
+    _exit(status);
 }

@@ -68,16 +68,23 @@ typedef struct symm_doing {
     struct symm_pe_status *published; /* the record it went into, if it did */
 } symm_doing_t;
 
-/* The shared record, written by its PE only (the claim and abort words of
- * local index 0's record excepted: every PE of the node may CAS them).
+/* The shared record, written by its PE only (the report words excepted:
+ * claim of local index 0's record, which every PE of the node may CAS;
+ * job_claim of PE 0's record and reported_by of each node's first record,
+ * which PEs of other nodes set through the network transport, ops/fail_report.c).
  * Text fields are NUL-terminated. Readers tolerate a torn record: it is
- * diagnostic, never a decision input except `phase` and `pid`. */
+ * diagnostic, never a decision input except `phase`, `pid` and the report
+ * words. A peer on another node reads it with the transport's bounded
+ * peek (core/watch.c). */
 typedef struct symm_pe_status {
     uint64_t magic;
     int32_t pid;
     int32_t phase;            /* symm_pe_phase_t */
     int32_t status;           /* exit status, or signal number */
     int32_t claim;            /* node-wide: 1 + PE that reports; 0: none yet */
+    int32_t job_claim;        /* PE 0's: job-wide, 1 + PE that reports; 0: none yet */
+    int32_t reported_by;      /* a node's first: 1 + the PE of another node whose report
+                               * of the job is out; 0: none */
     uint64_t pidns;           /* pid namespace: pids compare only within one */
     char host[64];
     /* the blocking call */
@@ -146,6 +153,40 @@ static inline int symm_pe_report_claimed(const symm_instance_t *s)
         s->local_pes != NULL && s->heap_base != NULL ? symm_pe_status_of(s, s->local_pes[0]) : NULL;
     return r0 != NULL && __atomic_load_n(&r0->claim, __ATOMIC_ACQUIRE) != 0;
 }
+
+/* The job's failure report, as this PE knows it (ops/fail_report.c):
+ * symm_pe_deferred, this PE lost the claim to another PE and waits to be
+ * ended; symm_pe_reporting, this thread is writing a report (a peer's
+ * connection lost meanwhile must not end the PE before it is out). */
+extern int symm_pe_deferred;
+extern __thread int symm_pe_reporting;
+
+/* Is the job's report someone else's, so that a failure this PE sees now
+ * (a peer's connection lost, a node-local peer gone) is its consequence and
+ * the PE should end quietly? Either it deferred, or a PE of another node
+ * marked this node's first record (reported_by) once its report was out
+ * (symm_pe_report_marked). */
+static inline int symm_pe_report_marked(const symm_instance_t *s)
+{
+    const symm_pe_status_t *r0 =
+        s->local_pes != NULL && s->heap_base != NULL ? symm_pe_status_of(s, s->local_pes[0]) : NULL;
+    int32_t by = r0 != NULL ? __atomic_load_n(&r0->reported_by, __ATOMIC_ACQUIRE) : 0;
+    return by > 0 && by <= s->n_pes && s->peers[by - 1].local_idx < 0;
+}
+
+static inline int symm_pe_report_elsewhere(const symm_instance_t *s)
+{
+    return __atomic_load_n(&symm_pe_deferred, __ATOMIC_ACQUIRE) || symm_pe_report_marked(s);
+}
+
+/* End this PE because the job failed (the watcher, a report, a consequence
+ * of one): status for a launcher that is not oshrun (0 becomes 1); under
+ * oshrun (SYMM_CTRL_FD) it waits for oshrun's signal, which ends every PE
+ * with the status of the first failure oshrun saw. self: this PE is the
+ * one that reported (a hang, a mismatch): under oshrun it says so
+ * ("reported": oshrun prints no second line) and exits. Marks the record
+ * ABORTED first, so node-local watchers take its end as explained. */
+__attribute__((noreturn)) void symm_pe_end(symm_instance_t *s, int status, int self);
 
 /* CLOCK_MONOTONIC in ms, the coarse clock (no system call; it steps once per kernel tick). */
 uint64_t symm_now_ms(void);

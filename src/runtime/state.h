@@ -122,6 +122,10 @@ typedef struct symm_instance {
     struct symm_team_slots *team_slots; /* team/: which slots this PE uses */
     int spin;                /* polls before yielding */
     long spin_ns;            /* then polls on for this long before yielding (network waits) */
+    /* ops/wait_status.c's publishing of a slow wait, for the waits below
+     * ops/ (the network transport's request waits): set once the status
+     * records exist and are read (core/instance.c), NULL before. */
+    void (*wait_slow)(struct symm_instance *inst, int first);
     int threads_share_teams; /* THREAD_MULTIPLE, or a stream exists: a team's barrier
                               * may run in two threads at once (team/team_barrier.c locks) */
     struct symm_region_table *regions; /* registered memory (mem/region_table.h), NULL until used */

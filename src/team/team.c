@@ -15,6 +15,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "ops/fail_report.h"
 #include "ops/rma.h"
 #include "ops/sync.h"
 #include "runtime/fault.h"
@@ -403,6 +404,26 @@ static void sig_text(const coll_sig_t *g, char *out, size_t cap)
         snprintf(out + n, cap - (size_t)n, "(%llu bytes)", (unsigned long long)g->nbytes);
 }
 
+/* Every member that compares sees a mismatch: the first to claim the
+ * job's report prints it, the others end quietly once it is out
+ * (ops/fail_report.h). */
+static __attribute__((noreturn)) void mismatch_report(symm_instance_t *s, const coll_sig_t *me,
+                                                      const coll_sig_t *other, int pe,
+                                                      const char *name, uint64_t seq,
+                                                      const char *routine)
+{
+    char x[128], y[128];
+    symm_pe_reporting = 1;
+    if (!symm_report_claim(s))
+        symm_report_defer(s, 255);
+    sig_text(me, x, sizeof(x));
+    sig_text(other, y, sizeof(y));
+    symm_error(routine, "collective mismatch on %s call #%llu: PE %d in %s, PE %d in %s", name,
+               (unsigned long long)seq, s->my_pe, x, pe, y);
+    symm_report_mark_others(s);
+    symm_pe_end(s, 255, 1);
+}
+
 void symm_coll_sig_check(symm_instance_t *s, void *slot, const int *members, int start, int stride,
                          int size, int my_idx, uint64_t key, uint64_t seq, const char *name,
                          const char *routine, int root, uint64_t nbytes)
@@ -429,11 +450,7 @@ void symm_coll_sig_check(symm_instance_t *s, void *slot, const int *members, int
         if (a.seq != seq || (strncmp(a.routine, me.routine, sizeof(a.routine)) == 0 &&
                              a.root == me.root && a.nbytes == me.nbytes))
             continue;
-        char x[128], y[128];
-        sig_text(&me, x, sizeof(x));
-        sig_text(&a, y, sizeof(y));
-        symm_fatal(routine, "collective mismatch on %s call #%llu: PE %d in %s, PE %d in %s", name,
-                   (unsigned long long)seq, s->my_pe, x, pe, y);
+        mismatch_report(s, &me, &a, pe, name, seq, routine);
     }
 }
 

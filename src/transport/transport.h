@@ -49,6 +49,22 @@ typedef struct symm_msg_tag {
  * for senders that would run ahead of their receivers). */
 typedef enum symm_msg_how { SYMM_MSG_AUTO, SYMM_MSG_EAGER, SYMM_MSG_SYNC } symm_msg_how_t;
 
+/* One bounded access of a failure report to a peer's memory (peek below):
+ * n > 0, a read of n bytes at (seg, off) of pe into buf; n == 0, a
+ * compare-and-swap of the 32-bit word at (seg, off) of pe from expect to
+ * desired, the word found left in buf (4 bytes). rc out: 0, or
+ * SYMM_ERR_TIMEOUT (no answer in time: buf must stay valid until the
+ * process ends, the access may still land), or SYMM_ERR_PEER. */
+typedef struct symm_peek {
+    int pe, seg;
+    size_t off;
+    void *buf;
+    size_t n;
+    uint32_t expect, desired;
+    int rc;
+    void *req; /* the transport's, while in flight */
+} symm_peek_t;
+
 typedef struct symm_transport_ops {
     const char *name;
     /* Collective, after the node-local mappings exist. */
@@ -119,6 +135,14 @@ typedef struct symm_transport_ops {
      * and why (SHMEM_INFO prints it), or NULL where the transport made no
      * such choice. NULL bulk_info: never one. */
     const char *(*bulk_info)(struct symm_instance *inst);
+    /* A failure report's accesses to peers' memory (their status records:
+     * core/watch.c, ops/fail_report.c), from any thread, the watcher's
+     * included: the n accesses are issued at once and waited for together
+     * for at most timeout_ms, so a peer that does not answer (its CPU in a
+     * loop and nothing else running its transport) costs a report that
+     * long, never a hang. Never on a fast path. 0, or negative if none
+     * could be issued. NULL: this transport cannot. */
+    int (*peek)(struct symm_instance *inst, symm_peek_t *reqs, int n, unsigned timeout_ms);
 } symm_transport_ops_t;
 
 /* ---- the transports -------------------------------------------------- */

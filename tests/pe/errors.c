@@ -68,6 +68,11 @@ int main(int argc, char **argv)
         if (culprit())
             shmem_getmem(src, priv, 64, 0);
         free(priv);
+    } else if (strcmp(mode, "amo_malloc") == 0) {
+        int *priv = malloc(sizeof(int));
+        if (culprit())
+            shmem_int_atomic_inc(priv, 0);
+        free(priv);
     } else if (strcmp(mode, "put_null") == 0) {
         if (culprit())
             shmem_putmem(NULL, src, 8, 0);
@@ -140,6 +145,20 @@ int main(int argc, char **argv)
          * the others in a barrier; the report names both. */
         if (culprit())
             shmem_int_wait_until(&gint, SHMEM_CMP_EQ, 42);
+        shmem_barrier_all();
+    } else if (strcmp(mode, "hang_compute") == 0) {
+        /* SYMM_HANG_TIMEOUT across nodes (SYMM_NODE_SIZE=2): PE 0 waits
+         * for a value nobody writes, the rest of its node in a barrier, and
+         * the PEs of the upper half compute, never calling symm: the report
+         * must still name them (their progress thread answers the reads;
+         * without one, "not answering"). */
+        if (me == 0) {
+            shmem_int_wait_until(&gint, SHMEM_CMP_EQ, 42);
+        } else if (me >= npes / 2) {
+            volatile unsigned long spin = 0;
+            for (;;)
+                spin++;
+        }
         shmem_barrier_all();
     } else if (strcmp(mode, "coll_mismatch") == 0) {
         /* SHMEM_DEBUG=1: the culprit broadcasts while the others are in a

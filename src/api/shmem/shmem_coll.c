@@ -7,6 +7,7 @@
 #include "api/shmem/shmem_profile.h"
 #include "coll/coll.h"
 #include "coll/reduce_ops.h"
+#include "ops/rma.h"
 #include "runtime/log.h"
 #include "shmem.h"
 #include "team/team.h"
@@ -42,6 +43,27 @@ static int check_root(const symm_group_t *g, int root, const char *routine)
     return 0;
 }
 
+/* dest (dn bytes from it) and source (sn bytes) are symmetric: checked
+ * here, on every member and every transport, since which form runs decides
+ * whether a buffer is ever translated (a pull reads a peer's copy of the
+ * source; a message form never translates either). */
+static void check_bufs(const symm_group_t *g, const void *dest, size_t dn, const void *source,
+                       size_t sn, const char *routine)
+{
+    symm_check_sym_start(g->s, routine, dest, dn, "dest");
+    symm_check_sym_start(g->s, routine, source, sn, "source");
+}
+
+/* The bytes a strided alltoall touches from buf: size blocks of nelems
+ * elements, stride elements apart. */
+static size_t strided_extent(const symm_group_t *g, ptrdiff_t stride, size_t nelems, size_t elem)
+{
+    size_t n = (size_t)g->size * nelems;
+    if (n == 0)
+        return 0;
+    return ((n - 1) * (size_t)(stride < 0 ? -stride : stride) + 1) * elem;
+}
+
 /* ---- team-based --------------------------------------------------------- */
 int symm_api_broadcast(shmem_team_t team, void *dest, const void *source, size_t nbytes,
                        int root, const char *routine)
@@ -49,28 +71,33 @@ int symm_api_broadcast(shmem_team_t team, void *dest, const void *source, size_t
     symm_group_t g;
     if (team_group(team, &g, routine) != 0 || check_root(&g, root, routine) != 0)
         return -1;
+    check_bufs(&g, dest, nbytes, source, nbytes, routine);
     int taken = symm_group_doing(&g, routine, root, nbytes);
     symm_coll_broadcast(&g, dest, source, nbytes, root, 1, routine);
     symm_doing_end(taken);
     return 0;
 }
 
-#define DEF_TEAM_COLL(NAME, CALL, SAME)                                                          \
+#define DEF_TEAM_COLL(NAME, CALL, SAME, DEST_BLOCKS, SOURCE_BLOCKS)                          \
     int symm_api_##NAME(shmem_team_t team, void *dest, const void *source, size_t nbytes,    \
                         const char *routine)                                                 \
     {                                                                                        \
         symm_group_t g;                                                                      \
         if (team_group(team, &g, routine) != 0)                                              \
             return -1;                                                                       \
+        check_bufs(&g, dest, nbytes * (size_t)(DEST_BLOCKS), source,                          \
+                   nbytes * (size_t)(SOURCE_BLOCKS), routine);                               \
         int taken = symm_group_doing(&g, routine, -1, (SAME) ? nbytes : 0);                  \
         CALL(&g, dest, source, nbytes, routine);                                             \
         symm_doing_end(taken);                                                               \
         return 0;                                                                            \
     }
-/* SAME: every member passes the same size (collect's may differ). */
-DEF_TEAM_COLL(collect, symm_coll_collect, 0)
-DEF_TEAM_COLL(fcollect, symm_coll_fcollect, 1)
-DEF_TEAM_COLL(alltoall, symm_coll_alltoall, 1)
+/* SAME: every member passes the same size (collect's may differ). The
+ * blocks of nbytes checked in dest and source (collect's dest: at least
+ * this member's block; the total is known only inside). */
+DEF_TEAM_COLL(collect, symm_coll_collect, 0, 1, 1)
+DEF_TEAM_COLL(fcollect, symm_coll_fcollect, 1, g.size, 1)
+DEF_TEAM_COLL(alltoall, symm_coll_alltoall, 1, g.size, g.size)
 
 int symm_api_alltoalls(shmem_team_t team, void *dest, const void *source, ptrdiff_t dst,
                        ptrdiff_t sst, size_t nelems, size_t elem, const char *routine)
@@ -78,6 +105,8 @@ int symm_api_alltoalls(shmem_team_t team, void *dest, const void *source, ptrdif
     symm_group_t g;
     if (team_group(team, &g, routine) != 0)
         return -1;
+    check_bufs(&g, dest, strided_extent(&g, dst, nelems, elem), source,
+               strided_extent(&g, sst, nelems, elem), routine);
     int taken = symm_group_doing(&g, routine, -1, nelems * elem);
     symm_coll_alltoalls(&g, dest, source, dst, sst, nelems, elem, routine);
     symm_doing_end(taken);
@@ -90,6 +119,7 @@ int symm_api_reduce(shmem_team_t team, void *dest, const void *source, size_t co
     symm_group_t g;
     if (team_group(team, &g, routine) != 0)
         return -1;
+    check_bufs(&g, dest, count * elem, source, count * elem, routine);
     int taken = symm_group_doing(&g, routine, -1, count * elem);
     symm_coll_reduce(&g, dest, source, count, elem, op, routine);
     symm_doing_end(taken);
@@ -172,6 +202,7 @@ static int coll_scan(shmem_team_t team, void *dest, const void *source, size_t c
     symm_group_t g;
     if (team_group(team, &g, routine) != 0)
         return -1;
+    check_bufs(&g, dest, count * elem, source, count * elem, routine);
     int taken = symm_group_doing(&g, routine, -1, count * elem);
     symm_coll_scan(&g, dest, source, count, elem, op, exclusive, routine);
     symm_doing_end(taken);
@@ -227,6 +258,7 @@ SYMM_PALIAS(shmem_barrier) SYMM_PALIAS(shmem_sync)
         SYMM_DOING_SCOPE(symm_group_doing(&g, __func__, -1, 0));                            \
         if (check_root(&g, PE_root, __func__) != 0)                                          \
             symm_fatal(__func__, "invalid PE_root");                                         \
+        check_bufs(&g, dest, nelems * (BITS / 8), source, nelems * (BITS / 8), __func__);    \
         symm_coll_broadcast(&g, dest, source, nelems * (BITS / 8), PE_root, 0, __func__);    \
     }                                                                                        \
     void shmem_collect##BITS(void *dest, const void *source, size_t nelems, int PE_start,   \
@@ -235,6 +267,7 @@ SYMM_PALIAS(shmem_barrier) SYMM_PALIAS(shmem_sync)
         symm_group_t g;                                                                      \
         active_group(PE_start, logPE_stride, PE_size, pSync, &g, __func__);                 \
         SYMM_DOING_SCOPE(symm_group_doing(&g, __func__, -1, 0));                            \
+        check_bufs(&g, dest, nelems * (BITS / 8), source, nelems * (BITS / 8), __func__);    \
         symm_coll_collect(&g, dest, source, nelems * (BITS / 8), __func__);                  \
         active_done(&g);                                                                     \
     }                                                                                        \
@@ -244,6 +277,8 @@ SYMM_PALIAS(shmem_barrier) SYMM_PALIAS(shmem_sync)
         symm_group_t g;                                                                      \
         active_group(PE_start, logPE_stride, PE_size, pSync, &g, __func__);                 \
         SYMM_DOING_SCOPE(symm_group_doing(&g, __func__, -1, 0));                            \
+        check_bufs(&g, dest, nelems * (BITS / 8) * (size_t)g.size, source,                   \
+                   nelems * (BITS / 8), __func__);                                           \
         symm_coll_fcollect(&g, dest, source, nelems * (BITS / 8), __func__);                 \
     }                                                                                        \
     void shmem_alltoall##BITS(void *dest, const void *source, size_t nelems, int PE_start,  \
@@ -252,6 +287,8 @@ SYMM_PALIAS(shmem_barrier) SYMM_PALIAS(shmem_sync)
         symm_group_t g;                                                                      \
         active_group(PE_start, logPE_stride, PE_size, pSync, &g, __func__);                 \
         SYMM_DOING_SCOPE(symm_group_doing(&g, __func__, -1, 0));                            \
+        check_bufs(&g, dest, nelems * (BITS / 8) * (size_t)g.size, source,                   \
+                   nelems * (BITS / 8) * (size_t)g.size, __func__);                          \
         symm_coll_alltoall(&g, dest, source, nelems * (BITS / 8), __func__);                 \
     }                                                                                        \
     void shmem_alltoalls##BITS(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, \
@@ -261,6 +298,8 @@ SYMM_PALIAS(shmem_barrier) SYMM_PALIAS(shmem_sync)
         symm_group_t g;                                                                      \
         active_group(PE_start, logPE_stride, PE_size, pSync, &g, __func__);                 \
         SYMM_DOING_SCOPE(symm_group_doing(&g, __func__, -1, 0));                            \
+        check_bufs(&g, dest, strided_extent(&g, dst, nelems, BITS / 8), source,              \
+                   strided_extent(&g, sst, nelems, BITS / 8), __func__);                     \
         symm_coll_alltoalls(&g, dest, source, dst, sst, nelems, BITS / 8, __func__);         \
     }                                                                                        \
     SYMM_PALIAS(shmem_broadcast##BITS) SYMM_PALIAS(shmem_collect##BITS)                      \
@@ -279,6 +318,8 @@ DEF_ACTIVE_SIZED(64)
         SYMM_DOING_SCOPE(symm_group_doing(&g, __func__, -1, 0));                            \
         if (nreduce < 0)                                                                     \
             symm_fatal(__func__, "nreduce %d is negative", nreduce);                         \
+        check_bufs(&g, dest, (size_t)nreduce * sizeof(T), source, (size_t)nreduce * sizeof(T), \
+                   __func__);                                                                \
         symm_coll_reduce(&g, dest, source, (size_t)nreduce, sizeof(T), symm_reduce_##N##_##OP, \
                          __func__);                                                          \
     }                                                                                        \

@@ -58,7 +58,10 @@ static void peer_error(void *arg, ucp_ep_h ep, ucs_status_t status)
 {
     ucx_peer_t *p = arg;
     (void)ep;
-    if (!p->u->closing)
+    /* A thread writing the job's report (core/watch.c) that runs progress
+     * for its reads: the report ends the PE, and the failed read says
+     * the peer is unreachable. */
+    if (!p->u->closing && !symm_pe_reporting)
         symm_ucx_peer_lost(p->u, p->pe, status);
 }
 
@@ -77,8 +80,15 @@ void symm_ucx_peer_lost(ucx_state_t *u, int pe, ucs_status_t status)
      * peer on this node is this node's watcher's to report, but a launcher
      * may end this PE before that report is out: say it now. */
     int grace = p->u->inst->peers[p->pe].same_node ? 0 : PEER_ERROR_GRACE;
-    for (int i = 0; i < 50 && (i < grace || symm_pe_report_claimed(p->u->inst)); i++)
+    for (int i = 0; i < 50 && (i < grace || symm_pe_report_claimed(p->u->inst)); i++) {
+        /* The job's report is another PE's, out or coming (ops/fail_report.h):
+         * a peer that ended after it is its consequence. */
+        if (symm_pe_report_elsewhere(p->u->inst))
+            symm_pe_end(p->u->inst, 1, 0);
         usleep(100000);
+    }
+    if (symm_pe_report_elsewhere(p->u->inst))
+        symm_pe_end(p->u->inst, 1, 0);
     symm_fatal("ucx", "PE %d (%s, pid %d) died or became unreachable: connection lost (%s)",
                p->pe, p->host, (int)p->pid, ucs_status_string(status));
 }
@@ -309,11 +319,14 @@ static unsigned amo_kind(ucp_config_t *cfg, ucp_worker_h worker, char *tl, size_
 
 /* Allgather of variable-length blobs: lengths first, then padded blobs.
  * Collective; a PE that cannot allocate the buffers still takes part in an
- * agreement round, so it fails on every PE or on none. */
-static int allgather_var(symm_instance_t *s, const void *mine, size_t len, char **all_p,
-                         size_t *stride_p, const char *routine)
+ * agreement round, so it fails on every PE or on none. mine_rc: this PE's
+ * outcome of the steps before (init's local steps), agreed in the same
+ * round: a PE that failed one takes part with nothing to give (len 0), and
+ * every PE then fails naming it. */
+static int allgather_var(symm_instance_t *s, int mine_rc, const void *mine, size_t len,
+                         char **all_p, size_t *stride_p, const char *routine)
 {
-    uint64_t l = len, *lens = malloc(sizeof(uint64_t) * (size_t)s->n_pes);
+    uint64_t l = mine_rc == SYMM_OK ? len : 0, *lens = malloc(sizeof(uint64_t) * (size_t)s->n_pes);
     if (lens == NULL)
         return SYMM_ERR_NOMEM;
     int rc = symm_boot_allgather(s->boot, &l, lens, sizeof(l));
@@ -324,8 +337,11 @@ static int allgather_var(symm_instance_t *s, const void *mine, size_t len, char 
     free(lens);
     if (rc != SYMM_OK)
         return rc;
-    char *pad = calloc(1, stride), *all = malloc(stride * (size_t)s->n_pes);
-    if (pad == NULL || all == NULL) {
+    char *pad = NULL, *all = NULL;
+    if (mine_rc != SYMM_OK) {
+        rc = mine_rc;
+    } else if ((pad = calloc(1, stride)) == NULL ||
+               (all = malloc(stride * (size_t)s->n_pes)) == NULL) {
         symm_error(routine, "no memory for %d UCX addresses and keys of %zu bytes", s->n_pes,
                    stride);
         rc = SYMM_ERR_NOMEM;
@@ -651,29 +667,39 @@ static void peers_read(ucx_state_t *u, size_t stride)
 }
 
 /* This PE's header, worker address and packed keys to every PE in one
- * allgather (u->blob); then every peer's, read. Collective. */
-static int exchange(ucx_state_t *u, ucx_init_tmp_t *t)
+ * allgather (u->blob); then every peer's, read. Collective, and agreed:
+ * mine_rc is the outcome of this PE's local steps before it, so a PE that
+ * failed one still takes part, and every PE fails naming it. */
+static int exchange(symm_instance_t *s, ucx_state_t *u, ucx_init_tmp_t *t, int mine_rc)
 {
-    symm_instance_t *s = u->inst;
-    size_t addr_len = t->hdr.addr_len, len = sizeof(t->hdr) + addr_len;
-    for (int i = 0; i <= s->n_data_ranges; i++)
-        len += t->rklen[i];
-    char *mine = malloc(len);
-    if (mine == NULL)
-        return SYMM_ERR_NOMEM;
-    char *w = mine;
-    memcpy(w, &t->hdr, sizeof(t->hdr));
-    w += sizeof(t->hdr);
-    memcpy(w, t->addr, addr_len);
-    w += addr_len;
-    for (int i = 0; i <= s->n_data_ranges; i++) {
-        memcpy(w, t->rkbuf[i], t->rklen[i]);
-        w += t->rklen[i];
+    size_t len = 0;
+    char *mine = NULL, *blob = NULL;
+    if (mine_rc == SYMM_OK) {
+        size_t addr_len = t->hdr.addr_len;
+        len = sizeof(t->hdr) + addr_len;
+        for (int i = 0; i <= s->n_data_ranges; i++)
+            len += t->rklen[i];
+        if ((mine = malloc(len)) == NULL) {
+            symm_error("shmem_init", "no memory for this PE's UCX address and keys");
+            mine_rc = SYMM_ERR_NOMEM;
+        }
     }
-    int rc = allgather_var(s, mine, len, &u->blob, &t->stride, "shmem_init");
+    if (mine != NULL) {
+        char *w = mine;
+        memcpy(w, &t->hdr, sizeof(t->hdr));
+        w += sizeof(t->hdr);
+        memcpy(w, t->addr, t->hdr.addr_len);
+        w += t->hdr.addr_len;
+        for (int i = 0; i <= s->n_data_ranges; i++) {
+            memcpy(w, t->rkbuf[i], t->rklen[i]);
+            w += t->rklen[i];
+        }
+    }
+    int rc = allgather_var(s, mine_rc, mine, len, &blob, &t->stride, "shmem_init");
     free(mine);
     if (rc != SYMM_OK)
         return rc;
+    u->blob = blob;
     peers_read(u, t->stride);
     return SYMM_OK;
 }
@@ -708,45 +734,62 @@ static int connect_peers(ucx_state_t *u)
     return SYMM_OK;
 }
 
-/* Collective. A failed step undoes what the steps before it made, in the
- * reverse order, down to the state (state_create), which stays for
- * ucx_fini: the core runs it after a failed init too, and every PE's fini
- * takes part in its bootstrap barrier. From the exchange on, peers hold
- * this PE's address and may be wiring up to its worker: a failure there
- * leaves the worker, registrations and context to ucx_fini, which closes
- * them after that barrier. */
-static int ucx_init(symm_instance_t *s)
+/* The steps before the exchange, each local to this PE. A failed step
+ * undoes what the steps before it made, in the reverse order, down to the
+ * state (state_create), which stays for ucx_fini: the core runs it after a
+ * failed init too. */
+static int local_steps(symm_instance_t *s, ucx_state_t **u_p, ucx_init_tmp_t *t)
 {
-    ucx_state_t *u = NULL;
+    ucx_state_t *u;
     ucp_config_t *cfg = NULL;
-    ucx_init_tmp_t t = {0};
     int net_only = 0, rc;
 
-    if ((rc = state_create(s, &u)) != SYMM_OK)
+    if ((rc = state_create(s, u_p)) != SYMM_OK)
         return rc;
+    u = *u_p;
     if ((rc = config_choose(u, &cfg, &net_only)) != SYMM_OK)
         return rc;
-    if ((rc = context_create(u, cfg, &t)) != SYMM_OK)
+    if ((rc = context_create(u, cfg, t)) != SYMM_OK)
         return rc;
     if ((rc = worker_create(u)) != SYMM_OK)
         goto err_cleanup_context;
-    if ((rc = address_get(u, net_only, &t)) != SYMM_OK)
+    if ((rc = address_get(u, net_only, t)) != SYMM_OK)
         goto err_destroy_worker;
-    if ((rc = memory_register(u, &t)) != SYMM_OK)
+    if ((rc = memory_register(u, t)) != SYMM_OK)
         goto err_release_address;
-    if ((rc = exchange(u, &t)) == SYMM_OK)
-        rc = connect_peers(u);
-    keys_release(&t);
-    ucp_worker_release_address(u->dflt.worker, t.addr);
-    return rc;
+    return SYMM_OK;
 
 err_release_address:
-    ucp_worker_release_address(u->dflt.worker, t.addr);
+    ucp_worker_release_address(u->dflt.worker, t->addr);
+    t->addr = NULL;
 err_destroy_worker:
     worker_destroy(u);
 err_cleanup_context:
     ucp_cleanup(u->ctx);
     u->ctx = NULL;
+    return rc;
+}
+
+/* Collective. The local steps' outcome is agreed in the exchange's first
+ * round, so a PE that failed one (no worker, no registration) makes every
+ * PE fail at once naming it, rather than leave them waiting in an exchange
+ * it skipped. From the exchange on, peers hold this PE's address and may
+ * be wiring up to its worker: a failure there leaves the worker,
+ * registrations and context to ucx_fini, which closes them after every
+ * PE's fini has met in its bootstrap barrier. */
+static int ucx_init(symm_instance_t *s)
+{
+    ucx_state_t *u = NULL;
+    ucx_init_tmp_t t = {0};
+    int rc = local_steps(s, &u, &t);
+    int local_ok = rc == SYMM_OK;
+    rc = exchange(s, u, &t, rc);
+    if (rc == SYMM_OK)
+        rc = connect_peers(u);
+    if (local_ok) {
+        keys_release(&t);
+        ucp_worker_release_address(u->dflt.worker, t.addr);
+    }
     return rc;
 }
 
@@ -866,7 +909,7 @@ static int ucx_heap_grown(symm_instance_t *s, size_t new_size)
         rc = symm_ucx_fail("packing the heap key", st);
     int arc = symm_boot_agree(s->boot, rc, "shmem_malloc", NULL);
     if (arc == SYMM_OK)
-        arc = allgather_var(s, rk, rklen, &all, &stride, "shmem_malloc");
+        arc = allgather_var(s, SYMM_OK, rk, rklen, &all, &stride, "shmem_malloc");
     if (rk != NULL)
         ucp_rkey_buffer_release(rk);
     if (arc != SYMM_OK) {
@@ -937,7 +980,7 @@ static int ucx_region_add(symm_instance_t *s, int id)
     }
     int arc = symm_boot_agree(s->boot, rc, routine, NULL);
     if (arc == SYMM_OK)
-        arc = allgather_var(s, rk, rklen, &all, &stride, routine);
+        arc = allgather_var(s, SYMM_OK, rk, rklen, &all, &stride, routine);
     if (rk != NULL)
         ucp_rkey_buffer_release(rk);
     if (arc != SYMM_OK) {
@@ -1043,6 +1086,7 @@ static const symm_transport_ops_t ucx_ops = {
     .ctx_create = symm_ucx_ctx_create,
     .ctx_destroy = symm_ucx_ctx_destroy,
     .bulk_info = ucx_bulk_info,
+    .peek = symm_ucx_peek,
 };
 
 const symm_transport_ops_t *symm_ucx_transport(void) { return &ucx_ops; }

@@ -319,6 +319,7 @@ int symm_ucx_amo(struct symm_ctx *ctx, symm_amo_op_t op, size_t size, int seg, s
 int symm_ucx_fence(struct symm_ctx *ctx);
 int symm_ucx_quiet(struct symm_ctx *ctx);
 int symm_ucx_pe_quiet(struct symm_ctx *ctx, const int *pes, size_t n);
+int symm_ucx_peek(symm_instance_t *s, symm_peek_t *reqs, int n, unsigned timeout_ms);
 
 /* ucx_am.c */
 /* Register the notify and message handlers on the default worker (init);

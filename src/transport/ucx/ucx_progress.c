@@ -26,6 +26,7 @@
 #include <sys/sysinfo.h>
 #include <unistd.h>
 
+#include "runtime/fault.h"
 #include "transport/ucx/ucx.h"
 
 /* ---- progress ---------------------------------------------------------- */
@@ -196,8 +197,10 @@ int symm_ucx_wk_init(ucx_state_t *u, ucx_wk_t *wk, ucs_thread_mode_t mode)
     if (wk->conn == NULL || wk->pending == NULL)
         return SYMM_ERR_NOMEM;
     wk->efd = -1;
-    if ((st = ucp_worker_create(u->ctx, &wp, &wk->worker)) != UCS_OK) {
-        symm_error("ucx", "creating a worker: %s", ucs_status_string(st));
+    /* SYMM_FAULT=ucx_worker: as if UCX had no memory for it. */
+    st = symm_fault("ucx_worker") ? UCS_ERR_NO_MEMORY : ucp_worker_create(u->ctx, &wp, &wk->worker);
+    if (st != UCS_OK) {
+        symm_error("ucx", "creating a UCX worker: %s", ucs_status_string(st));
         return SYMM_ERR_SYS;
     }
     if ((st = ucp_worker_get_efd(wk->worker, &wk->efd)) != UCS_OK) {

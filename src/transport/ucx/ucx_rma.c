@@ -20,6 +20,7 @@
 
 #include <sched.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "runtime/pestatus.h"
 #include "transport/ucx/ucx.h"
@@ -27,8 +28,13 @@
 /* ---- requests -------------------------------------------------------- */
 
 /* As every symm wait (ops/sync.h): spin polls, then on for spin_ns by the
- * clock (renewed by any event: *until), then yield. */
-static void backoff(ucx_state_t *u, unsigned *polls, unsigned events, uint64_t *until)
+ * clock (renewed by any event: *until), then yield. A yielding wait inside
+ * a named blocking routine publishes it in the PE's status record, its
+ * first yield the call, every one a heartbeat (inst->wait_slow): a get
+ * from a peer that runs no progress blocks here, and the hang report must
+ * say where. (Not outside one: nothing would clear the record's call.) */
+static void backoff(ucx_state_t *u, unsigned *polls, unsigned events, uint64_t *until,
+                    int *published)
 {
     if (++*polls < (unsigned)u->inst->spin)
         return;
@@ -37,6 +43,11 @@ static void backoff(ucx_state_t *u, unsigned *polls, unsigned events, uint64_t *
         *until = now + (uint64_t)u->inst->spin_ns;
     if (now < *until)
         return;
+    void (*slow)(symm_instance_t *, int) = u->inst->wait_slow;
+    if (slow != NULL && symm_doing.routine != NULL) {
+        slow(u->inst, !*published);
+        *published = 1;
+    }
     sched_yield();
 }
 
@@ -50,6 +61,7 @@ ucs_status_t symm_ucx_wait_req(ucx_state_t *u, ucx_wk_t *wk, ucs_status_ptr_t re
     ucs_status_t st;
     unsigned polls = 0;
     uint64_t until = 0;
+    int published = 0;
     /* Each turn tells the progress thread this PE is progressing itself,
      * so it runs every worker, not only wk's: the default worker serves
      * peers, and a flush of one worker can wait on a peer's endpoint to
@@ -58,7 +70,7 @@ ucs_status_t symm_ucx_wait_req(ucx_state_t *u, ucx_wk_t *wk, ucs_status_ptr_t re
     (void)wk;
     while ((st = ucp_request_check_status(req)) == UCS_INPROGRESS) {
         __atomic_store_n(&u->activity, u->activity + 1, __ATOMIC_RELAXED);
-        backoff(u, &polls, symm_ucx_progress_all(u), &until);
+        backoff(u, &polls, symm_ucx_progress_all(u), &until, &published);
     }
     ucp_request_free(req);
     return st;
@@ -272,6 +284,80 @@ int symm_ucx_amo(struct symm_ctx *ctx, symm_amo_op_t op, size_t size, int seg, s
     if (st == UCS_OK && result != NULL && prm.reply_buffer == &reply)
         memcpy(result, &reply, size);
     return to_symm(u, st, pe, "atomic");
+}
+
+/* ---- a failure report's accesses --------------------------------------- */
+
+/* Issue one access of a report on wk: a get, or a 32-bit compare-and-swap
+ * (UCP: buffer holds the compare value, the reply buffer the new value on
+ * the way in and the old one on the way out). */
+static void peek_issue(ucx_state_t *u, ucx_wk_t *wk, symm_peek_t *q)
+{
+    uint64_t raddr;
+    ucp_rkey_h rkey;
+    ucp_ep_h ep = peer_target(u, wk, q->seg, q->off, q->pe, &raddr, &rkey);
+    ucs_status_ptr_t r;
+    if (q->n > 0) {
+        ucp_request_param_t prm = {.op_attr_mask = 0};
+        r = ucp_get_nbx(ep, q->buf, q->n, raddr, rkey, &prm);
+    } else {
+        ucp_request_param_t prm = {
+            .op_attr_mask = UCP_OP_ATTR_FIELD_DATATYPE | UCP_OP_ATTR_FIELD_REPLY_BUFFER,
+            .datatype = ucp_dt_make_contig(sizeof(uint32_t)),
+            .reply_buffer = q->buf};
+        memcpy(q->buf, &q->desired, sizeof(uint32_t));
+        r = ucp_atomic_op_nbx(ep, UCP_ATOMIC_OP_CSWAP, &q->expect, 1, raddr, rkey, &prm);
+    }
+    q->req = NULL;
+    if (r == NULL) {
+        q->rc = SYMM_OK;
+    } else if (UCS_PTR_IS_ERR(r)) {
+        q->rc = SYMM_ERR_PEER;
+    } else {
+        q->rc = SYMM_ERR_TIMEOUT;
+        q->req = r;
+    }
+}
+
+/* On the default worker, which any thread may use (UCS_THREAD_MODE_MULTI),
+ * without its request tracking: a report's accesses are not the program's
+ * and no quiet waits for them. Polled with progress until done or
+ * timeout_ms; a request still in flight then is released (UCX frees it
+ * when it completes) and its rc stays SYMM_ERR_TIMEOUT. */
+int symm_ucx_peek(symm_instance_t *s, symm_peek_t *reqs, int n, unsigned timeout_ms)
+{
+    ucx_state_t *u = state_of(s);
+    if (u == NULL || u->dflt.worker == NULL || u->closing)
+        return SYMM_ERR_UNSUPPORTED;
+    int left = 0;
+    for (int i = 0; i < n; i++) {
+        peek_issue(u, &u->dflt, &reqs[i]);
+        left += reqs[i].req != NULL;
+    }
+    uint64_t end = symm_now_ns() + (uint64_t)timeout_ms * 1000000u;
+    while (left > 0) {
+        unsigned events = symm_ucx_progress_all(u);
+        for (int i = 0; i < n; i++) {
+            symm_peek_t *q = &reqs[i];
+            ucs_status_t st = q->req != NULL ? ucp_request_check_status(q->req) : UCS_INPROGRESS;
+            if (st == UCS_INPROGRESS)
+                continue;
+            ucp_request_free(q->req);
+            q->req = NULL;
+            q->rc = st == UCS_OK ? SYMM_OK : SYMM_ERR_PEER;
+            left--;
+        }
+        if (left == 0 || symm_now_ns() >= end)
+            break;
+        if (events == 0)
+            usleep(100);
+    }
+    for (int i = 0; i < n; i++)
+        if (reqs[i].req != NULL) {
+            ucp_request_free(reqs[i].req);
+            reqs[i].req = NULL;
+        }
+    return SYMM_OK;
 }
 
 /* ---- ordering -------------------------------------------------------- */
