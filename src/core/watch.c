@@ -44,7 +44,6 @@
 #include "runtime/status.h"
 
 #define TICK_MS 100
-#define BEAT_STALE_MS 1000    /* no heartbeat for this long: the PE left the wait */
 
 struct symm_watch {
     symm_instance_t *s;
@@ -121,9 +120,7 @@ static const void *peer_copy(const symm_instance_t *s, int pe, int seg, uint64_t
 /* Is the PE of record r blocked in a symm call now? */
 static int blocked(const symm_pe_status_t *r, uint64_t now)
 {
-    uint64_t since = __atomic_load_n(&r->since_ms, __ATOMIC_ACQUIRE);
-    uint64_t beat = __atomic_load_n(&r->beat_ms, __ATOMIC_RELAXED);
-    return since != 0 && beat + BEAT_STALE_MS >= now;
+    return symm_pe_blocked_ms(r, now) >= 0;
 }
 
 /* "shmem_x on TEAM (call #k, root r, n bytes)" or "shmem_wait_until(...)". */
@@ -211,11 +208,11 @@ static void describe(const symm_instance_t *s, int pe, int gone, int detail, uin
         snprintf(out, cap, "gone");
         return;
     }
-    if (blocked(r, now)) {
+    int64_t for_ms = symm_pe_blocked_ms(r, now);
+    if (for_ms >= 0) {
         fmt_call(s, pe, r, detail, call, sizeof(call));
         if (detail)
-            snprintf(out, cap, "in %s for %.1f s", call,
-                     (double)(now - __atomic_load_n(&r->since_ms, __ATOMIC_RELAXED)) / 1e3);
+            snprintf(out, cap, "in %s for %.1f s", call, (double)for_ms / 1e3);
         else
             snprintf(out, cap, "in %s", call);
         return;
@@ -480,7 +477,11 @@ static void *watch_main(void *arg)
                 peer_gone(w, i, gone);
         uint64_t now = symm_now_ms();
         const symm_pe_status_t *me = symm_pe_status(s);
-        if (w->hang_s > 0 && blocked(me, now) && now - me->since_ms >= (uint64_t)(w->hang_s * 1e3))
+        /* One read of the record (symm_pe_blocked_ms): reading since_ms
+         * again after the check took the 0 of a call that had just
+         * returned, or a publication a tick ahead of now, for hours
+         * (active_debug.ucx.np3 reported a 60 s hang 2 s into its run). */
+        if (w->hang_s > 0 && symm_pe_blocked_ms(me, now) >= (int64_t)(w->hang_s * 1e3))
             hang_report(w, gone, now);
     }
     return NULL;
