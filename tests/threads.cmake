@@ -12,10 +12,20 @@ endif()
 target_link_libraries(threads PRIVATE Threads::Threads)
 
 # Two threads of every PE split two parents at once, 30 times, and use each
-# team (team/team.c reserves the slots a split chooses). Node-local only:
-# over UCX one sum in ~10 runs comes out one round stale (a source read
-# before its owner's new value), an open bug of concurrent team collectives
-# on the network path (TEAM_THREADS_ONE=1, the same splits in one thread,
-# never fails: it takes the two threads).
-symm_pe_test(team_threads NPS 1 2 3 4 TIMEOUT 90 NOUCX)
+# team (team/team.c reserves the slots a split chooses). Over UCX a sum
+# once came out a round stale in ~1 run in 10 at 3 PEs, 4 in 10 at 4: a
+# reduction read its peers' sources with non-blocking gets and one quiet
+# of the shared default context, and that quiet returned while the other
+# thread's quiet still waited for those gets (the reduction summed a
+# buffer still holding an earlier round's values). Since bf91053
+# collectives across the network exchange messages and issue no such gets;
+# since the fix in transport/ucx/ucx_rma.c a quiet waits for every request
+# kept before it began, whichever thread waits for them (quiet_threads).
+symm_pe_test(team_threads NPS 1 2 3 4 TIMEOUT 90)
 target_link_libraries(team_threads PRIVATE Threads::Threads)
+
+# Four threads of every PE issue non-blocking gets and puts on the default
+# context and quiet it at the same time; each checks its own at once (over
+# UCX, before the fix in ucx_rma.c, 40 of 40 runs at 3 and 4 PEs failed).
+symm_pe_test(quiet_threads NPS 1 2 3 4)
+target_link_libraries(quiet_threads PRIVATE Threads::Threads)

@@ -15,3 +15,12 @@ add_executable(test_atomics unit/test_atomics.c ${PROJECT_SOURCE_DIR}/src/runtim
 target_include_directories(test_atomics PRIVATE ${PROJECT_SOURCE_DIR}/src)
 add_test(NAME unit_atomics COMMAND test_atomics)
 set_tests_properties(unit_atomics PROPERTIES TIMEOUT 60)
+
+# The watcher's hang figure (runtime/pestatus.h symm_pe_blocked_ms): one
+# read of the record, beside a thread that publishes and clears calls.
+find_package(Threads REQUIRED)
+add_executable(test_pestatus unit/test_pestatus.c)
+target_include_directories(test_pestatus PRIVATE ${PROJECT_SOURCE_DIR}/src)
+target_link_libraries(test_pestatus PRIVATE Threads::Threads)
+add_test(NAME unit_pestatus COMMAND test_pestatus)
+set_tests_properties(unit_pestatus PROPERTIES TIMEOUT 60)

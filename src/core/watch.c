@@ -52,7 +52,6 @@
 #include "transport/transport.h"
 
 #define TICK_MS 100
-#define BEAT_STALE_MS 1000    /* no heartbeat for this long: the PE left the wait */
 
 /* What a report knows of a PE: its record (mapped here, or a copy read
  * through the network transport), the current value of the word it waits
@@ -154,29 +153,25 @@ static pe_view_t view_mapped(const symm_instance_t *s, int pe)
     return v;
 }
 
-/* Is the PE of record r blocked in a symm call now? With another kernel's
- * clock, a published call is taken as blocked (its heartbeat cannot be
- * compared with this clock; the call's end clears it). */
-static int blocked_v(const pe_view_t *v, uint64_t now)
+/* How long the PE of view v has been blocked in a symm call at now, in
+ * ms, or -1 if it is not (symm_pe_blocked_ms: since_ms read once). With
+ * another kernel's clock, a published call is taken as blocked (its
+ * heartbeat cannot be compared with this clock; the call's end clears
+ * it), for as long as its own clock says: last heartbeat - since. */
+static int64_t blocked_ms_v(const pe_view_t *v, uint64_t now)
 {
+    if (v->same_clock)
+        return symm_pe_blocked_ms(v->r, now);
     uint64_t since = __atomic_load_n(&v->r->since_ms, __ATOMIC_ACQUIRE);
     uint64_t beat = __atomic_load_n(&v->r->beat_ms, __ATOMIC_RELAXED);
-    return since != 0 && (!v->same_clock || beat + BEAT_STALE_MS >= now);
+    if (since == 0)
+        return -1;
+    return beat > since ? (int64_t)(beat - since) : 0;
 }
 
 static int blocked(const symm_pe_status_t *r, uint64_t now)
 {
-    pe_view_t v = {.r = r, .same_clock = 1};
-    return blocked_v(&v, now);
-}
-
-/* How long the call has blocked, in seconds: by this clock, or by the
- * PE's own (its last heartbeat). */
-static double blocked_for(const pe_view_t *v, uint64_t now)
-{
-    uint64_t since = __atomic_load_n(&v->r->since_ms, __ATOMIC_RELAXED);
-    uint64_t until = v->same_clock ? now : __atomic_load_n(&v->r->beat_ms, __ATOMIC_RELAXED);
-    return until > since ? (double)(until - since) / 1e3 : 0.0;
+    return symm_pe_blocked_ms(r, now) >= 0;
 }
 
 /* "shmem_x on TEAM (call #k, root r, n bytes)" or "shmem_wait_until(...)". */
@@ -263,10 +258,11 @@ static void describe_v(const pe_view_t *v, int gone, int detail, uint64_t now, c
         snprintf(out, cap, "gone");
         return;
     }
-    if (blocked_v(v, now)) {
+    int64_t for_ms = blocked_ms_v(v, now);
+    if (for_ms >= 0) {
         fmt_call(v, detail, call, sizeof(call));
         if (detail)
-            snprintf(out, cap, "in %s for %.1f s", call, blocked_for(v, now));
+            snprintf(out, cap, "in %s for %.1f s", call, (double)for_ms / 1e3);
         else
             snprintf(out, cap, "in %s", call);
         return;
@@ -576,7 +572,11 @@ static void *watch_main(void *arg)
             symm_pe_end(s, 1, 0);
         uint64_t now = symm_now_ms();
         const symm_pe_status_t *me = symm_pe_status(s);
-        if (w->hang_s > 0 && blocked(me, now) && now - me->since_ms >= (uint64_t)(w->hang_s * 1e3))
+        /* One read of the record (symm_pe_blocked_ms): reading since_ms
+         * again after the check took the 0 of a call that had just
+         * returned, or a publication a tick ahead of now, for hours
+         * (active_debug.ucx.np3 reported a 60 s hang 2 s into its run). */
+        if (w->hang_s > 0 && symm_pe_blocked_ms(me, now) >= (int64_t)(w->hang_s * 1e3))
             hang_report(w, gone, now);
     }
     return NULL;

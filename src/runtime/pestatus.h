@@ -73,9 +73,10 @@ typedef struct symm_doing {
  * job_claim of PE 0's record and reported_by of each node's first record,
  * which PEs of other nodes set through the network transport, ops/fail_report.c).
  * Text fields are NUL-terminated. Readers tolerate a torn record: it is
- * diagnostic, never a decision input except `phase`, `pid` and the report
- * words. A peer on another node reads it with the transport's bounded
- * peek (core/watch.c). */
+ * diagnostic, never a decision input except `phase`, `pid`, the report
+ * words and the hang report's since_ms (read once: symm_pe_blocked_ms). A
+ * peer on another node reads it with the transport's bounded peek
+ * (core/watch.c). */
 typedef struct symm_pe_status {
     uint64_t magic;
     int32_t pid;
@@ -190,6 +191,25 @@ __attribute__((noreturn)) void symm_pe_end(symm_instance_t *s, int status, int s
 
 /* CLOCK_MONOTONIC in ms, the coarse clock (no system call; it steps once per kernel tick). */
 uint64_t symm_now_ms(void);
+
+/* No heartbeat for this long: the PE left the wait its record names. */
+#define SYMM_BEAT_STALE_MS 1000
+
+/* How long the PE of record r has been blocked in a symm call at now, in
+ * ms, or -1 if it is not (no call published, or a stale heartbeat). The
+ * watcher's hang report ends the job on this figure, so since_ms is read
+ * once: the PE clears it when the call returns, and a second read could
+ * see 0 (now - 0: hours). A call published after the reader took now
+ * (with the coarse clock, at the same ms or a tick later) has been
+ * blocked 0 ms, not now - since wrapped around. */
+static inline int64_t symm_pe_blocked_ms(const symm_pe_status_t *r, uint64_t now)
+{
+    uint64_t since = __atomic_load_n(&r->since_ms, __ATOMIC_ACQUIRE);
+    uint64_t beat = __atomic_load_n(&r->beat_ms, __ATOMIC_RELAXED);
+    if (since == 0 || beat + SYMM_BEAT_STALE_MS < now)
+        return -1;
+    return since < now ? (int64_t)(now - since) : 0;
+}
 
 /* CLOCK_MONOTONIC in ns (vDSO: no system call): the waits' timed spin. */
 static inline uint64_t symm_now_ns(void)

@@ -163,11 +163,14 @@ typedef struct ucx_wk {
     ucp_worker_h worker;
     int efd;                 /* its event fd (UCP_FEATURE_WAKEUP), -1 if none */
     ucx_conn_t *conn;        /* [n_pes] */
-    void **pending;          /* [PENDING_MAX] non-blocking requests until quiet */
-    size_t n_pending;
+    /* Non-blocking requests until complete (ucx_rma.c): a ring, oldest
+     * first, pending[i % PENDING_MAX] for pend_head <= i < pend_tail. */
+    void **pending;
+    uint64_t pend_head, pend_tail;
     int pending_lock;
     uint64_t sink;           /* old values of non-fetching atomics */
     int unflushed;           /* a put was issued since the last flush */
+    int flushing;            /* quiets that cleared unflushed and flush now */
     pthread_mutex_t connect_lock;
     struct ucx_wk *next;     /* context workers, for heap growth */
 } ucx_wk_t;

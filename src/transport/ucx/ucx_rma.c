@@ -76,12 +76,18 @@ ucs_status_t symm_ucx_wait_req(ucx_state_t *u, ucx_wk_t *wk, ucs_status_ptr_t re
     return st;
 }
 
-/* Non-blocking operations keep their request until the next quiet waits
- * for it: UCX 1.13 does not reliably hold a worker flush back for released
- * software-emulated requests (seen here over tcp and shared memory). At
- * PENDING_MAX outstanding they are completed in a batch. Threads of one PE
- * may add at once (SHMEM_THREAD_MULTIPLE): a spin lock guards the list.
- * (PENDING_MAX is in ucx.h: workers are made in ucx_progress.c.) */
+/* Non-blocking operations keep their request until a quiet sees it
+ * complete: UCX 1.13 does not reliably hold a worker flush back for
+ * released software-emulated requests (seen here over tcp and shared
+ * memory). Threads of one PE share a context's worker
+ * (SHMEM_THREAD_MULTIPLE), so its requests are one ring, oldest first,
+ * under a spin lock, and a request leaves it only complete: a quiet waits
+ * until every request kept before it began has left. (Taking requests
+ * off a list to wait for them let a quiet that found the list emptied by
+ * another thread's quiet return while that thread still waited for them,
+ * this thread's gets among them: test quiet_threads.) At PENDING_MAX
+ * outstanding a new one waits for the ring's requests. (PENDING_MAX is in
+ * ucx.h: workers are made in ucx_progress.c.) */
 
 static void pending_lock(ucx_wk_t *wk)
 {
@@ -94,19 +100,51 @@ static void pending_unlock(ucx_wk_t *wk)
     __atomic_store_n(&wk->pending_lock, 0, __ATOMIC_RELEASE);
 }
 
-static ucs_status_t wait_pending(ucx_state_t *u, ucx_wk_t *wk)
+#define RETIRE_BATCH 64
+
+/* Wait until every request of wk's ring up to (not including) `upto` has
+ * completed, with progress; any thread may retire any request, freeing it
+ * outside the lock. The first failure seen is returned. */
+static ucs_status_t wait_kept(ucx_state_t *u, ucx_wk_t *wk, uint64_t upto)
 {
     ucs_status_t st = UCS_OK;
+    unsigned polls = 0;
+    uint64_t until = 0;
+    int published = 0;
     for (;;) {
+        void *done[RETIRE_BATCH];
+        int nd = 0;
         pending_lock(wk);
-        void *req = wk->n_pending > 0 ? wk->pending[--wk->n_pending] : NULL;
+        while (wk->pend_head < wk->pend_tail && nd < RETIRE_BATCH) {
+            void *req = wk->pending[wk->pend_head % PENDING_MAX];
+            ucs_status_t r = ucp_request_check_status(req);
+            if (r == UCS_INPROGRESS)
+                break;
+            if (r != UCS_OK && st == UCS_OK)
+                st = r;
+            done[nd++] = req;
+            wk->pend_head++;
+        }
+        int left = wk->pend_head < upto;
         pending_unlock(wk);
-        if (req == NULL)
+        for (int i = 0; i < nd; i++)
+            ucp_request_free(done[i]);
+        if (!left)
             return st;
-        ucs_status_t r = symm_ucx_wait_req(u, wk, req);
-        if (r != UCS_OK)
-            st = r;
+        if (nd == 0) {
+            __atomic_store_n(&u->activity, u->activity + 1, __ATOMIC_RELAXED);
+            backoff(u, &polls, symm_ucx_progress_all(u), &until, &published);
+        }
     }
+}
+
+/* Every request kept so far by any thread. */
+static ucs_status_t wait_pending(ucx_state_t *u, ucx_wk_t *wk)
+{
+    pending_lock(wk);
+    uint64_t upto = wk->pend_tail;
+    pending_unlock(wk);
+    return wait_kept(u, wk, upto);
 }
 
 ucs_status_t symm_ucx_keep_req(ucx_state_t *u, ucx_wk_t *wk, ucs_status_ptr_t req)
@@ -122,34 +160,57 @@ ucs_status_t symm_ucx_keep_req(ucx_state_t *u, ucx_wk_t *wk, ucs_status_ptr_t re
     }
     for (;;) {
         pending_lock(wk);
-        if (wk->n_pending < PENDING_MAX)
+        if (wk->pend_tail - wk->pend_head < PENDING_MAX)
             break;
+        uint64_t upto = wk->pend_tail;
         pending_unlock(wk);
-        if ((st = wait_pending(u, wk)) != UCS_OK) {
+        if ((st = wait_kept(u, wk, upto)) != UCS_OK) {
             ucp_request_free(req);
             return st;
         }
     }
-    wk->pending[wk->n_pending++] = req;
+    wk->pending[wk->pend_tail++ % PENDING_MAX] = req;
     pending_unlock(wk);
     return UCS_OK;
 }
 
+/* Whether a put of this worker may not have landed: its mark (a put
+ * issued since a quiet took it), or a flush under way by a quiet that took
+ * the mark, which may owe this thread's puts. That quiet counts itself in
+ * flushing before it takes the mark, so a thread that finds the mark
+ * taken and no flush counted knows the flush that covered its puts has
+ * completed. take: clear the mark, and count this quiet's flush. */
+static int puts_unflushed(ucx_wk_t *wk, int take)
+{
+    if (!take)
+        return __atomic_load_n(&wk->unflushed, __ATOMIC_SEQ_CST) ||
+               __atomic_load_n(&wk->flushing, __ATOMIC_SEQ_CST) > 0;
+    __atomic_fetch_add(&wk->flushing, 1, __ATOMIC_SEQ_CST);
+    if (__atomic_exchange_n(&wk->unflushed, 0, __ATOMIC_SEQ_CST))
+        return 1;
+    __atomic_fetch_sub(&wk->flushing, 1, __ATOMIC_SEQ_CST);
+    return __atomic_load_n(&wk->flushing, __ATOMIC_SEQ_CST) > 0 ? 2 : 0;
+}
+
 /* Complete everything wk has issued: kept requests, then a worker flush if
- * a put was issued since the last one. A put's request completes when its
- * source is reusable, not when the data has landed; every other operation
- * is complete at the target when its request is (gets and atomics, which
- * all fetch) or reports completion otherwise (notifications; collective
- * messages, whose senders wait for them), so a flush, a round trip per
- * peer over software-emulated transports, is for puts only. force: flush
- * anyway (finalize, heap growth). */
+ * a put was issued since the last one (or another thread's flush of it is
+ * under way). A put's request completes when its source is reusable, not
+ * when the data has landed; every other operation is complete at the
+ * target when its request is (gets and atomics, which all fetch) or
+ * reports completion otherwise (notifications; collective messages, whose
+ * senders wait for them), so a flush, a round trip per peer over
+ * software-emulated transports, is for puts only. force: flush anyway
+ * (finalize, heap growth). */
 static ucs_status_t wk_quiet_if(ucx_state_t *u, ucx_wk_t *wk, int force)
 {
     ucp_request_param_t prm = {.op_attr_mask = 0};
     ucs_status_t st = wait_pending(u, wk);
-    if (!__atomic_exchange_n(&wk->unflushed, 0, __ATOMIC_ACQ_REL) && !force)
+    int why = puts_unflushed(wk, 1);
+    if (why == 0 && !force)
         return st;
     ucs_status_t f = symm_ucx_wait_req(u, wk, ucp_worker_flush_nbx(wk->worker, &prm));
+    if (why == 1)
+        __atomic_fetch_sub(&wk->flushing, 1, __ATOMIC_SEQ_CST);
     return st != UCS_OK ? st : f;
 }
 
@@ -168,10 +229,11 @@ static int ucx_rma(struct symm_ctx *ctx, int is_put, void *local, int seg, size_
     ucp_rkey_h rkey;
     ucp_ep_h ep = peer_target(u, wk, seg, off, pe, &raddr, &rkey);
     ucp_request_param_t prm = {.op_attr_mask = 0};
-    if (is_put && !__atomic_load_n(&wk->unflushed, __ATOMIC_RELAXED))
-        __atomic_store_n(&wk->unflushed, 1, __ATOMIC_RELAXED);
     ucs_status_ptr_t req = is_put ? ucp_put_nbx(ep, local, n, raddr, rkey, &prm)
                                   : ucp_get_nbx(ep, local, n, raddr, rkey, &prm);
+    /* Marked once issued: a quiet that takes the mark flushes after it. */
+    if (is_put && !__atomic_load_n(&wk->unflushed, __ATOMIC_RELAXED))
+        __atomic_store_n(&wk->unflushed, 1, __ATOMIC_SEQ_CST);
     return to_symm(u, nbi ? symm_ucx_keep_req(u, wk, req) : symm_ucx_wait_req(u, wk, req), pe,
                    is_put ? "put" : "get");
 }
@@ -384,7 +446,7 @@ int symm_ucx_pe_quiet(struct symm_ctx *ctx, const int *pes, size_t n)
     ucx_state_t *u = state_of(ctx->inst);
     ucx_wk_t *wk = wk_of(u, ctx);
     ucs_status_t st = wait_pending(u, wk);
-    if (!__atomic_load_n(&wk->unflushed, __ATOMIC_ACQUIRE))
+    if (!puts_unflushed(wk, 0))
         return to_symm(u, st, ctx->inst->my_pe, "quiet");
     ucp_request_param_t prm = {.op_attr_mask = 0};
     for (size_t i = 0; i < n && st == UCS_OK; i++) {
