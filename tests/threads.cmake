@@ -19,3 +19,10 @@ target_link_libraries(threads PRIVATE Threads::Threads)
 # never fails: it takes the two threads).
 symm_pe_test(team_threads NPS 1 2 3 4 TIMEOUT 90 NOUCX)
 target_link_libraries(team_threads PRIVATE Threads::Threads)
+
+# shmem_quiet on the default context from several threads at once: each
+# caller's get_nbi and put_nbi are complete when its quiet returns (the
+# stress tester found a quiet that returned while another thread's quiet
+# still waited for its get; pe/threads_quiet.c).
+symm_pe_test(threads_quiet)
+target_link_libraries(threads_quiet PRIVATE Threads::Threads)

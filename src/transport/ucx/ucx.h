@@ -168,6 +168,11 @@ typedef struct ucx_wk {
     int pending_lock;
     uint64_t sink;           /* old values of non-fetching atomics */
     int unflushed;           /* a put was issued since the last flush */
+    /* Held by a quiet from taking the kept requests to the flush's end, and
+     * by a full list's drain: a thread's quiet must not find the list empty
+     * or the mark clear while another thread still waits for its requests
+     * or flush (SHMEM_THREAD_MULTIPLE on the default context). */
+    pthread_mutex_t quiet_lock;
     pthread_mutex_t connect_lock;
     struct ucx_wk *next;     /* context workers, for heap growth */
 } ucx_wk_t;

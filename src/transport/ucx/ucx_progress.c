@@ -191,6 +191,7 @@ int symm_ucx_wk_init(ucx_state_t *u, ucx_wk_t *wk, ucs_thread_mode_t mode)
                               .thread_mode = mode};
     memset(wk, 0, sizeof(*wk));
     pthread_mutex_init(&wk->connect_lock, NULL);
+    pthread_mutex_init(&wk->quiet_lock, NULL);
     wk->conn = calloc((size_t)u->inst->n_pes, sizeof(ucx_conn_t));
     wk->pending = malloc(PENDING_MAX * sizeof(void *));
     if (wk->conn == NULL || wk->pending == NULL)
@@ -220,6 +221,7 @@ void symm_ucx_wk_fini(ucx_state_t *u, ucx_wk_t *wk, int force)
     free(wk->conn);
     free(wk->pending);
     pthread_mutex_destroy(&wk->connect_lock);
+    pthread_mutex_destroy(&wk->quiet_lock);
     memset(wk, 0, sizeof(*wk));
 }
 

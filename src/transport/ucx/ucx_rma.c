@@ -69,6 +69,10 @@ ucs_status_t symm_ucx_wait_req(ucx_state_t *u, ucx_wk_t *wk, ucs_status_ptr_t re
  * software-emulated requests (seen here over tcp and shared memory). At
  * PENDING_MAX outstanding they are completed in a batch. Threads of one PE
  * may add at once (SHMEM_THREAD_MULTIPLE): a spin lock guards the list.
+ * Whoever takes requests off it to wait for them holds wk->quiet_lock
+ * until they are complete, so another thread's quiet, which takes the lock
+ * too, cannot find the list empty and return while its own get_nbi is
+ * still in flight (the stress tester's seed 24, pe/threads_quiet.c).
  * (PENDING_MAX is in ucx.h: workers are made in ucx_progress.c.) */
 
 static void pending_lock(ucx_wk_t *wk)
@@ -82,6 +86,7 @@ static void pending_unlock(ucx_wk_t *wk)
     __atomic_store_n(&wk->pending_lock, 0, __ATOMIC_RELEASE);
 }
 
+/* Called with wk->quiet_lock held. */
 static ucs_status_t wait_pending(ucx_state_t *u, ucx_wk_t *wk)
 {
     ucs_status_t st = UCS_OK;
@@ -113,7 +118,10 @@ ucs_status_t symm_ucx_keep_req(ucx_state_t *u, ucx_wk_t *wk, ucs_status_ptr_t re
         if (wk->n_pending < PENDING_MAX)
             break;
         pending_unlock(wk);
-        if ((st = wait_pending(u, wk)) != UCS_OK) {
+        pthread_mutex_lock(&wk->quiet_lock);
+        st = wait_pending(u, wk);
+        pthread_mutex_unlock(&wk->quiet_lock);
+        if (st != UCS_OK) {
             ucp_request_free(req);
             return st;
         }
@@ -130,14 +138,18 @@ ucs_status_t symm_ucx_keep_req(ucx_state_t *u, ucx_wk_t *wk, ucs_status_ptr_t re
  * all fetch) or reports completion otherwise (notifications; collective
  * messages, whose senders wait for them), so a flush, a round trip per
  * peer over software-emulated transports, is for puts only. force: flush
- * anyway (finalize, heap growth). */
+ * anyway (finalize, heap growth). The mark is set after a put is issued
+ * and cleared here under wk->quiet_lock: a quiet that finds it clear either
+ * has no put before it or waits for the lock until the flush that took
+ * the mark has completed that put. */
 static ucs_status_t wk_quiet_if(ucx_state_t *u, ucx_wk_t *wk, int force)
 {
     ucp_request_param_t prm = {.op_attr_mask = 0};
-    ucs_status_t st = wait_pending(u, wk);
-    if (!__atomic_exchange_n(&wk->unflushed, 0, __ATOMIC_ACQ_REL) && !force)
-        return st;
-    ucs_status_t f = symm_ucx_wait_req(u, wk, ucp_worker_flush_nbx(wk->worker, &prm));
+    pthread_mutex_lock(&wk->quiet_lock);
+    ucs_status_t st = wait_pending(u, wk), f = UCS_OK;
+    if (__atomic_exchange_n(&wk->unflushed, 0, __ATOMIC_ACQ_REL) || force)
+        f = symm_ucx_wait_req(u, wk, ucp_worker_flush_nbx(wk->worker, &prm));
+    pthread_mutex_unlock(&wk->quiet_lock);
     return st != UCS_OK ? st : f;
 }
 
@@ -156,10 +168,11 @@ static int ucx_rma(struct symm_ctx *ctx, int is_put, void *local, int seg, size_
     ucp_rkey_h rkey;
     ucp_ep_h ep = peer_target(u, wk, seg, off, pe, &raddr, &rkey);
     ucp_request_param_t prm = {.op_attr_mask = 0};
-    if (is_put && !__atomic_load_n(&wk->unflushed, __ATOMIC_RELAXED))
-        __atomic_store_n(&wk->unflushed, 1, __ATOMIC_RELAXED);
     ucs_status_ptr_t req = is_put ? ucp_put_nbx(ep, local, n, raddr, rkey, &prm)
                                   : ucp_get_nbx(ep, local, n, raddr, rkey, &prm);
+    /* After the put is issued: a flush that takes the mark covers it. */
+    if (is_put && !__atomic_load_n(&wk->unflushed, __ATOMIC_RELAXED))
+        __atomic_store_n(&wk->unflushed, 1, __ATOMIC_RELEASE);
     return to_symm(u, nbi ? symm_ucx_keep_req(u, wk, req) : symm_ucx_wait_req(u, wk, req), pe,
                    is_put ? "put" : "get");
 }
@@ -297,15 +310,16 @@ int symm_ucx_pe_quiet(struct symm_ctx *ctx, const int *pes, size_t n)
 {
     ucx_state_t *u = state_of(ctx->inst);
     ucx_wk_t *wk = wk_of(u, ctx);
+    pthread_mutex_lock(&wk->quiet_lock);
     ucs_status_t st = wait_pending(u, wk);
-    if (!__atomic_load_n(&wk->unflushed, __ATOMIC_ACQUIRE))
-        return to_symm(u, st, ctx->inst->my_pe, "quiet");
     ucp_request_param_t prm = {.op_attr_mask = 0};
-    for (size_t i = 0; i < n && st == UCS_OK; i++) {
+    for (size_t i = 0; __atomic_load_n(&wk->unflushed, __ATOMIC_ACQUIRE) && i < n && st == UCS_OK;
+         i++) {
         ucp_ep_h ep = __atomic_load_n(&wk->conn[pes[i]].ep, __ATOMIC_ACQUIRE);
         if (ep != NULL)
             st = symm_ucx_wait_req(u, wk, ucp_ep_flush_nbx(ep, &prm));
     }
+    pthread_mutex_unlock(&wk->quiet_lock);
     return to_symm(u, st, ctx->inst->my_pe, "quiet");
 }
 
