@@ -27,6 +27,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <shmemx.h>
+
 #include "stress.h"
 
 extern char **environ;
@@ -42,12 +44,18 @@ static uint64_t seed_sym[2];
 static st_lane_t lanes[ST_MAX_LANES];
 static int injected;
 static struct timespec t_start;
+static size_t heap_start, heap_max; /* shmemx_heap_size: did the heap grow? */
 
-enum { K_RMA, K_SIG, K_AMO, K_LOCK, K_COLL, K_ACTIVE, K_TEAM, K_CTX, K_HEAP, K_AUDIT, K_NKINDS };
-static const char *const kind_name[K_NKINDS] = {"rma", "signal", "amo", "lock", "coll",
-                                                "active", "team", "ctx", "heap", "audit"};
-/* Weights of the kinds; lanes other than 0 skip active and heap. */
-static const unsigned kind_weight[K_NKINDS] = {24, 10, 12, 5, 22, 6, 5, 4, 8, 2};
+enum {
+    K_RMA, K_SIG, K_AMO, K_LOCK, K_COLL, K_ACTIVE, K_TEAM, K_CTX, K_HEAP, K_AUDIT, K_STREAM,
+    K_NKINDS
+};
+static const char *const kind_name[K_NKINDS] = {"rma",  "signal", "amo",   "lock",
+                                                "coll", "active", "team",  "ctx",
+                                                "heap", "audit",  "stream"};
+/* Weights of the kinds; lanes other than 0 skip active, heap and stream. */
+static const unsigned kind_weight[K_NKINDS] = {24, 10, 12, 5, 22, 6, 5, 4, 8, 2, 4};
+static int lane0_only(int k) { return k == K_ACTIVE || k == K_HEAP || k == K_STREAM; }
 
 void *st_xmalloc(size_t n)
 {
@@ -302,6 +310,8 @@ static void lane_setup(st_lane_t *L, int id)
     st_sig_setup(L);
     st_amo_setup(L);
     st_coll_setup(L);
+    if (id == 0)
+        st_stream_setup(L);
     L->op = "";
 }
 
@@ -313,12 +323,12 @@ static void lane_step(st_lane_t *L, long step)
     st_rng_t r = st_rng(L, ST_SHARED, P_KIND);
     unsigned total = 0;
     for (int k = 0; k < K_NKINDS; k++)
-        if (L->id == 0 || (k != K_ACTIVE && k != K_HEAP))
+        if (L->id == 0 || !lane0_only(k))
             total += kind_weight[k];
     unsigned x = (unsigned)st_below(&r, total);
     int kind = 0;
     for (int k = 0; k < K_NKINDS; k++) {
-        if (L->id != 0 && (k == K_ACTIVE || k == K_HEAP))
+        if (L->id != 0 && lane0_only(k))
             continue;
         if (x < kind_weight[k]) {
             kind = k;
@@ -339,6 +349,7 @@ static void lane_step(st_lane_t *L, long step)
     case K_TEAM: st_step_team(L); break;
     case K_CTX: st_step_ctx(L); break;
     case K_HEAP: st_step_heap(L); break;
+    case K_STREAM: st_step_stream(L); break;
     default: st_audit(L); break;
     }
 }
@@ -352,6 +363,8 @@ static void *lane_run(void *arg)
     L->nsync = 0;
     L->what[0] = '\0';
     st_pool_teardown(L);
+    if (L->id == 0)
+        st_stream_teardown(L);
     st_audit(L);
     return NULL;
 }
@@ -375,8 +388,9 @@ static void summary(double secs)
         n += (size_t)snprintf(kinds + n, sizeof(kinds) - n, "%s%s=%" PRIu64, k ? " " : "",
                               kind_name[k], all[2 + k] / (uint64_t)st.npes);
     printf("stress: PASS seed=%" PRIu64 " steps=%ld pes=%d threads=%d ops=%" PRIu64
-           " checks=%" PRIu64 " time=%.1fs steps by kind (all lanes): %s\n",
-           st.seed, st.steps, st.npes, st.threads, all[0], all[1], secs, kinds);
+           " checks=%" PRIu64 " time=%.1fs heap=%zuM->%zuM steps by kind (all lanes): %s\n",
+           st.seed, st.steps, st.npes, st.threads, all[0], all[1], secs, heap_start >> 20,
+           heap_max >> 20, kinds);
     fflush(stdout);
 }
 
@@ -408,6 +422,7 @@ int main(int argc, char **argv)
                st.seed, st.steps, st.npes, st.threads, st.wsize, st.gwsize);
         fflush(stdout);
     }
+    heap_start = shmemx_heap_size();
     for (int l = 0; l < st.threads; l++)
         lane_setup(&lanes[l], l);
     shmem_barrier_all();
@@ -422,6 +437,7 @@ int main(int argc, char **argv)
     for (int l = 1; l < st.threads; l++)
         pthread_join(th[l], NULL);
     shmem_barrier_all();
+    heap_max = shmemx_heap_size();
     st_heap_teardown(&lanes[0]);
     for (int l = 1; l < st.threads; l++)
         shmem_team_destroy(lanes[l].team);

@@ -13,7 +13,8 @@
  * stress_rma.c (put/get/strided and their checks), stress_sig.c (signals
  * and point-to-point waits), stress_amo.c (AMOs and locks), stress_coll.c
  * (team collectives), stress_active.c (active-set collectives),
- * stress_pool.c (team and context pools, the heap step).
+ * stress_pool.c (team and context pools, the heap step), stress_stream.c
+ * (symm's CPU streams through the aclshmem calls).
  */
 #ifndef SYMM_STRESS_H
 #define SYMM_STRESS_H
@@ -33,7 +34,7 @@
 /* What a random stream is for: one stream per (step, pe, lane, purpose). */
 enum {
     P_KIND = 1, P_SYNC, P_RMA, P_GET, P_SIG, P_SIGWAIT, P_AMO, P_AMOCHK, P_LOCK, P_COLL,
-    P_COLLDATA, P_TEAM, P_CTX, P_HEAP, P_HEAPREAD, P_AUDIT, P_KEY
+    P_COLLDATA, P_TEAM, P_CTX, P_HEAP, P_HEAPREAD, P_AUDIT, P_KEY, P_STREAM, P_STREAMGET
 };
 
 /* ---- random numbers: splitmix64 ------------------------------------------ */
@@ -284,6 +285,9 @@ void st_step_active(st_lane_t *L);
 void st_step_team(st_lane_t *L);
 void st_step_ctx(st_lane_t *L);
 void st_step_heap(st_lane_t *L);
+void st_stream_setup(st_lane_t *L);
+void st_step_stream(st_lane_t *L);
+void st_stream_teardown(st_lane_t *L);
 void st_pool_teardown(st_lane_t *L);
 void st_heap_teardown(st_lane_t *L);
 /* The world PEs of pe's team in pool entry e (team order); 0: pe is not a member. */

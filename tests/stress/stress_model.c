@@ -250,9 +250,19 @@ void st_check_u64(st_lane_t *L, const char *what, uint64_t expected, uint64_t go
     }                                                                                            \
     static void tst_##N(const st_wide_t *w, void *p)                                              \
     {                                                                                            \
-        T v = (T)CMPLXL(w->re, w->im);                                                           \
+        T v = (T)st_cplx(w->re, w->im);                                                          \
         memcpy(p, &v, sizeof v);                                                                 \
     }
+
+/* re + im*i without CMPLXL (glibc defines it for gcc only): C11 lays a
+ * complex out as an array of its two parts. */
+static long double _Complex st_cplx(long double re, long double im)
+{
+    long double p[2] = {re, im};
+    long double _Complex z;
+    memcpy(&z, p, sizeof(z));
+    return z;
+}
 
 #if CHAR_MIN < 0
 #define ST_KIND_CHAR SINT
