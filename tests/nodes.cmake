@@ -102,3 +102,10 @@ symm_expect_fail(node_size_bad 2 "SYMM_NODE_SIZE=-1: expected 0 \\(off\\) or a n
 if(SYMM_HAVE_UCX AND NOT SYMM_TSAN)
   symm_nodes_test(lock_noprogress lock 3 1 ENV SYMM_PROGRESS_THREAD=0)
 endif()
+# Contexts whose AMOs reach node-local peers through UCX (SYMM_ATOMICS=
+# network): finalize closes their workers' endpoints to those peers
+# without forcing, which completes only as the closing worker runs (the
+# stress tester hung in shmem_finalize; so did ctx, amo and threads here).
+if(SYMM_HAVE_UCX AND NOT SYMM_TSAN)
+  symm_nodes_test(ctx_fini_netamo ctx 4 2 ENV SYMM_ATOMICS=network)
+endif()

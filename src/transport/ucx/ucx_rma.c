@@ -54,11 +54,19 @@ ucs_status_t symm_ucx_wait_req(ucx_state_t *u, ucx_wk_t *wk, ucs_status_ptr_t re
      * so it runs every worker, not only wk's: the default worker serves
      * peers, and a flush of one worker can wait on a peer's endpoint to
      * another (UCX's reverse endpoints), so two PEs each waiting on one
-     * worker would wait for each other. */
-    (void)wk;
+     * worker would wait for each other. At finalize the context workers
+     * have left that list (they are destroyed one by one) while their
+     * endpoints close: a close that waits for a same-node peer (not
+     * forced) completes only as its own worker runs, so that one runs
+     * too (the stress tester's hang in shmem_finalize, SYMM_NODE_SIZE=2
+     * with SYMM_ATOMICS=network; test ctx_fini_netamo). */
+    int own = wk != NULL && wk != &u->dflt && u->closing;
     while ((st = ucp_request_check_status(req)) == UCS_INPROGRESS) {
         __atomic_store_n(&u->activity, u->activity + 1, __ATOMIC_RELAXED);
-        backoff(u, &polls, symm_ucx_progress_all(u), &until);
+        unsigned ev = symm_ucx_progress_all(u);
+        if (own)
+            ev += ucp_worker_progress(wk->worker);
+        backoff(u, &polls, ev, &until);
     }
     ucp_request_free(req);
     return st;
