@@ -96,3 +96,16 @@ endif()
 # A negative node size is refused at init, on every PE.
 symm_expect_fail(node_size_bad 2 "SYMM_NODE_SIZE=-1: expected 0 \\(off\\) or a node size >= 1"
   ${CMAKE_COMMAND} -E env SYMM_NODE_SIZE=-1 $<TARGET_FILE:empty>)
+# A PE spinning on shmem_test_lock while the holder gets from it over tcp,
+# without a progress thread: test_lock drives progress as the tests do
+# (the stress tester hung on it, seed 25; one emulated node per PE).
+if(SYMM_HAVE_UCX AND NOT SYMM_TSAN)
+  symm_nodes_test(lock_noprogress lock 3 1 ENV SYMM_PROGRESS_THREAD=0)
+endif()
+# Contexts whose AMOs reach node-local peers through UCX (SYMM_ATOMICS=
+# network): finalize closes their workers' endpoints to those peers
+# without forcing, which completes only as the closing worker runs (the
+# stress tester hung in shmem_finalize; so did ctx, amo and threads here).
+if(SYMM_HAVE_UCX AND NOT SYMM_TSAN)
+  symm_nodes_test(ctx_fini_netamo ctx 4 2 ENV SYMM_ATOMICS=network)
+endif()

@@ -84,11 +84,18 @@ void symm_lock_set(long *lock, const char *routine)
     __atomic_thread_fence(__ATOMIC_ACQUIRE);
 }
 
+/* A test drives the network's progress once, as the wait/test routines'
+ * tests do (ops/p2p_scan.h): a PE spinning on test_lock for a lock word in
+ * its own memory may be the one the holder's get or put must reach, and
+ * without a progress thread (SYMM_PROGRESS_THREAD=0) nothing else would
+ * answer it (the stress tester's hang, seed 25; test lock_noprogress). */
 int symm_lock_test(long *lock, const char *routine)
 {
     symm_instance_t *s = symm_inst(routine);
     uint32_t me = (uint32_t)s->my_pe + 1;
     lock_check(s, lock, routine);
+    if (s->net != NULL)
+        s->net->progress(s);
     __atomic_store_n(node_of(lock), 0, __ATOMIC_RELAXED);
     uint32_t prev = amo32(s, tail_of(lock), SYMM_AMO_CSWAP, me, 0, 0, routine);
     return prev == 0 ? 0 : 1;
