@@ -85,6 +85,8 @@ typedef struct symm_pe_status {
     int32_t job_claim;        /* PE 0's: job-wide, 1 + PE that reports; 0: none yet */
     int32_t reported_by;      /* a node's first: 1 + the PE of another node whose report
                                * of the job is out; 0: none */
+    int32_t reported_status;  /* with it: the job's exit status (written first) */
+    int32_t pad0;
     uint64_t pidns;           /* pid namespace: pids compare only within one */
     char host[64];
     /* the blocking call */
@@ -177,6 +179,17 @@ static inline int symm_pe_report_marked(const symm_instance_t *s)
 static inline int symm_pe_report_elsewhere(const symm_instance_t *s)
 {
     return __atomic_load_n(&symm_pe_deferred, __ATOMIC_ACQUIRE) || symm_pe_report_marked(s);
+}
+
+/* The status a PE ends with as a consequence of the job's report: the one
+ * its reporter marked this node with, else dflt. */
+static inline int symm_pe_report_status(const symm_instance_t *s, int dflt)
+{
+    if (!symm_pe_report_marked(s))
+        return dflt;
+    int32_t st = __atomic_load_n(&symm_pe_status_of(s, s->local_pes[0])->reported_status,
+                                 __ATOMIC_ACQUIRE);
+    return st != 0 ? st : dflt;
 }
 
 /* End this PE because the job failed (the watcher, a report, a consequence
