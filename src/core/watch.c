@@ -453,13 +453,11 @@ static void views_fill(symm_instance_t *s, pe_view_t *views, const int *gone, un
     remote_views(s, views, q, of, n, recs, vals, timeout_ms);
 }
 
-/* ---- ending the job ------------------------------------------------------ */
+/* ---- a peer's process ended ---------------------------------------------- */
 
 /* To oshrun (symm_launcher_say): "reported", this PE said why it ends (no
  * second line for it); "peer_reported", a PE's death is reported (end the
  * others now). symm_pe_end (runtime/pestatus.h) ends a PE. */
-
-/* ---- a peer's process ended ---------------------------------------------- */
 
 /* How a process that is not our child ended, if it is still a zombie:
  * field 52 of /proc/PID/stat (Linux >= 3.5) is its wait status. */
@@ -563,7 +561,7 @@ static void peer_gone(struct symm_watch *w, int idx, int *gone)
     symm_pe_end(s, status, 0);
 }
 
-/* ---- hang report and collective mismatch --------------------------------- */
+/* ---- hang report ----------------------------------------------------------- */
 
 /* This PE has waited hang_s in one call: one report for the job (the first
  * PE to claim it, ops/fail_report.h) naming what every PE is doing, read

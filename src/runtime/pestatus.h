@@ -70,8 +70,9 @@ typedef struct symm_doing {
 
 /* The shared record, written by its PE only (the report words excepted:
  * claim of local index 0's record, which every PE of the node may CAS;
- * job_claim of PE 0's record and reported_by of each node's first record,
- * which PEs of other nodes set through the network transport, ops/fail_report.c).
+ * job_claim of PE 0's record, reported_by and reported_status of each
+ * node's first record, which PEs of other nodes set through the network
+ * transport, ops/fail_report.c).
  * Text fields are NUL-terminated. Readers tolerate a torn record: it is
  * diagnostic, never a decision input except `phase`, `pid` and the report
  * words. A peer on another node reads it with the transport's bounded
@@ -163,11 +164,8 @@ static inline int symm_pe_report_claimed(const symm_instance_t *s)
 extern int symm_pe_deferred;
 extern __thread int symm_pe_reporting;
 
-/* Is the job's report someone else's, so that a failure this PE sees now
- * (a peer's connection lost, a node-local peer gone) is its consequence and
- * the PE should end quietly? Either it deferred, or a PE of another node
- * marked this node's first record (reported_by) once its report was out
- * (symm_pe_report_marked). */
+/* Has a PE this node does not map marked this node's first record
+ * (reported_by) once its report of the job was out? */
 static inline int symm_pe_report_marked(const symm_instance_t *s)
 {
     const symm_pe_status_t *r0 =
@@ -176,6 +174,9 @@ static inline int symm_pe_report_marked(const symm_instance_t *s)
     return by > 0 && by <= s->n_pes && s->peers[by - 1].local_idx < 0;
 }
 
+/* Is the job's report someone else's, so that a failure this PE sees now
+ * (a peer's connection lost, a node-local peer gone) is its consequence and
+ * the PE should end quietly? Either it deferred, or its node is marked. */
 static inline int symm_pe_report_elsewhere(const symm_instance_t *s)
 {
     return __atomic_load_n(&symm_pe_deferred, __ATOMIC_ACQUIRE) || symm_pe_report_marked(s);
