@@ -347,40 +347,47 @@ static void settle(const symm_instance_t *s, const int *gone)
 #define REMOTE_READ_MS 1000
 #define REMOTE_READ_EXIT_MS 300
 
-/* The views of every PE: mapped records as they are; the others (but gone
- * ones) read through the network transport, all at once and bounded
- * (timeout_ms), then the words the waiting ones wait on. Their times are
- * their kernel's clock. Memory from mmap, never unmapped: the watcher
- * calls no malloc, and a read that did not answer in time may still land
- * (the PE ends right after its report). */
-static void views_fill(symm_instance_t *s, pe_view_t *views, const int *gone, unsigned timeout_ms)
+#define REMOTE_SETTLE_ROUNDS 8
+#define REMOTE_SETTLE_US 20000
+
+/* Read the n records of q (recs, one each) and re-read the ones that
+ * answered, as settle() watches mapped ones: every REMOTE_SETTLE_US until
+ * every running PE is blocked and none has moved since the read before, at
+ * most REMOTE_SETTLE_ROUNDS times. again and idx: room for n. */
+static void remote_settle(symm_instance_t *s, symm_peek_t *q, symm_peek_t *again, int *idx, int n,
+                          unsigned timeout_ms)
 {
-    int np = s->n_pes, n = 0;
-    for (int pe = 0; pe < np; pe++) {
-        views[pe] = view_mapped(s, pe);
-        if (views[pe].r == NULL && gone != NULL && gone[pe])
-            views[pe].none = "gone";
-        n += views[pe].r == NULL && (gone == NULL || !gone[pe]);
-    }
-    if (n == 0 || s->net == NULL || s->net->peek == NULL)
-        return;
-    size_t bytes = (size_t)n * (sizeof(symm_pe_status_t) + sizeof(uint64_t) +
-                                sizeof(symm_peek_t) + sizeof(int));
-    char *mem = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (mem == MAP_FAILED)
-        return;
-    symm_pe_status_t *recs = (symm_pe_status_t *)(void *)mem;
-    uint64_t *vals = (uint64_t *)(void *)(recs + n);
-    symm_peek_t *q = (symm_peek_t *)(void *)(vals + n);
-    int *of = (int *)(void *)(q + n), k = 0, m = 0;
-    for (int pe = 0; pe < np; pe++) {
-        if (views[pe].r != NULL || (gone != NULL && gone[pe]))
-            continue;
-        q[k] = (symm_peek_t){.pe = pe, .seg = SYMM_SEG_HEAP, .off = SYMM_PE_STATUS_OFF,
-                             .buf = &recs[k], .n = sizeof(recs[k])};
-        k++;
-    }
+    uint64_t last = 0;
     s->net->peek(s, q, n, timeout_ms);
+    for (int round = 0; round < REMOTE_SETTLE_ROUNDS; round++) {
+        int k = 0, settled = 1;
+        uint64_t sum = 0;
+        for (int i = 0; i < n; i++) {
+            const symm_pe_status_t *r = q[i].buf;
+            if (q[i].rc != 0)
+                continue;
+            if (r->phase == SYMM_PHASE_RUNNING && r->since_ms == 0)
+                settled = 0;
+            sum = sum * 31 + r->since_ms;
+            idx[k] = i;
+            again[k++] = q[i];
+        }
+        if (k == 0 || (round > 0 && settled && sum == last))
+            return;
+        last = sum;
+        usleep(REMOTE_SETTLE_US);
+        s->net->peek(s, again, k, timeout_ms);
+        for (int j = 0; j < k; j++)
+            q[idx[j]].rc = again[j].rc;
+    }
+}
+
+/* The views of the n PEs of q from their records (recs), then the words
+ * the waiting ones wait on, read (into vals) with q's room reused. */
+static void remote_views(symm_instance_t *s, pe_view_t *views, symm_peek_t *q, int *of, int n,
+                         const symm_pe_status_t *recs, uint64_t *vals, unsigned timeout_ms)
+{
+    int m = 0;
     for (int i = 0; i < n; i++) {
         pe_view_t *v = &views[q[i].pe];
         const symm_pe_status_t *r = &recs[i];
@@ -405,13 +412,48 @@ static void views_fill(symm_instance_t *s, pe_view_t *views, const int *gone, un
             views[q[j].pe].word = &vals[of[j]];
 }
 
-/* ---- ending the job ------------------------------------------------------ */
+/* The views of every PE: mapped records as they are; the others (but gone
+ * ones) read through the network transport, all at once and bounded
+ * (timeout_ms), settled (remote_settle), then the words the waiting ones
+ * wait on. Their times are their kernel's clock. Memory from mmap, never
+ * unmapped: the watcher calls no malloc, and a read that did not answer in
+ * time may still land (the PE ends right after its report). */
+static void views_fill(symm_instance_t *s, pe_view_t *views, const int *gone, unsigned timeout_ms)
+{
+    int np = s->n_pes, n = 0;
+    for (int pe = 0; pe < np; pe++) {
+        views[pe] = view_mapped(s, pe);
+        if (views[pe].r == NULL && gone != NULL && gone[pe])
+            views[pe].none = "gone";
+        n += views[pe].r == NULL && (gone == NULL || !gone[pe]);
+    }
+    if (n == 0 || s->net == NULL || s->net->peek == NULL)
+        return;
+    size_t bytes = (size_t)n * (sizeof(symm_pe_status_t) + sizeof(uint64_t) +
+                                2 * sizeof(symm_peek_t) + 2 * sizeof(int));
+    char *mem = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (mem == MAP_FAILED)
+        return;
+    symm_pe_status_t *recs = (symm_pe_status_t *)(void *)mem;
+    uint64_t *vals = (uint64_t *)(void *)(recs + n);
+    symm_peek_t *q = (symm_peek_t *)(void *)(vals + n), *again = q + n;
+    int *idx = (int *)(void *)(again + n), *of = idx + n, k = 0;
+    for (int pe = 0; pe < np; pe++) {
+        if (views[pe].r != NULL || (gone != NULL && gone[pe]))
+            continue;
+        q[k] = (symm_peek_t){.pe = pe, .seg = SYMM_SEG_HEAP, .off = SYMM_PE_STATUS_OFF,
+                             .buf = &recs[k], .n = sizeof(recs[k])};
+        k++;
+    }
+    remote_settle(s, q, again, idx, n, timeout_ms);
+    remote_views(s, views, q, of, n, recs, vals, timeout_ms);
+}
+
+/* ---- a peer's process ended ---------------------------------------------- */
 
 /* To oshrun (symm_launcher_say): "reported", this PE said why it ends (no
  * second line for it); "peer_reported", a PE's death is reported (end the
  * others now). symm_pe_end (runtime/pestatus.h) ends a PE. */
-
-/* ---- a peer's process ended ---------------------------------------------- */
 
 /* How a process that is not our child ended, if it is still a zombie:
  * field 52 of /proc/PID/stat (Linux >= 3.5) is its wait status. */
@@ -477,7 +519,7 @@ static void peer_gone(struct symm_watch *w, int idx, int *gone)
      * marked this node): an end now is its consequence, or its reporter's
      * own where its record is not mapped here (SYMM_TRANSPORT=ucx). */
     if (symm_pe_report_elsewhere(s))
-        symm_pe_end(s, 1, 0);
+        symm_pe_end(s, symm_pe_report_status(s, 1), 0);
     int status = 1, ws;
     char cause[96], *line = w->text;
     if (phase == SYMM_PHASE_SIGNALED) {
@@ -515,7 +557,7 @@ static void peer_gone(struct symm_watch *w, int idx, int *gone)
     symm_pe_end(s, status, 0);
 }
 
-/* ---- hang report and collective mismatch --------------------------------- */
+/* ---- hang report ----------------------------------------------------------- */
 
 /* This PE has waited hang_s in one call: one report for the job (the first
  * PE to claim it, ops/fail_report.h) naming what every PE is doing, read
@@ -547,7 +589,7 @@ static __attribute__((noreturn)) void hang_report(struct symm_watch *w, const in
             n += (size_t)snprintf(buf + n, cap - n, "symm:   PE %d: %s\n", pe, what);
     }
     emit(buf);
-    symm_report_mark_others(s);
+    symm_report_mark_others(s, 1);
     symm_pe_end(s, 1, 1);
 }
 
@@ -569,7 +611,7 @@ static void *watch_main(void *arg)
                 peer_gone(w, i, gone);
         /* Another node's PE reported the job's failure (ops/fail_report.h). */
         if (w->tick > 0 && symm_pe_report_marked(s))
-            symm_pe_end(s, 1, 0);
+            symm_pe_end(s, symm_pe_report_status(s, 1), 0);
         uint64_t now = symm_now_ms();
         const symm_pe_status_t *me = symm_pe_status(s);
         /* One read of the record (symm_pe_blocked_ms): reading since_ms
@@ -799,5 +841,8 @@ void symm_watch_exit_report(symm_instance_t *s, int status, const char *finalize
     free(views);
     snprintf(line + n, sizeof(line) - (size_t)n, "\n");
     emit(line);
+    /* PEs this node does not map learn of the exit from the mark, not as
+     * a lost peer: they end quietly with its status. */
+    symm_report_mark_others(s, status);
     symm_launcher_say("reported");
 }

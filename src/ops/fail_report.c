@@ -65,12 +65,12 @@ int symm_report_claim(symm_instance_t *s)
     return found == 0 || found == s->my_pe + 1;
 }
 
-void symm_report_mark_others(symm_instance_t *s)
+/* CAS the 32-bit word at field_off of every other node's first record from
+ * 0 to value, in batches; answers ignored. */
+static void mark_word(symm_instance_t *s, size_t field_off, uint32_t value)
 {
-    static uint32_t found[MARK_BATCH]; /* answers ignored; late ones land here */
+    static uint32_t found[MARK_BATCH]; /* late answers land here */
     symm_peek_t q[MARK_BATCH];
-    if (s->net == NULL || s->net->peek == NULL)
-        return;
     int n = 0;
     for (int pe = 0; pe <= s->n_pes; pe++) {
         if (n == MARK_BATCH || (pe == s->n_pes && n > 0)) {
@@ -80,11 +80,19 @@ void symm_report_mark_others(symm_instance_t *s)
         /* The first PE of a node that is not this one. */
         if (pe == s->n_pes || s->peers[pe].map_node != pe || s->peers[pe].local_idx >= 0)
             continue;
-        q[n] = (symm_peek_t){.pe = pe, .seg = SYMM_SEG_HEAP, .off = RECORD_WORD(reported_by),
-                             .buf = &found[n], .n = 0, .expect = 0,
-                             .desired = (uint32_t)s->my_pe + 1};
+        q[n] = (symm_peek_t){.pe = pe, .seg = SYMM_SEG_HEAP, .off = field_off,
+                             .buf = &found[n], .n = 0, .expect = 0, .desired = value};
         n++;
     }
+}
+
+void symm_report_mark_others(symm_instance_t *s, int status)
+{
+    if (s->net == NULL || s->net->peek == NULL)
+        return;
+    /* The status first: a PE that sees the mark reads it. */
+    mark_word(s, RECORD_WORD(reported_status), (uint32_t)(status != 0 ? status : 1));
+    mark_word(s, RECORD_WORD(reported_by), (uint32_t)s->my_pe + 1);
 }
 
 /* Is the report out: marked here by another node's PE, or the PE that
@@ -112,5 +120,5 @@ void symm_report_defer(symm_instance_t *s, int status)
             s->net->progress(s);
         usleep(10000);
     }
-    symm_pe_end(s, status, 0);
+    symm_pe_end(s, symm_pe_report_status(s, status), 0);
 }

@@ -41,8 +41,9 @@ int symm_report_claim_node(const symm_instance_t *s);
  * (reported_by) counts as another's. */
 int symm_report_claim(symm_instance_t *s);
 
-/* After this PE's report is out: mark every other node's first record. */
-void symm_report_mark_others(symm_instance_t *s);
+/* After this PE's report is out: mark every other node's first record,
+ * with the status the job ends with. */
+void symm_report_mark_others(symm_instance_t *s, int status);
 
 /* Another PE reports: end quietly with status once its report is out, or
  * after SYMM_REPORT_DEFER_MS (running the transport's progress meanwhile,

@@ -70,8 +70,9 @@ typedef struct symm_doing {
 
 /* The shared record, written by its PE only (the report words excepted:
  * claim of local index 0's record, which every PE of the node may CAS;
- * job_claim of PE 0's record and reported_by of each node's first record,
- * which PEs of other nodes set through the network transport, ops/fail_report.c).
+ * job_claim of PE 0's record, reported_by and reported_status of each
+ * node's first record, which PEs of other nodes set through the network
+ * transport, ops/fail_report.c).
  * Text fields are NUL-terminated. Readers tolerate a torn record: it is
  * diagnostic, never a decision input except `phase`, `pid`, the report
  * words and the hang report's since_ms (read once: symm_pe_blocked_ms). A
@@ -86,6 +87,8 @@ typedef struct symm_pe_status {
     int32_t job_claim;        /* PE 0's: job-wide, 1 + PE that reports; 0: none yet */
     int32_t reported_by;      /* a node's first: 1 + the PE of another node whose report
                                * of the job is out; 0: none */
+    int32_t reported_status;  /* with it: the job's exit status (written first) */
+    int32_t pad0;
     uint64_t pidns;           /* pid namespace: pids compare only within one */
     char host[64];
     /* the blocking call */
@@ -162,11 +165,8 @@ static inline int symm_pe_report_claimed(const symm_instance_t *s)
 extern int symm_pe_deferred;
 extern __thread int symm_pe_reporting;
 
-/* Is the job's report someone else's, so that a failure this PE sees now
- * (a peer's connection lost, a node-local peer gone) is its consequence and
- * the PE should end quietly? Either it deferred, or a PE of another node
- * marked this node's first record (reported_by) once its report was out
- * (symm_pe_report_marked). */
+/* Has a PE this node does not map marked this node's first record
+ * (reported_by) once its report of the job was out? */
 static inline int symm_pe_report_marked(const symm_instance_t *s)
 {
     const symm_pe_status_t *r0 =
@@ -175,9 +175,23 @@ static inline int symm_pe_report_marked(const symm_instance_t *s)
     return by > 0 && by <= s->n_pes && s->peers[by - 1].local_idx < 0;
 }
 
+/* Is the job's report someone else's, so that a failure this PE sees now
+ * (a peer's connection lost, a node-local peer gone) is its consequence and
+ * the PE should end quietly? Either it deferred, or its node is marked. */
 static inline int symm_pe_report_elsewhere(const symm_instance_t *s)
 {
     return __atomic_load_n(&symm_pe_deferred, __ATOMIC_ACQUIRE) || symm_pe_report_marked(s);
+}
+
+/* The status a PE ends with as a consequence of the job's report: the one
+ * its reporter marked this node with, else dflt. */
+static inline int symm_pe_report_status(const symm_instance_t *s, int dflt)
+{
+    if (!symm_pe_report_marked(s))
+        return dflt;
+    int32_t st = __atomic_load_n(&symm_pe_status_of(s, s->local_pes[0])->reported_status,
+                                 __ATOMIC_ACQUIRE);
+    return st != 0 ? st : dflt;
 }
 
 /* End this PE because the job failed (the watcher, a report, a consequence

@@ -420,7 +420,7 @@ static __attribute__((noreturn)) void mismatch_report(symm_instance_t *s, const 
     sig_text(other, y, sizeof(y));
     symm_error(routine, "collective mismatch on %s call #%llu: PE %d in %s, PE %d in %s", name,
                (unsigned long long)seq, s->my_pe, x, pe, y);
-    symm_report_mark_others(s);
+    symm_report_mark_others(s, 255);
     symm_pe_end(s, 255, 1);
 }
 

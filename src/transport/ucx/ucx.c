@@ -84,11 +84,11 @@ void symm_ucx_peer_lost(ucx_state_t *u, int pe, ucs_status_t status)
         /* The job's report is another PE's, out or coming (ops/fail_report.h):
          * a peer that ended after it is its consequence. */
         if (symm_pe_report_elsewhere(p->u->inst))
-            symm_pe_end(p->u->inst, 1, 0);
+            symm_pe_end(p->u->inst, symm_pe_report_status(p->u->inst, 1), 0);
         usleep(100000);
     }
     if (symm_pe_report_elsewhere(p->u->inst))
-        symm_pe_end(p->u->inst, 1, 0);
+        symm_pe_end(p->u->inst, symm_pe_report_status(p->u->inst, 1), 0);
     symm_fatal("ucx", "PE %d (%s, pid %d) died or became unreachable: connection lost (%s)",
                p->pe, p->host, (int)p->pid, ucs_status_string(status));
 }
