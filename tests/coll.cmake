@@ -98,3 +98,8 @@ symm_pe_test(coll_ll NPS 1 2 3 4 8 9 TIMEOUT 90)
 symm_pe_test(coll_ll_off PROGRAM coll NPS 2 3 4 TIMEOUT 60 NOUCX ARGS quick ENV SYMM_COLL_LL_MAX=0)
 symm_pe_test(coll_skew_ll_off PROGRAM coll_skew NPS 2 4 TIMEOUT 120 NOUCX ENV SYMM_COLL_LL_MAX=0)
 symm_pe_test(active_ll_off PROGRAM active NPS 2 4 TIMEOUT 60 NOUCX ENV SYMM_COLL_LL_MAX=0)
+
+# SHMEM_DEBUG's check on two active sets sharing PE 2 (pe/active_sig_slots.c):
+# PE 2 moves on from one set's call to the other's while PE 0 still looks
+# for its signature of the first.
+symm_pe_test(active_sig_slots NPS 3 4 TIMEOUT 60 ENV SHMEM_DEBUG=1 SYMM_HANG_TIMEOUT=20)

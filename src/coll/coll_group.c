@@ -133,6 +133,25 @@ symm_msg_tag_t symm_group_next_tag(const symm_group_t *g)
     return (symm_msg_tag_t){key & ~(1ull << 63), active_next(g->s, key, 1) << 8};
 }
 
+/* SHMEM_DEBUG's signature slots are shared by the sets whose keys are
+ * equal modulo SYMM_ACTIVE_SIG_SLOTS ((0, 1, 2) and (1, 0, 2) at 3 PEs).
+ * Before my slot takes this set's signature in place of another set's,
+ * that set's members must be done reading it: a member that reached that
+ * call first and napped while I checked, took part (a broadcast root does
+ * not wait for its receivers) and moved on here would otherwise look for
+ * my signature of it forever (active_sig_slots). */
+static void active_slot_vacate(symm_instance_t *s, void *slot, uint64_t key, const char *routine)
+{
+    uint64_t held_seq, held = symm_coll_sig_held(slot, &held_seq);
+    if (held == 0 || held == key)
+        return;
+    int start = (int)(held >> 37), stride = 1 << ((held >> 32) & 31);
+    int size = (int)(uint32_t)held;
+    if (size > 1)
+        symm_coll_sig_vacate(s, slot, start, stride, size, (s->my_pe - start) / stride, held,
+                             held_seq, routine);
+}
+
 int symm_group_doing(const symm_group_t *g, const char *routine, int root, uint64_t nbytes)
 {
     if (g->psync == NULL)
@@ -145,13 +164,12 @@ int symm_group_doing(const symm_group_t *g, const char *routine, int root, uint6
                       .root = root, .nbytes = nbytes};
     if (!symm_doing_begin(&d))
         return 0;
-    /* One signature slot per set (by key): a member that moved on to
-     * another set's collective does not overwrite this one. */
-    if (g->s->debug && g->size > 1)
-        symm_coll_sig_check(g->s,
-                            g->s->heap_base + SYMM_ACTIVE_SIG_OFF +
-                                (size_t)(key % SYMM_ACTIVE_SIG_SLOTS) * 128,
-                            NULL, g->start, g->stride, g->size, g->me, key, d.seq,
+    if (g->s->debug && g->size > 1) {
+        void *slot =
+            g->s->heap_base + SYMM_ACTIVE_SIG_OFF + (size_t)(key % SYMM_ACTIVE_SIG_SLOTS) * 128;
+        active_slot_vacate(g->s, slot, key, routine);
+        symm_coll_sig_check(g->s, slot, NULL, g->start, g->stride, g->size, g->me, key, d.seq,
                             "an active set", routine, root, nbytes);
+    }
     return 1;
 }

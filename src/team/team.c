@@ -389,10 +389,50 @@ void symm_team_destroy(struct symm_team *t)
 typedef struct coll_sig {
     uint64_t seq;             /* written last; 0: none yet */
     uint64_t key;             /* the team or active set */
-    int32_t root, pad;
+    int32_t root;
+    int32_t checked;          /* this PE has read every member's signature of the call */
     uint64_t nbytes;
     char routine[48];
 } coll_sig_t;
+
+/* Member pe's signature in slot, read twice until both reads agree and
+ * seq is set (the owner writes seq 0, the rest, then seq). */
+static void sig_read(void *slot, int pe, coll_sig_t *a, symm_instance_t *s, const char *routine)
+{
+    unsigned polls = 0;
+    for (;;) {
+        coll_sig_t b;
+        symm_rma_get(NULL, a, slot, sizeof(*a), pe, 0, routine);
+        symm_rma_get(NULL, &b, slot, sizeof(b), pe, 0, routine);
+        if (a->seq != 0 && memcmp(a, &b, sizeof(b)) == 0)
+            return;
+        symm_wait_backoff(s, &polls);
+    }
+}
+
+uint64_t symm_coll_sig_held(const void *slot, uint64_t *seq)
+{
+    const coll_sig_t *mine = slot;
+    *seq = __atomic_load_n(&mine->seq, __ATOMIC_ACQUIRE);
+    return *seq != 0 ? mine->key : 0;
+}
+
+void symm_coll_sig_vacate(symm_instance_t *s, void *slot, int start, int stride, int size,
+                          int my_idx, uint64_t key, uint64_t seq, const char *routine)
+{
+    for (int i = 0; i < size; i++) {
+        if (i == my_idx)
+            continue;
+        coll_sig_t a;
+        unsigned polls = 0;
+        for (;;) {
+            sig_read(slot, start + i * stride, &a, s, routine);
+            if (a.key != key || a.seq > seq || a.checked)
+                break;
+            symm_wait_backoff(s, &polls);
+        }
+    }
+}
 
 static void sig_text(const coll_sig_t *g, char *out, size_t cap)
 {
@@ -438,12 +478,11 @@ void symm_coll_sig_check(symm_instance_t *s, void *slot, const int *members, int
         if (i == my_idx)
             continue;
         int pe = members != NULL ? members[i] : start + i * stride;
-        coll_sig_t a, b;
+        coll_sig_t a;
         unsigned polls = 0;
         for (;;) {
-            symm_rma_get(NULL, &a, mine, sizeof(a), pe, 0, routine);
-            symm_rma_get(NULL, &b, mine, sizeof(b), pe, 0, routine);
-            if (a.key == key && a.seq >= seq && memcmp(&a, &b, sizeof(a)) == 0)
+            sig_read(mine, pe, &a, s, routine);
+            if (a.key == key && a.seq >= seq)
                 break;
             symm_wait_backoff(s, &polls);
         }
@@ -452,6 +491,7 @@ void symm_coll_sig_check(symm_instance_t *s, void *slot, const int *members, int
             continue;
         mismatch_report(s, &me, &a, pe, name, seq, routine);
     }
+    __atomic_store_n(&mine->checked, 1, __ATOMIC_RELEASE);
 }
 
 int symm_team_doing(struct symm_team *t, const char *routine, int root, uint64_t nbytes)

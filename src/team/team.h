@@ -95,6 +95,16 @@ int symm_team_agree(struct symm_team *t, int rc, int quiet, const char *routine)
 void symm_coll_sig_check(symm_instance_t *s, void *slot, const int *members, int start, int stride,
                          int size, int my_idx, uint64_t key, uint64_t seq, const char *name,
                          const char *routine, int root, uint64_t nbytes);
+/* The group whose signature my slot holds (its key; 0: none yet), and
+ * that call's number in *seq. */
+uint64_t symm_coll_sig_held(const void *slot, uint64_t *seq);
+/* Before a slot shared by several groups (active sets: SYMM_ACTIVE_SIG_OFF)
+ * takes another group's signature: wait until every other member of the
+ * group `key` (start + i*stride) has read every signature of its call seq,
+ * or moved on. Until then one may still look for mine there, and would
+ * wait for it forever. */
+void symm_coll_sig_vacate(symm_instance_t *s, void *slot, int start, int stride, int size,
+                          int my_idx, uint64_t key, uint64_t seq, const char *routine);
 
 static inline int symm_team_world_pe(const struct symm_team *t, int idx)
 {

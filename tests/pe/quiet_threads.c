@@ -26,17 +26,20 @@
 #define ROUNDS 300
 #define MAXPES 64
 
-static long src[NT][K];         /* PE p, thread t, element i: value(p, t, i) */
+static long src[NT][K];      /* PE p, thread t, element i: value(p, t, i) */
 static long dst[NT][MAXPES]; /* [t][p]: written by PE p's thread t */
 static int me, npes;
 static int failures;
 
-static long value(int pe, int t, int i) { return (long)pe * 1000000 + t * 1000 + i; }
+static long value(int pe, int t, int i)
+{
+    return (long)pe * 1000000 + t * 1000 + i;
+}
 
 static void fail(const char *what, int t, int r, int target, int i, long want, long got)
 {
-    fprintf(stderr, "PE %d thread %d round %d: %s from PE %d [%d]: %ld, want %ld\n", me, t, r,
-            what, target, i, got, want);
+    fprintf(stderr, "PE %d thread %d round %d: %s from PE %d [%d]: %ld, want %ld\n", me, t, r, what,
+            target, i, got, want);
     __atomic_fetch_add(&failures, 1, __ATOMIC_RELAXED);
 }
 

@@ -19,14 +19,14 @@
 
 static int fails;
 
-#define EXPECT(cond, ...)                                                                  \
-    do {                                                                                   \
-        if (!(cond)) {                                                                     \
-            fprintf(stderr, "FAIL [%s:%d]: ", __FILE__, __LINE__);                         \
-            fprintf(stderr, __VA_ARGS__);                                                  \
-            fprintf(stderr, "\n");                                                         \
-            fails++;                                                                       \
-        }                                                                                  \
+#define EXPECT(cond, ...)                                          \
+    do {                                                           \
+        if (!(cond)) {                                             \
+            fprintf(stderr, "FAIL [%s:%d]: ", __FILE__, __LINE__); \
+            fprintf(stderr, __VA_ARGS__);                          \
+            fprintf(stderr, "\n");                                 \
+            fails++;                                               \
+        }                                                          \
     } while (0)
 
 /* The clock symm_now_ms reads (runtime/pestatus.c). */
