@@ -118,13 +118,17 @@ static const void *peer_copy(const symm_instance_t *s, int pe, int seg, uint64_t
     return NULL;
 }
 
-/* Is the PE of record r blocked in a symm call now? */
-static int blocked(const symm_pe_status_t *r, uint64_t now)
+/* When the PE of record r started the symm call it is blocked in now; 0
+ * if it is not blocked. */
+static uint64_t blocked_since(const symm_pe_status_t *r, uint64_t now)
 {
     uint64_t since = __atomic_load_n(&r->since_ms, __ATOMIC_ACQUIRE);
     uint64_t beat = __atomic_load_n(&r->beat_ms, __ATOMIC_RELAXED);
-    return since != 0 && beat + BEAT_STALE_MS >= now;
+    return since != 0 && beat + BEAT_STALE_MS >= now ? since : 0;
 }
+
+/* Is the PE of record r blocked in a symm call now? */
+static int blocked(const symm_pe_status_t *r, uint64_t now) { return blocked_since(r, now) != 0; }
 
 /* "shmem_x on TEAM (call #k, root r, n bytes)" or "shmem_wait_until(...)". */
 static void fmt_call(const symm_instance_t *s, int pe, const symm_pe_status_t *r, int detail,
@@ -480,7 +484,11 @@ static void *watch_main(void *arg)
                 peer_gone(w, i, gone);
         uint64_t now = symm_now_ms();
         const symm_pe_status_t *me = symm_pe_status(s);
-        if (w->hang_s > 0 && blocked(me, now) && now - me->since_ms >= (uint64_t)(w->hang_s * 1e3))
+        /* One atomic read of since_ms: the call may end between two, and
+         * a second plain read (TSan: a data race with its store) of the 0
+         * it leaves made now - 0 look like an endless wait. */
+        uint64_t since = w->hang_s > 0 ? blocked_since(me, now) : 0;
+        if (since != 0 && now - since >= (uint64_t)(w->hang_s * 1e3))
             hang_report(w, gone, now);
     }
     return NULL;
