@@ -4,7 +4,7 @@
 # nodes, the progress thread off, a small heap that must grow.
 #
 #   scripts/stress.sh [--build DIR] [--config NAME[,NAME...]]... [--seed S]
-#                     [--steps N] [--minutes N | --runs N] [--slice GROUP]
+#                     [--steps N] [--minutes N | --runs N] [--slice [GROUP]]
 #                     [--timeout SEC] [--inject STEP] [--list] [--keep DIR] [--no-ucx]
 #
 #   --build DIR    the build tree (default build/); its CMakeCache says
@@ -17,8 +17,8 @@
 #   --minutes N    loop random seeds over the configurations until N
 #                  minutes are up (default: one pass)
 #   --runs N       passes over the configurations (default 1)
-#   --slice GROUP  the CI slice: fixed seeds and configurations of GROUP
-#                  (shm, threads, ucx, nodes, all) for this kind of build
+#   --slice [GROUP] the CI slice: fixed seeds and configurations of GROUP
+#                  (shm, threads, ucx, nodes; default all) for this kind of build
 #   --timeout SEC  per run (default 120; x3 under the sanitizers); a run
 #                  that hits it, or SYMM_HANG_TIMEOUT at 2/3 of it, is a HANG
 #   --inject STEP  SYMM_STRESS_INJECT=STEP: the driver corrupts the first
@@ -112,7 +112,7 @@ while [ $# -gt 0 ]; do
     --steps) steps=$2; shift 2 ;;
     --minutes) minutes=$2; shift 2 ;;
     --runs) runs=$2; shift 2 ;;
-    --slice) slice=$2; shift 2 ;;
+    --slice) if [ $# -gt 1 ] && [ "${2#--}" = "$2" ]; then slice=$2; shift 2; else slice=all; shift; fi ;;
     --timeout) timeout=$2; shift 2 ;;
     --inject) inject=$2; shift 2 ;;
     --keep) keep=$2; shift 2 ;;
