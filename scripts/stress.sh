@@ -4,7 +4,7 @@
 # nodes, the progress thread off, a small heap that must grow.
 #
 #   scripts/stress.sh [--build DIR] [--config NAME[,NAME...]]... [--seed S]
-#                     [--steps N] [--minutes N | --runs N] [--slice GROUP]
+#                     [--steps N] [--minutes N | --runs N] [--slice [GROUP]]
 #                     [--timeout SEC] [--inject STEP] [--list] [--keep DIR] [--no-ucx]
 #
 #   --build DIR    the build tree (default build/); its CMakeCache says
@@ -17,8 +17,8 @@
 #   --minutes N    loop random seeds over the configurations until N
 #                  minutes are up (default: one pass)
 #   --runs N       passes over the configurations (default 1)
-#   --slice GROUP  the CI slice: fixed seeds and configurations of GROUP
-#                  (shm, threads, ucx, nodes, all) for this kind of build
+#   --slice [GROUP] the CI slice: fixed seeds and configurations of GROUP
+#                  (shm, threads, ucx, nodes; default all) for this kind of build
 #   --timeout SEC  per run (default 120; x3 under the sanitizers); a run
 #                  that hits it, or SYMM_HANG_TIMEOUT at 2/3 of it, is a HANG
 #   --inject STEP  SYMM_STRESS_INJECT=STEP: the driver corrupts the first
@@ -79,21 +79,21 @@ shm-nosame-np4|4|SYMM_SAME_ADDRESS=0
 
 # The CI slice: GROUP:config:seed:steps for each kind of build.
 SLICE_PLAIN="
-shm:shm-np1:101:200 shm:shm-np2:102:200 shm:shm-np3:103:200 shm:shm-np4:104:200
-shm:shm-np8:105:120 shm:shm-debug-np4:106:150 shm:heap-small-np4:107:200
-threads:shm-threads2-np4:201:150 threads:shm-threads3-np3:202:150
-threads:shm-threads4-np2:203:150 threads:heap-small-threads3-np2:204:150
-threads:ucx-threads2-np3:24:200 threads:ucx-threads3-np2:205:120
-ucx:ucx-np2:301:200 ucx:ucx-np3:302:200 ucx:ucx-np4:303:200 ucx:ucx-noprog-np4:25:200
-ucx:ucx-heap-small-np3:305:150
+shm:shm-np1:101:200 shm:shm-np2:102:300 shm:shm-np3:103:300 shm:shm-np4:104:400
+shm:shm-np8:105:150 shm:shm-debug-np4:106:200 shm:heap-small-np4:107:300 shm:shm-nosame-np4:108:150
+threads:shm-threads2-np4:201:250 threads:shm-threads3-np3:202:250 threads:shm-threads4-np2:203:250
+threads:heap-small-threads3-np2:204:200 threads:ucx-threads2-np3:24:200 threads:ucx-threads3-np2:205:150
+ucx:ucx-np2:301:400 ucx:ucx-np3:302:250 ucx:ucx-np4:303:400 ucx:ucx-noprog-np4:25:200
+ucx:ucx-noprog-np3:304:150 ucx:ucx-heap-small-np3:305:200
 nodes:nodes-2x2:401:200 nodes:nodes-3x2:402:150 nodes:nodes-cyclic-2x2:403:150
 nodes:nodes-noprog-2x2:406:150 nodes:nodes-threads2-2x2:404:120 nodes:nodes-4x1:405:120
+nodes:nodes-netamo-2x2:407:150 nodes:nodes-rndv-3x2:408:100 nodes:nodes-xeager-2x2:409:100
 "
 SLICE_ASAN="
-shm:shm-np2:102:120 shm:shm-np4:104:80 shm:heap-small-np4:107:80
-threads:shm-threads3-np3:202:60 threads:ucx-threads2-np3:24:60
-ucx:ucx-np2:301:80 ucx:ucx-noprog-np3:304:60
-nodes:nodes-2x2:401:60 nodes:nodes-cyclic-2x2:403:50
+shm:shm-np2:102:150 shm:shm-np4:104:150 shm:heap-small-np4:107:150 shm:shm-debug-np4:106:100
+threads:shm-threads3-np3:202:100 threads:shm-threads2-np4:201:100 threads:ucx-threads2-np3:24:100
+ucx:ucx-np2:301:150 ucx:ucx-np4:303:100 ucx:ucx-noprog-np4:25:100
+nodes:nodes-2x2:401:100 nodes:nodes-cyclic-2x2:403:80 nodes:nodes-netamo-2x2:407:80
 "
 SLICE_TSAN="
 threads:shm-threads2-np4:201:60 threads:shm-threads3-np3:202:60
@@ -112,7 +112,7 @@ while [ $# -gt 0 ]; do
     --steps) steps=$2; shift 2 ;;
     --minutes) minutes=$2; shift 2 ;;
     --runs) runs=$2; shift 2 ;;
-    --slice) slice=$2; shift 2 ;;
+    --slice) if [ $# -gt 1 ] && [ "${2#--}" = "$2" ]; then slice=$2; shift 2; else slice=all; shift; fi ;;
     --timeout) timeout=$2; shift 2 ;;
     --inject) inject=$2; shift 2 ;;
     --keep) keep=$2; shift 2 ;;

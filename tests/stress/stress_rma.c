@@ -497,6 +497,30 @@ static void check_get(st_lane_t *L, const get_t *g)
     st_check_bytes(L, "fetched", exp, g->dest, g->span + GUARD, 0, NULL);
 }
 
+/* shmem_ptr of a window: my own PE's is the address itself; a peer's,
+ * where it is mapped, reads what the model says; accessibility holds for
+ * every PE; shmem_team_ptr on the lane team agrees. */
+static void check_ptr(st_lane_t *L, st_rng_t *r)
+{
+    int area = (int)st_below(r, ST_NAREAS), x = (int)st_below(r, (uint64_t)st.npes);
+    int src = (int)st_below(r, (uint64_t)st.npes);
+    size_t W = L->wsize[area], n = st_logu(r, 1, W < 4096 ? W : 4096);
+    size_t off = (size_t)st_below(r, W - n + 1);
+    unsigned char *a = st_win_addr(L, area, src) + off;
+    void *p = shmem_ptr(a, x), *tp = shmem_team_ptr(L->team, a, x);
+    L->op = "shmem_ptr";
+    snprintf(L->what, sizeof(L->what), "%s window of PE %d on PE %d, offset %zu",
+             area ? "global" : "heap", src, x, off);
+    st_check_u64(L, "shmem_pe_accessible", 1, (uint64_t)shmem_pe_accessible(x));
+    st_check_u64(L, "shmem_addr_accessible", 1, (uint64_t)shmem_addr_accessible(a, x));
+    if ((x == st.me && p != a) || p != tp)
+        st_fail(L, "shmem_ptr gave %p, shmem_team_ptr %p, the address is %p", p, tp, (void *)a);
+    if (p == NULL)
+        return;
+    st_win_expect(st_win(L, area, x, src), off, n, L->tmp);
+    st_check_bytes(L, "read through the pointer", L->tmp, p, n, off, st_win(L, area, x, src));
+}
+
 static void do_gets(st_lane_t *L)
 {
     st_rng_t r = st_rng(L, st.me, P_GET);
@@ -509,6 +533,7 @@ static void do_gets(st_lane_t *L)
     st_quiet_all(L);
     for (int j = 0; j < n; j++)
         check_get(L, &g[j]);
+    check_ptr(L, &r);
 }
 
 /* ---- the step ------------------------------------------------------------ */

@@ -21,10 +21,10 @@
 
 #define N_WAYS 11
 
-/* ---- typed waits: every unmasked ivars[i] becomes v ---------------------- */
+/* ---- typed waits: until every unmasked ivars[i] compares to cv as cmp --- */
 
 #define P2P_WAIT(T, N)                                                                             \
-    static void wait_##N(int how, void *ivp, size_t n, int *status, uint64_t vu)                  \
+    static void wait_##N(int how, void *ivp, size_t n, int *status, int cmp, uint64_t vu)         \
     {                                                                                              \
         T *iv = ivp, v = (T)vu, vec[ST_MAX_PES + 1];                                               \
         size_t idx[ST_MAX_PES + 1], k, c;                                                          \
@@ -34,20 +34,20 @@
         case 0:                                                                                    \
             for (size_t i = 0; i < n; i++)                                                         \
                 if (!status[i])                                                                    \
-                    shmem_##N##_wait_until(&iv[i], SHMEM_CMP_EQ, v);                               \
+                    shmem_##N##_wait_until(&iv[i], cmp, v);                               \
             break;                                                                                 \
-        case 1: shmem_##N##_wait_until_all(iv, n, status, SHMEM_CMP_EQ, v); break;                 \
+        case 1: shmem_##N##_wait_until_all(iv, n, status, cmp, v); break;                 \
         case 2:                                                                                    \
-            while ((k = shmem_##N##_wait_until_any(iv, n, status, SHMEM_CMP_EQ, v)) != SIZE_MAX)   \
+            while ((k = shmem_##N##_wait_until_any(iv, n, status, cmp, v)) != SIZE_MAX)   \
                 status[k] = 1;                                                                     \
             break;                                                                                 \
         case 3:                                                                                    \
-            while ((c = shmem_##N##_wait_until_some(iv, n, idx, status, SHMEM_CMP_EQ, v)) > 0)     \
+            while ((c = shmem_##N##_wait_until_some(iv, n, idx, status, cmp, v)) > 0)     \
                 for (size_t j = 0; j < c; j++)                                                     \
                     status[idx[j]] = 1;                                                            \
             break;                                                                                 \
         case 4:                                                                                    \
-            while (!shmem_##N##_test_all(iv, n, status, SHMEM_CMP_EQ, v))                          \
+            while (!shmem_##N##_test_all(iv, n, status, cmp, v))                          \
                 sched_yield();                                                                     \
             break;                                                                                 \
         case 5:                                                                                    \
@@ -55,7 +55,7 @@
                 left = 0;                                                                          \
                 for (size_t i = 0; i < n; i++)                                                     \
                     left += !status[i];                                                            \
-                if (left && (k = shmem_##N##_test_any(iv, n, status, SHMEM_CMP_EQ, v)) != SIZE_MAX) \
+                if (left && (k = shmem_##N##_test_any(iv, n, status, cmp, v)) != SIZE_MAX) \
                     status[k] = 1;                                                                 \
                 else if (left)                                                                     \
                     sched_yield();                                                                 \
@@ -66,28 +66,27 @@
                 left = 0;                                                                          \
                 for (size_t i = 0; i < n; i++)                                                     \
                     left += !status[i];                                                            \
-                c = left ? shmem_##N##_test_some(iv, n, idx, status, SHMEM_CMP_EQ, v) : 0;         \
+                c = left ? shmem_##N##_test_some(iv, n, idx, status, cmp, v) : 0;         \
                 for (size_t j = 0; j < c; j++)                                                     \
                     status[idx[j]] = 1;                                                            \
                 if (left && c == 0)                                                                \
                     sched_yield();                                                                 \
             }                                                                                      \
             break;                                                                                 \
-        case 7: shmem_##N##_wait_until_all_vector(iv, n, status, SHMEM_CMP_EQ, vec); break;        \
+        case 7: shmem_##N##_wait_until_all_vector(iv, n, status, cmp, vec); break;        \
         case 8:                                                                                    \
-            while ((k = shmem_##N##_wait_until_any_vector(iv, n, status, SHMEM_CMP_EQ, vec)) !=    \
+            while ((k = shmem_##N##_wait_until_any_vector(iv, n, status, cmp, vec)) !=    \
                    SIZE_MAX)                                                                       \
                 status[k] = 1;                                                                     \
             break;                                                                                 \
         case 9:                                                                                    \
-            while ((c = shmem_##N##_wait_until_some_vector(iv, n, idx, status, SHMEM_CMP_EQ,       \
-                                                           vec)) > 0)                              \
+            while ((c = shmem_##N##_wait_until_some_vector(iv, n, idx, status, cmp, vec)) > 0)    \
                 for (size_t j = 0; j < c; j++)                                                     \
                     status[idx[j]] = 1;                                                            \
             break;                                                                                 \
         default:                                                                                   \
             for (size_t i = 0; i < n; i++)                                                         \
-                while (!status[i] && !shmem_##N##_test(&iv[i], SHMEM_CMP_EQ, v))                   \
+                while (!status[i] && !shmem_##N##_test(&iv[i], cmp, v))                   \
                     sched_yield();                                                                 \
             break;                                                                                 \
         }                                                                                          \
@@ -113,7 +112,7 @@ SHMEM_AMO_STD_TYPES(AMO_SET)
 typedef struct {
     const char *name;
     size_t size;
-    void (*wait)(int how, void *iv, size_t n, int *status, uint64_t v);
+    void (*wait)(int how, void *iv, size_t n, int *status, int cmp, uint64_t v);
     void (*send)(shmem_ctx_t c, int api, int how, void *flag, uint64_t v, int pe);
 } p2p_type_t;
 #define P2P_ENT(T, N) {#N, sizeof(T), wait_##N, send_##N},
@@ -286,16 +285,19 @@ static void wait_signals(st_lane_t *L, const send_t *sd, const p2p_type_t *ft, u
             add += s->add;
     }
     uint64_t *model = &L->sig_model[(size_t)st.me * (size_t)(st.npes + 1)];
-    int how = (int)st_below(&r, N_WAYS + 1);
+    /* Values only grow from step to step: GE v and GT v-1 hold for v alone. */
+    static const int cmps[] = {SHMEM_CMP_EQ, SHMEM_CMP_GE, SHMEM_CMP_GT};
+    int cmp = cmps[st_below(&r, 3)], how = (int)st_below(&r, N_WAYS + 1);
+    uint64_t cv = cmp == SHMEM_CMP_GT ? vset - 1 : vset;
     L->op = how == N_WAYS ? "signal_wait_until" : "uint64 wait/test family";
-    snprintf(L->what, sizeof(L->what), "SET words of %d senders, way %d", nset, how);
+    snprintf(L->what, sizeof(L->what), "SET words of %d senders, way %d, cmp %d", nset, how, cmp);
     if (how == N_WAYS) {
         for (int p = 0; p < st.npes; p++)
             if (!status[p])
                 st_check_u64(L, "signal_wait_until's value", vset,
-                             shmem_signal_wait_until(&L->sig[p], SHMEM_CMP_EQ, vset));
+                             shmem_signal_wait_until(&L->sig[p], cmp, cv));
     } else if (nset > 0) {
-        wait_uint64(how, L->sig, (size_t)st.npes, status, vset);
+        wait_uint64(how, L->sig, (size_t)st.npes, status, cmp, cv);
     }
     L->op = "signal ADD";
     snprintf(L->what, sizeof(L->what), "ADD word, %" PRIu64 " added this step", add);
@@ -305,10 +307,13 @@ static void wait_signals(st_lane_t *L, const send_t *sd, const p2p_type_t *ft, u
     st_check_u64(L, "ADD word (shmem_signal_fetch)", model[st.npes],
                  shmem_signal_fetch(&L->sig[st.npes]));
     L->op = "flag wait";
-    snprintf(L->what, sizeof(L->what), "%s flags of %d senders", ft->name, nflag);
+    cmp = L->step < 29999 ? cmps[st_below(&r, 3)] : SHMEM_CMP_EQ; /* fv wraps at 30000 */
+    how = (int)st_below(&r, N_WAYS);
+    snprintf(L->what, sizeof(L->what), "%s flags of %d senders, way %d, cmp %d", ft->name, nflag,
+             how, cmp);
     if (nflag > 0)
-        ft->wait((int)st_below(&r, N_WAYS), L->flags + (size_t)(ft - p2p_types) * (size_t)st.npes * 8,
-                 (size_t)st.npes, fstatus, fv);
+        ft->wait(how, L->flags + (size_t)(ft - p2p_types) * (size_t)st.npes * 8, (size_t)st.npes,
+                 fstatus, cmp, cmp == SHMEM_CMP_GT ? fv - 1 : fv);
 }
 
 /* After the waits: every message's data, every SET word. */
