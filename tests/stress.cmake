@@ -40,13 +40,3 @@ if(NOT SYMM_TSAN)
             ${PROJECT_BINARY_DIR})
   set_tests_properties(stress_selftest PROPERTIES TIMEOUT 120 LABELS stress)
 endif()
-
-# Regression: with contexts whose endpoints reach same-host peers
-# (SYMM_ATOMICS=network on emulated nodes) finalize hung while it closed
-# its workers one by one (a peer's flushed close waited for a worker of
-# this PE nobody progressed any more); seed 3469551464 hung 3 runs in 3.
-if(SYMM_HAVE_UCX AND NOT SYMM_TSAN)
-  add_test(NAME stress_fini_netamo
-    COMMAND ${stress_runner} ${stress_args} --config nodes-netamo-2x2 --seed 3469551464)
-  set_tests_properties(stress_fini_netamo PROPERTIES TIMEOUT ${stress_t} LABELS stress)
-endif()

@@ -808,18 +808,6 @@ static void ucx_fini(symm_instance_t *s)
     u->closing = 1;
     symm_boot_barrier(s->boot);
     symm_ucx_stop_progress_thread(u);
-    /* Every endpoint of every worker closed before any worker goes, each
-     * close waited for with all of them progressed: a close to a PE of
-     * this host is flushed, and the worker it reached there may be any of
-     * that PE's, which only serves it while it is progressed (closing the
-     * workers one by one hung with contexts whose endpoints reach
-     * same-host peers: the stress tester, SYMM_ATOMICS=network). */
-    for (int list = 0; list < 2; list++)
-        for (ucx_wk_t *wk = list == 0 ? u->ctx_wks : u->free_wks; wk != NULL; wk = wk->next)
-            for (int pe = 0; wk->worker != NULL && wk->conn != NULL && pe < s->n_pes; pe++)
-                symm_ucx_conn_close(u, wk, pe, 1);
-    for (int pe = 0; u->dflt.worker != NULL && u->dflt.conn != NULL && pe < s->n_pes; pe++)
-        symm_ucx_conn_close(u, &u->dflt, pe, 1);
     u->n_all_wks = 0;
     for (int list = 0; list < 2; list++) {
         ucx_wk_t **head = list == 0 ? &u->ctx_wks : &u->free_wks;
