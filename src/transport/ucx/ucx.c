@@ -102,10 +102,15 @@ int symm_ucx_fail(const char *what, ucs_status_t st)
 /* ---- connections ------------------------------------------------------ */
 
 /* Drop a connection's rkeys and close its endpoint. force: at finalize,
- * when every peer is closing too. Otherwise (a context destroyed while the
+ * when every peer is closing too (after a quiet of every worker and a
+ * barrier nothing is in flight): closed without a flush, to PEs of this
+ * host too. A flushed close waits for the peer's worker it reached, which
+ * a peer that closes its own workers one by one no longer progresses:
+ * finalize hung so (the stress tester: contexts reaching same-host peers
+ * under SYMM_ATOMICS=network on emulated nodes). Otherwise (a context destroyed while the
  * job runs) the close is flushed, so the peer drops the endpoint UCX made
  * back to this worker instead of finding it refused. */
-static void conn_release(ucx_state_t *u, ucx_wk_t *wk, ucx_conn_t *c, int pe, int force)
+static void conn_release(ucx_state_t *u, ucx_wk_t *wk, ucx_conn_t *c, int force)
 {
     if (c->heap_rkey)
         ucp_rkey_destroy(c->heap_rkey);
@@ -124,10 +129,8 @@ static void conn_release(ucx_state_t *u, ucx_wk_t *wk, ucx_conn_t *c, int pe, in
         symm_ucx_wait_req(u, wk, ucp_ep_close_nbx(c->bulk, &prm));
     }
     if (c->ep) {
-        /* A forced close also needs peer failure handling. */
         ucp_request_param_t prm = {.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS,
-                                   .flags = force && !u->inst->peers[pe].same_node
-                                                ? UCP_EP_CLOSE_FLAG_FORCE : 0};
+                                   .flags = force ? UCP_EP_CLOSE_FLAG_FORCE : 0};
         symm_ucx_wait_req(u, wk, ucp_ep_close_nbx(c->ep, &prm));
     }
     memset(c, 0, sizeof(*c));
@@ -135,7 +138,7 @@ static void conn_release(ucx_state_t *u, ucx_wk_t *wk, ucx_conn_t *c, int pe, in
 
 void symm_ucx_conn_close(ucx_state_t *u, ucx_wk_t *wk, int pe, int force)
 {
-    conn_release(u, wk, &wk->conn[pe], pe, force);
+    conn_release(u, wk, &wk->conn[pe], force);
 }
 
 static int conn_rekey(ucx_state_t *u, ucx_wk_t *wk, int pe);
@@ -172,7 +175,7 @@ static int conn_open(ucx_state_t *u, ucx_wk_t *wk, int pe)
         st = ucp_ep_rkey_unpack(c.ep, p->data_rkey[i], &c.data_rkey[i]);
     if (st != UCS_OK) {
         symm_error("ucx", "memory keys of PE %d: %s", pe, ucs_status_string(st));
-        conn_release(u, wk, &c, pe, 1);
+        conn_release(u, wk, &c, 1);
         return SYMM_ERR_SYS;
     }
     /* Finish the wire-up now with a blocking read of one word: UCX 1.13
@@ -189,7 +192,7 @@ static int conn_open(ucx_state_t *u, ucx_wk_t *wk, int pe)
                                               c.heap_rkey, &prm));
     if (st != UCS_OK) {
         symm_error("ucx", "first contact with PE %d: %s", pe, ucs_status_string(st));
-        conn_release(u, wk, &c, pe, 1);
+        conn_release(u, wk, &c, 1);
         return SYMM_ERR_SYS;
     }
     ucx_conn_t *dst = &wk->conn[pe];
