@@ -59,6 +59,7 @@ ucx-threads2-np2|2|SYMM_TRANSPORT=ucx SYMM_STRESS_THREADS=2
 ucx-threads2-np3|3|SYMM_TRANSPORT=ucx SYMM_STRESS_THREADS=2
 ucx-threads3-np2|2|SYMM_TRANSPORT=ucx SYMM_STRESS_THREADS=3
 ucx-heap-small-np3|3|SYMM_TRANSPORT=ucx SHMEM_SYMMETRIC_SIZE=32M
+ucx-heap-small-threads2-np2|2|SYMM_TRANSPORT=ucx SHMEM_SYMMETRIC_SIZE=32M SYMM_STRESS_THREADS=2
 nodes-2x2|4|SYMM_NODE_SIZE=2
 nodes-3x2|6|SYMM_NODE_SIZE=2
 nodes-2x3|6|SYMM_NODE_SIZE=3
@@ -98,6 +99,7 @@ nodes:nodes-2x2:401:100 nodes:nodes-cyclic-2x2:403:80 nodes:nodes-netamo-2x2:407
 SLICE_TSAN="
 threads:shm-threads2-np4:201:60 threads:shm-threads3-np3:202:60
 threads:shm-threads4-np2:203:60 threads:shm-np2:102:80
+threads:heap-small-threads3-np2:775943988:100
 "
 
 usage() { sed -n '2,34p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }

@@ -110,7 +110,7 @@ static int heap_grow(symm_instance_t *s, size_t need, size_t align, const char *
             return rc;
         }
     }
-    s->heap_size = grown;
+    __atomic_store_n(&s->heap_size, grown, __ATOMIC_RELAXED); /* symm_heap_size */
     return SYMM_OK;
 }
 

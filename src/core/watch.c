@@ -130,7 +130,7 @@ static int fmt_value(char *out, size_t cap, uint64_t bits, int vsize, int vflags
 static const void *peer_copy(const symm_instance_t *s, int pe, int seg, uint64_t off)
 {
     const symm_peer_t *p = &s->peers[pe];
-    if (seg == SYMM_SEG_HEAP && p->mapped && off < s->heap_size)
+    if (seg == SYMM_SEG_HEAP && p->mapped && off < symm_heap_size(s))
         return s->heap_base + off + p->heap_delta;
     if (seg == SYMM_SEG_DATA && p->data_base != NULL && off < s->data_size)
         return p->data_base + off;

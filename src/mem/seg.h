@@ -26,9 +26,10 @@ static inline symm_seg_id_t symm_seg_translate(const symm_instance_t *s, const v
 {
     uintptr_t a = (uintptr_t)addr;
     uintptr_t h = a - (uintptr_t)s->heap_base;
-    if (h < s->heap_size) {
+    size_t size = symm_heap_size(s);
+    if (h < size) {
         *off_p = h;
-        *room_p = s->heap_size - h;
+        *room_p = size - h;
         return SYMM_SEG_HEAP;
     }
     for (int i = 0; i < s->n_data_ranges; i++) {
@@ -48,7 +49,7 @@ static inline void *symm_seg_peer_addr(const symm_instance_t *s, const void *add
 {
     const symm_peer_t *p = &s->peers[pe];
     uintptr_t a = (uintptr_t)addr;
-    if (a - (uintptr_t)s->heap_base < s->heap_size)
+    if (a - (uintptr_t)s->heap_base < symm_heap_size(s))
         return p->mapped ? (char *)addr + p->heap_delta : NULL;
     for (int i = 0; i < s->n_data_ranges; i++) {
         uintptr_t d = a - s->data[i].start;

@@ -88,7 +88,8 @@ struct symm_ctx {
 typedef struct symm_instance {
     /* --- hot: read by every put/get/atomic --- */
     char *heap_base;         /* my heap */
-    size_t heap_size;        /* current size, identical on every PE */
+    size_t heap_size;        /* current size, identical on every PE; grows while other
+                              * threads communicate: read it with symm_heap_size */
     int my_pe;
     int n_pes;
     symm_peer_t *peers;      /* [n_pes] */
@@ -174,6 +175,17 @@ void symm_run_fini(symm_instance_t *inst, symm_fini_phase_t phase);
 
 /* Fatal unless the instance is initialised; returns it. */
 symm_instance_t *symm_require_init(const char *routine);
+
+/* The heap's current size. A thread's shmem_malloc grows it while other
+ * threads of the PE translate addresses (SHMEM_THREAD_MULTIPLE): a relaxed
+ * atomic load, a plain load on x86, is what keeps that free of a data race
+ * (ThreadSanitizer; the stress tester's heap-small-threads configuration).
+ * Either size is right for them: their addresses lie in blocks they
+ * already had. */
+static inline size_t symm_heap_size(const symm_instance_t *s)
+{
+    return __atomic_load_n(&s->heap_size, __ATOMIC_RELAXED);
+}
 
 static inline symm_instance_t *symm_inst(const char *routine)
 {

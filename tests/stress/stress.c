@@ -47,15 +47,27 @@ static struct timespec t_start;
 static size_t heap_start, heap_max; /* shmemx_heap_size: did the heap grow? */
 
 enum {
-    K_RMA, K_SIG, K_AMO, K_LOCK, K_COLL, K_ACTIVE, K_TEAM, K_CTX, K_HEAP, K_AUDIT, K_STREAM,
+    K_RMA,
+    K_SIG,
+    K_AMO,
+    K_LOCK,
+    K_COLL,
+    K_ACTIVE,
+    K_TEAM,
+    K_CTX,
+    K_HEAP,
+    K_AUDIT,
+    K_STREAM,
     K_NKINDS
 };
-static const char *const kind_name[K_NKINDS] = {"rma",  "signal", "amo",   "lock",
-                                                "coll", "active", "team",  "ctx",
-                                                "heap", "audit",  "stream"};
+static const char *const kind_name[K_NKINDS] = {
+    "rma", "signal", "amo", "lock", "coll", "active", "team", "ctx", "heap", "audit", "stream"};
 /* Weights of the kinds; lanes other than 0 skip active, heap and stream. */
 static const unsigned kind_weight[K_NKINDS] = {24, 10, 12, 5, 22, 6, 5, 4, 8, 2, 4};
-static int lane0_only(int k) { return k == K_ACTIVE || k == K_HEAP || k == K_STREAM; }
+static int lane0_only(int k)
+{
+    return k == K_ACTIVE || k == K_HEAP || k == K_STREAM;
+}
 
 void *st_xmalloc(size_t n)
 {
@@ -69,8 +81,8 @@ void *st_xmalloc(size_t n)
 
 st_rng_t st_rng(const st_lane_t *L, int pe, int purpose)
 {
-    return (st_rng_t){st_hash(st.seed, (uint64_t)L->step, (uint64_t)pe, (uint64_t)L->id,
-                              (uint64_t)purpose)};
+    return (st_rng_t){
+        st_hash(st.seed, (uint64_t)L->step, (uint64_t)pe, (uint64_t)L->id, (uint64_t)purpose)};
 }
 
 st_rng_t st_rng2(const st_lane_t *L, int pe, int purpose, uint64_t sub)
@@ -83,11 +95,10 @@ st_rng_t st_rng2(const st_lane_t *L, int pe, int purpose, uint64_t sub)
 
 static int env_internal(const char *kv)
 {
-    static const char *const skip[] = {"SYMM_RANK=", "SYMM_SIZE=", "SYMM_BOOT_ADDR=",
-                                       "SYMM_BOOT_LISTEN_FD=", "SYMM_JOB_SECRET=",
-                                       "SYMM_CTRL_FD=", "SYMM_LAUNCHER=", "SYMM_OSHCC_NESTED=",
-                                       "SYMM_STRESS_SEED=", "SYMM_STRESS_STEPS=",
-                                       "SYMM_STRESS_INJECT="};
+    static const char *const skip[] = {
+        "SYMM_RANK=",        "SYMM_SIZE=",         "SYMM_BOOT_ADDR=",    "SYMM_BOOT_LISTEN_FD=",
+        "SYMM_JOB_SECRET=",  "SYMM_CTRL_FD=",      "SYMM_LAUNCHER=",     "SYMM_OSHCC_NESTED=",
+        "SYMM_STRESS_SEED=", "SYMM_STRESS_STEPS=", "SYMM_STRESS_INJECT="};
     for (size_t i = 0; i < sizeof(skip) / sizeof(skip[0]); i++)
         if (strncmp(kv, skip[i], strlen(skip[i])) == 0)
             return 1;
@@ -125,7 +136,8 @@ void st_fail(st_lane_t *L, const char *fmt, ...)
     fprintf(stderr, "stress: FAIL seed=%" PRIu64 " pe=%d thread=%d step=%ld op=%s team=%s %s%s%s\n",
             st.seed, st.me, L->id, L->step, L->op ? L->op : "?", L->tdesc[0] ? L->tdesc : "-",
             L->what, L->what[0] ? ": " : "", msg);
-    fprintf(stderr, "replay: SYMM_STRESS_SEED=%" PRIu64 " SYMM_STRESS_STEPS=%ld %soshrun -np %d %s\n",
+    fprintf(stderr,
+            "replay: SYMM_STRESS_SEED=%" PRIu64 " SYMM_STRESS_STEPS=%ld %soshrun -np %d %s\n",
             st.seed, L->step + 1, env, st.npes, st.prog);
     fflush(stdout);
     fflush(stderr);
@@ -207,9 +219,12 @@ static size_t env_size(const char *name, size_t dflt)
     char *end;
     double x = strtod(v, &end);
     switch (*end) {
-    case 'k': case 'K': x *= 1024; break;
-    case 'm': case 'M': x *= 1024 * 1024; break;
-    case 'g': case 'G': x *= 1024.0 * 1024 * 1024; break;
+    case 'k':
+    case 'K': x *= 1024; break;
+    case 'm':
+    case 'M': x *= 1024 * 1024; break;
+    case 'g':
+    case 'G': x *= 1024.0 * 1024 * 1024; break;
     default: break;
     }
     return x > 0 ? (size_t)x : dflt;
@@ -223,7 +238,10 @@ static size_t pow2_floor(size_t x)
     return p;
 }
 
-static size_t clamp_size(size_t x, size_t lo, size_t hi) { return x < lo ? lo : x > hi ? hi : x; }
+static size_t clamp_size(size_t x, size_t lo, size_t hi)
+{
+    return x < lo ? lo : x > hi ? hi : x;
+}
 
 static void config(int argc, char **argv)
 {
@@ -418,7 +436,8 @@ int main(int argc, char **argv)
     choose_seed();
     sizes();
     if (st.me == 0) {
-        printf("stress: seed=%" PRIu64 " steps=%ld pes=%d threads=%d window=%zu global_window=%zu\n",
+        printf("stress: seed=%" PRIu64
+               " steps=%ld pes=%d threads=%d window=%zu global_window=%zu\n",
                st.seed, st.steps, st.npes, st.threads, st.wsize, st.gwsize);
         fflush(stdout);
     }

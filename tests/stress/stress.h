@@ -33,8 +33,25 @@
 
 /* What a random stream is for: one stream per (step, pe, lane, purpose). */
 enum {
-    P_KIND = 1, P_SYNC, P_RMA, P_GET, P_SIG, P_SIGWAIT, P_AMO, P_AMOCHK, P_LOCK, P_COLL,
-    P_COLLDATA, P_TEAM, P_CTX, P_HEAP, P_HEAPREAD, P_AUDIT, P_KEY, P_STREAM, P_STREAMGET
+    P_KIND = 1,
+    P_SYNC,
+    P_RMA,
+    P_GET,
+    P_SIG,
+    P_SIGWAIT,
+    P_AMO,
+    P_AMOCHK,
+    P_LOCK,
+    P_COLL,
+    P_COLLDATA,
+    P_TEAM,
+    P_CTX,
+    P_HEAP,
+    P_HEAPREAD,
+    P_AUDIT,
+    P_KEY,
+    P_STREAM,
+    P_STREAMGET
 };
 
 /* ---- random numbers: splitmix64 ------------------------------------------ */
@@ -65,9 +82,15 @@ static inline uint64_t st_next(st_rng_t *r)
 }
 
 /* Uniform in [0, n), n >= 1. */
-static inline uint64_t st_below(st_rng_t *r, uint64_t n) { return n <= 1 ? 0 : st_next(r) % n; }
+static inline uint64_t st_below(st_rng_t *r, uint64_t n)
+{
+    return n <= 1 ? 0 : st_next(r) % n;
+}
 /* 1 with probability num/den. */
-static inline int st_chance(st_rng_t *r, unsigned num, unsigned den) { return st_below(r, den) < num; }
+static inline int st_chance(st_rng_t *r, unsigned num, unsigned den)
+{
+    return st_below(r, den) < num;
+}
 /* Log-uniform in [lo, hi] (lo >= 1): a bit length first, then a value of it. */
 static inline size_t st_logu(st_rng_t *r, size_t lo, size_t hi)
 {
@@ -121,13 +144,13 @@ enum { TK_LANE, TK_STRIDED, TK_X2D, TK_Y2D };
 
 typedef struct {
     int used, kind;
-    int parent;                /* pool index of the parent (TK_LANE: -1) */
-    int start, stride, size;   /* TK_STRIDED */
-    int xrange, twin;          /* 2-D: the split's parameter, the other axis' entry */
-    int psize;                 /* the parent's members (the same list on all of them) */
+    int parent;              /* pool index of the parent (TK_LANE: -1) */
+    int start, stride, size; /* TK_STRIDED */
+    int xrange, twin;        /* 2-D: the split's parameter, the other axis' entry */
+    int psize;               /* the parent's members (the same list on all of them) */
     int pmembers[ST_MAX_PES];
-    shmem_team_t h;            /* mine, SHMEM_TEAM_INVALID where not a member */
-    long created;              /* the step that made it */
+    shmem_team_t h; /* mine, SHMEM_TEAM_INVALID where not a member */
+    long created;   /* the step that made it */
 } st_team_t;
 
 typedef struct {
@@ -141,8 +164,8 @@ typedef struct {
     int used;
     unsigned char *p;
     size_t size;
-    uint64_t key;   /* content: st_pattern(key ^ owner) at every offset < size */
-    int zero;       /* calloc'd, not yet filled: zeros */
+    uint64_t key; /* content: st_pattern(key ^ owner) at every offset < size */
+    int zero;     /* calloc'd, not yet filled: zeros */
     size_t align;
 } st_block_t;
 
@@ -150,13 +173,13 @@ typedef struct {
 typedef struct st_lane {
     int id;
     long step;
-    const char *op;    /* what is checked now: the failure line's op= */
-    char opbuf[128];   /* op's text where it is made up */
-    char tdesc[128];   /* the failure line's team= (collectives) */
-    char what[160];    /* the failure line's details */
-    uint64_t nops;     /* operations issued */
-    uint64_t nchecks;  /* values checked */
-    unsigned nsync;    /* syncs so far in this step */
+    const char *op;   /* what is checked now: the failure line's op= */
+    char opbuf[128];  /* op's text where it is made up */
+    char tdesc[128];  /* the failure line's team= (collectives) */
+    char what[160];   /* the failure line's details */
+    uint64_t nops;    /* operations issued */
+    uint64_t nchecks; /* values checked */
+    unsigned nsync;   /* syncs so far in this step */
     unsigned kinds[16];
 
     shmem_team_t team; /* WORLD for lane 0, its own split of WORLD otherwise */
@@ -164,37 +187,37 @@ typedef struct st_lane {
     /* the windows: area[a] holds npes windows, one per source PE */
     unsigned char *area[ST_NAREAS];
     size_t wsize[ST_NAREAS];
-    st_win_t *win;               /* [area][target][source] */
-    unsigned char *sym_scratch;  /* symmetric: put sources, get destinations */
+    st_win_t *win;              /* [area][target][source] */
+    unsigned char *sym_scratch; /* symmetric: put sources, get destinations */
     size_t sym_scratch_size;
-    unsigned char *priv;         /* private: put sources (one slice per op) */
+    unsigned char *priv; /* private: put sources (one slice per op) */
     size_t priv_size;
-    unsigned char *tmp, *tmp2;   /* expected values */
+    unsigned char *tmp, *tmp2; /* expected values */
     size_t tmp_size;
 
     /* signals and flags (heap) */
-    uint64_t *sig;               /* [0, npes): SET words by source; [npes]: the ADD word */
-    unsigned char *flags;        /* flag words: [type][source], 8 bytes each */
-    uint64_t *sig_model;         /* [target * (npes + 1) + i]: the words' values */
+    uint64_t *sig;        /* [0, npes): SET words by source; [npes]: the ADD word */
+    unsigned char *flags; /* flag words: [type][source], 8 bytes each */
+    uint64_t *sig_model;  /* [target * (npes + 1) + i]: the words' values */
 
     /* AMOs (heap) */
-    unsigned char *amo;          /* slots of 8 bytes: st_amo_slot() */
-    long *tickets;               /* fetch_inc tickets */
-    uint64_t *amo_model;         /* [pe][slot] */
+    unsigned char *amo;  /* slots of 8 bytes: st_amo_slot() */
+    long *tickets;       /* fetch_inc tickets */
+    uint64_t *amo_model; /* [pe][slot] */
 
     /* lock */
     long *lock, *lock_cnt;
-    long *lock_model;            /* [pe] */
+    long *lock_model; /* [pe] */
 
     /* collectives */
     unsigned char *coll_src, *coll_dst;
     size_t coll_src_size, coll_dst_size;
-    long *bar;                   /* team_sync's marks: [pe] */
-    long *psync;                 /* 4 pSync arrays: 0-1 barriers, 2-3 collectives */
+    long *bar;   /* team_sync's marks: [pe] */
+    long *psync; /* 4 pSync arrays: 0-1 barriers, 2-3 collectives */
     unsigned char *pwrk;
     size_t pwrk_size;
-    unsigned long nactive;       /* active-set collectives so far */
-    unsigned long nbar;          /* active-set barriers so far */
+    unsigned long nactive; /* active-set collectives so far */
+    unsigned long nbar;    /* active-set barriers so far */
 
     st_team_t teams[ST_MAX_TEAMS];
     st_ctx_t ctxs[ST_MAX_CTX];
@@ -235,8 +258,20 @@ void st_check_window(st_lane_t *L, int area, int src, size_t a, size_t b);
 void st_check_u64(st_lane_t *L, const char *what, uint64_t expected, uint64_t got);
 extern const char *const st_opname[];
 enum {
-    OP_INIT, OP_PUT, OP_PUT_NBI, OP_P, OP_IPUT, OP_IBPUT, OP_PUTMEM, OP_PUTMEM_NBI, OP_PUTSZ,
-    OP_PUTSZ_NBI, OP_PUT_SIGNAL, OP_PUT_SIGNAL_NBI, OP_PUT_FENCE_FLAG, OP_NOPS
+    OP_INIT,
+    OP_PUT,
+    OP_PUT_NBI,
+    OP_P,
+    OP_IPUT,
+    OP_IBPUT,
+    OP_PUTMEM,
+    OP_PUTMEM_NBI,
+    OP_PUTSZ,
+    OP_PUTSZ_NBI,
+    OP_PUT_SIGNAL,
+    OP_PUT_SIGNAL_NBI,
+    OP_PUT_FENCE_FLAG,
+    OP_NOPS
 };
 
 /* Values of a type, wide enough for every type: integers in u

@@ -21,11 +21,11 @@
 
 typedef void (*toall_fn)(void *d, const void *s, int n, int start, int log, int size, void *wrk,
                          long *psync);
-#define TOALL_FN(T, N, OP)                                                                         \
-    static void toall_##N##_##OP(void *d, const void *s, int n, int start, int log, int size,     \
-                                 void *wrk, long *psync)                                           \
-    {                                                                                              \
-        shmem_##N##_##OP##_to_all((T *)d, (const T *)s, n, start, log, size, (T *)wrk, psync);    \
+#define TOALL_FN(T, N, OP)                                                                     \
+    static void toall_##N##_##OP(void *d, const void *s, int n, int start, int log, int size,  \
+                                 void *wrk, long *psync)                                       \
+    {                                                                                          \
+        shmem_##N##_##OP##_to_all((T *)d, (const T *)s, n, start, log, size, (T *)wrk, psync); \
     }
 #define TOALL_BIT(T, N) TOALL_FN(T, N, and) TOALL_FN(T, N, or) TOALL_FN(T, N, xor)
 #define TOALL_MM(T, N) TOALL_FN(T, N, max) TOALL_FN(T, N, min)
@@ -39,13 +39,12 @@ typedef struct {
     int op;
     toall_fn fn;
 } toall_ent_t;
-#define TENT_BIT(T, N)                                                                             \
+#define TENT_BIT(T, N) \
     {#N, O_AND, toall_##N##_and}, {#N, O_OR, toall_##N##_or}, {#N, O_XOR, toall_##N##_xor},
 #define TENT_MM(T, N) {#N, O_MAX, toall_##N##_max}, {#N, O_MIN, toall_##N##_min},
 #define TENT_AR(T, N) {#N, O_SUM, toall_##N##_sum}, {#N, O_PROD, toall_##N##_prod},
-static const toall_ent_t toalls[] = {SHMEM_TO_ALL_BIT_TYPES(TENT_BIT)
-                                         SHMEM_TO_ALL_MINMAX_TYPES(TENT_MM)
-                                             SHMEM_TO_ALL_ARITH_TYPES(TENT_AR)};
+static const toall_ent_t toalls[] = {SHMEM_TO_ALL_BIT_TYPES(TENT_BIT) SHMEM_TO_ALL_MINMAX_TYPES(
+    TENT_MM) SHMEM_TO_ALL_ARITH_TYPES(TENT_AR)};
 #define N_TOALLS (sizeof(toalls) / sizeof(toalls[0]))
 
 /* ---- one step ------------------------------------------------------------ */
@@ -210,7 +209,7 @@ static void a_barrier(ax_t *x, int sync)
     for (int i = 0; i < x->size; i++) {
         long v = __atomic_load_n(&L->bar[x->m[i]], __ATOMIC_ACQUIRE);
         L->nchecks++;
-        if (v < L->step || st_inject_now(L) )
+        if (v < L->step || st_inject_now(L))
             st_fail(L, "after it, member %d's mark is %ld, expected >= %ld", x->m[i], v, L->step);
     }
 }

@@ -25,102 +25,159 @@
 #define MAX_AMO 8
 
 enum {
-    A_FETCH, A_SET, A_SWAP, A_FETCH_NBI, A_SWAP_NBI,               /* ext */
-    A_CSWAP, A_CSWAP_NBI, A_FINC, A_INC, A_FADD, A_ADD, A_FINC_NBI, A_FADD_NBI, /* std */
-    A_AND, A_OR, A_XOR, A_FAND, A_FOR, A_FXOR, A_FAND_NBI, A_FOR_NBI, A_FXOR_NBI /* bit */
+    A_FETCH,
+    A_SET,
+    A_SWAP,
+    A_FETCH_NBI,
+    A_SWAP_NBI, /* ext */
+    A_CSWAP,
+    A_CSWAP_NBI,
+    A_FINC,
+    A_INC,
+    A_FADD,
+    A_ADD,
+    A_FINC_NBI,
+    A_FADD_NBI, /* std */
+    A_AND,
+    A_OR,
+    A_XOR,
+    A_FAND,
+    A_FOR,
+    A_FXOR,
+    A_FAND_NBI,
+    A_FOR_NBI,
+    A_FXOR_NBI /* bit */
 };
-static const char *const amo_name[] = {
-    "atomic_fetch", "atomic_set", "atomic_swap", "atomic_fetch_nbi", "atomic_swap_nbi",
-    "atomic_compare_swap", "atomic_compare_swap_nbi", "atomic_fetch_inc", "atomic_inc",
-    "atomic_fetch_add", "atomic_add", "atomic_fetch_inc_nbi", "atomic_fetch_add_nbi",
-    "atomic_and", "atomic_or", "atomic_xor", "atomic_fetch_and", "atomic_fetch_or",
-    "atomic_fetch_xor", "atomic_fetch_and_nbi", "atomic_fetch_or_nbi", "atomic_fetch_xor_nbi"};
+static const char *const amo_name[] = {"atomic_fetch",
+                                       "atomic_set",
+                                       "atomic_swap",
+                                       "atomic_fetch_nbi",
+                                       "atomic_swap_nbi",
+                                       "atomic_compare_swap",
+                                       "atomic_compare_swap_nbi",
+                                       "atomic_fetch_inc",
+                                       "atomic_inc",
+                                       "atomic_fetch_add",
+                                       "atomic_add",
+                                       "atomic_fetch_inc_nbi",
+                                       "atomic_fetch_add_nbi",
+                                       "atomic_and",
+                                       "atomic_or",
+                                       "atomic_xor",
+                                       "atomic_fetch_and",
+                                       "atomic_fetch_or",
+                                       "atomic_fetch_xor",
+                                       "atomic_fetch_and_nbi",
+                                       "atomic_fetch_or_nbi",
+                                       "atomic_fetch_xor_nbi"};
 
 typedef void (*amo_fn)(int op, shmem_ctx_t c, int api, void *dest, void *fetch, uint64_t v,
                        uint64_t cond, int pe);
 
 #define RAW(T, x) (*(T *)memcpy(&(T){0}, &(x), sizeof(T)))
 
-#define AMO_EXT(T, N)                                                                              \
-    static void amoe_##N(int op, shmem_ctx_t c, int api, void *dest, void *fetch, uint64_t vr,    \
-                         uint64_t cr, int pe)                                                      \
-    {                                                                                              \
-        T *d = dest, *f = fetch, v = RAW(T, vr), r = 0;                                            \
-        (void)cr;                                                                                  \
-        switch (op) {                                                                              \
-        case A_FETCH: r = api ? shmem_ctx_##N##_atomic_fetch(c, d, pe) : shmem_##N##_atomic_fetch(d, pe); break; \
-        case A_SET: api ? shmem_ctx_##N##_atomic_set(c, d, v, pe) : shmem_##N##_atomic_set(d, v, pe); return; \
-        case A_SWAP:                                                                               \
-            r = api ? shmem_ctx_##N##_atomic_swap(c, d, v, pe) : shmem_##N##_atomic_swap(d, v, pe); \
-            break;                                                                                 \
-        case A_FETCH_NBI:                                                                          \
-            api ? shmem_ctx_##N##_atomic_fetch_nbi(c, f, d, pe) : shmem_##N##_atomic_fetch_nbi(f, d, pe); \
-            return;                                                                                \
-        default:                                                                                   \
-            api ? shmem_ctx_##N##_atomic_swap_nbi(c, f, d, v, pe)                                  \
-                : shmem_##N##_atomic_swap_nbi(f, d, v, pe);                                        \
-            return;                                                                                \
-        }                                                                                          \
-        memcpy(fetch, &r, sizeof r);                                                               \
+#define AMO_EXT(T, N)                                                                           \
+    static void amoe_##N(int op, shmem_ctx_t c, int api, void *dest, void *fetch, uint64_t vr,  \
+                         uint64_t cr, int pe)                                                   \
+    {                                                                                           \
+        T *d = dest, *f = fetch, v = RAW(T, vr), r = 0;                                         \
+        (void)cr;                                                                               \
+        switch (op) {                                                                           \
+        case A_FETCH:                                                                           \
+            r = api ? shmem_ctx_##N##_atomic_fetch(c, d, pe) : shmem_##N##_atomic_fetch(d, pe); \
+            break;                                                                              \
+        case A_SET:                                                                             \
+            api ? shmem_ctx_##N##_atomic_set(c, d, v, pe) : shmem_##N##_atomic_set(d, v, pe);   \
+            return;                                                                             \
+        case A_SWAP:                                                                            \
+            r = api ? shmem_ctx_##N##_atomic_swap(c, d, v, pe)                                  \
+                    : shmem_##N##_atomic_swap(d, v, pe);                                        \
+            break;                                                                              \
+        case A_FETCH_NBI:                                                                       \
+            api ? shmem_ctx_##N##_atomic_fetch_nbi(c, f, d, pe)                                 \
+                : shmem_##N##_atomic_fetch_nbi(f, d, pe);                                       \
+            return;                                                                             \
+        default:                                                                                \
+            api ? shmem_ctx_##N##_atomic_swap_nbi(c, f, d, v, pe)                               \
+                : shmem_##N##_atomic_swap_nbi(f, d, v, pe);                                     \
+            return;                                                                             \
+        }                                                                                       \
+        memcpy(fetch, &r, sizeof r);                                                            \
     }
 SHMEM_AMO_EXT_TYPES(AMO_EXT)
 
-#define AMO_STD(T, N)                                                                              \
-    static void amos_##N(int op, shmem_ctx_t c, int api, void *dest, void *fetch, uint64_t vr,    \
-                         uint64_t cr, int pe)                                                      \
-    {                                                                                              \
-        T *d = dest, *f = fetch, v = RAW(T, vr), cond = RAW(T, cr), r = 0;                         \
-        switch (op) {                                                                              \
-        case A_CSWAP:                                                                              \
-            r = api ? shmem_ctx_##N##_atomic_compare_swap(c, d, cond, v, pe)                       \
-                    : shmem_##N##_atomic_compare_swap(d, cond, v, pe);                             \
-            break;                                                                                 \
-        case A_CSWAP_NBI:                                                                          \
-            api ? shmem_ctx_##N##_atomic_compare_swap_nbi(c, f, d, cond, v, pe)                    \
-                : shmem_##N##_atomic_compare_swap_nbi(f, d, cond, v, pe);                          \
-            return;                                                                                \
-        case A_FINC: r = api ? shmem_ctx_##N##_atomic_fetch_inc(c, d, pe) : shmem_##N##_atomic_fetch_inc(d, pe); break; \
-        case A_INC: api ? shmem_ctx_##N##_atomic_inc(c, d, pe) : shmem_##N##_atomic_inc(d, pe); return; \
-        case A_FADD:                                                                               \
-            r = api ? shmem_ctx_##N##_atomic_fetch_add(c, d, v, pe)                                \
-                    : shmem_##N##_atomic_fetch_add(d, v, pe);                                      \
-            break;                                                                                 \
-        case A_ADD: api ? shmem_ctx_##N##_atomic_add(c, d, v, pe) : shmem_##N##_atomic_add(d, v, pe); return; \
-        case A_FINC_NBI:                                                                           \
-            api ? shmem_ctx_##N##_atomic_fetch_inc_nbi(c, f, d, pe)                                \
-                : shmem_##N##_atomic_fetch_inc_nbi(f, d, pe);                                      \
-            return;                                                                                \
-        default:                                                                                   \
-            api ? shmem_ctx_##N##_atomic_fetch_add_nbi(c, f, d, v, pe)                             \
-                : shmem_##N##_atomic_fetch_add_nbi(f, d, v, pe);                                   \
-            return;                                                                                \
-        }                                                                                          \
-        memcpy(fetch, &r, sizeof r);                                                               \
+#define AMO_STD(T, N)                                                                          \
+    static void amos_##N(int op, shmem_ctx_t c, int api, void *dest, void *fetch, uint64_t vr, \
+                         uint64_t cr, int pe)                                                  \
+    {                                                                                          \
+        T *d = dest, *f = fetch, v = RAW(T, vr), cond = RAW(T, cr), r = 0;                     \
+        switch (op) {                                                                          \
+        case A_CSWAP:                                                                          \
+            r = api ? shmem_ctx_##N##_atomic_compare_swap(c, d, cond, v, pe)                   \
+                    : shmem_##N##_atomic_compare_swap(d, cond, v, pe);                         \
+            break;                                                                             \
+        case A_CSWAP_NBI:                                                                      \
+            api ? shmem_ctx_##N##_atomic_compare_swap_nbi(c, f, d, cond, v, pe)                \
+                : shmem_##N##_atomic_compare_swap_nbi(f, d, cond, v, pe);                      \
+            return;                                                                            \
+        case A_FINC:                                                                           \
+            r = api ? shmem_ctx_##N##_atomic_fetch_inc(c, d, pe)                               \
+                    : shmem_##N##_atomic_fetch_inc(d, pe);                                     \
+            break;                                                                             \
+        case A_INC:                                                                            \
+            api ? shmem_ctx_##N##_atomic_inc(c, d, pe) : shmem_##N##_atomic_inc(d, pe);        \
+            return;                                                                            \
+        case A_FADD:                                                                           \
+            r = api ? shmem_ctx_##N##_atomic_fetch_add(c, d, v, pe)                            \
+                    : shmem_##N##_atomic_fetch_add(d, v, pe);                                  \
+            break;                                                                             \
+        case A_ADD:                                                                            \
+            api ? shmem_ctx_##N##_atomic_add(c, d, v, pe) : shmem_##N##_atomic_add(d, v, pe);  \
+            return;                                                                            \
+        case A_FINC_NBI:                                                                       \
+            api ? shmem_ctx_##N##_atomic_fetch_inc_nbi(c, f, d, pe)                            \
+                : shmem_##N##_atomic_fetch_inc_nbi(f, d, pe);                                  \
+            return;                                                                            \
+        default:                                                                               \
+            api ? shmem_ctx_##N##_atomic_fetch_add_nbi(c, f, d, v, pe)                         \
+                : shmem_##N##_atomic_fetch_add_nbi(f, d, v, pe);                               \
+            return;                                                                            \
+        }                                                                                      \
+        memcpy(fetch, &r, sizeof r);                                                           \
     }
 SHMEM_AMO_STD_TYPES(AMO_STD)
 
-#define AMO_BIT_OP(N, OP, F, FN)                                                                   \
-    case F: r = api ? shmem_ctx_##N##_atomic_fetch_##OP(c, d, v, pe) : shmem_##N##_atomic_fetch_##OP(d, v, pe); break; \
-    case FN:                                                                                       \
-        api ? shmem_ctx_##N##_atomic_fetch_##OP##_nbi(c, f, d, v, pe)                              \
-            : shmem_##N##_atomic_fetch_##OP##_nbi(f, d, v, pe);                                    \
+#define AMO_BIT_OP(N, OP, F, FN)                                      \
+    case F:                                                           \
+        r = api ? shmem_ctx_##N##_atomic_fetch_##OP(c, d, v, pe)      \
+                : shmem_##N##_atomic_fetch_##OP(d, v, pe);            \
+        break;                                                        \
+    case FN:                                                          \
+        api ? shmem_ctx_##N##_atomic_fetch_##OP##_nbi(c, f, d, v, pe) \
+            : shmem_##N##_atomic_fetch_##OP##_nbi(f, d, v, pe);       \
         return;
-#define AMO_BIT(T, N)                                                                              \
-    static void amob_##N(int op, shmem_ctx_t c, int api, void *dest, void *fetch, uint64_t vr,    \
-                         uint64_t cr, int pe)                                                      \
-    {                                                                                              \
-        T *d = dest, *f = fetch, v = RAW(T, vr), r = 0;                                            \
-        (void)cr;                                                                                  \
-        switch (op) {                                                                              \
-        case A_AND: api ? shmem_ctx_##N##_atomic_and(c, d, v, pe) : shmem_##N##_atomic_and(d, v, pe); return; \
-        case A_OR: api ? shmem_ctx_##N##_atomic_or(c, d, v, pe) : shmem_##N##_atomic_or(d, v, pe); return; \
-        case A_XOR: api ? shmem_ctx_##N##_atomic_xor(c, d, v, pe) : shmem_##N##_atomic_xor(d, v, pe); return; \
-            AMO_BIT_OP(N, and, A_FAND, A_FAND_NBI)                                                 \
-            AMO_BIT_OP(N, or, A_FOR, A_FOR_NBI)                                                    \
-            AMO_BIT_OP(N, xor, A_FXOR, A_FXOR_NBI)                                                 \
-        default: return;                                                                           \
-        }                                                                                          \
-        memcpy(fetch, &r, sizeof r);                                                               \
+#define AMO_BIT(T, N)                                                                          \
+    static void amob_##N(int op, shmem_ctx_t c, int api, void *dest, void *fetch, uint64_t vr, \
+                         uint64_t cr, int pe)                                                  \
+    {                                                                                          \
+        T *d = dest, *f = fetch, v = RAW(T, vr), r = 0;                                        \
+        (void)cr;                                                                              \
+        switch (op) {                                                                          \
+        case A_AND:                                                                            \
+            api ? shmem_ctx_##N##_atomic_and(c, d, v, pe) : shmem_##N##_atomic_and(d, v, pe);  \
+            return;                                                                            \
+        case A_OR:                                                                             \
+            api ? shmem_ctx_##N##_atomic_or(c, d, v, pe) : shmem_##N##_atomic_or(d, v, pe);    \
+            return;                                                                            \
+        case A_XOR:                                                                            \
+            api ? shmem_ctx_##N##_atomic_xor(c, d, v, pe) : shmem_##N##_atomic_xor(d, v, pe);  \
+            return;                                                                            \
+            AMO_BIT_OP(N, and, A_FAND, A_FAND_NBI)                                             \
+            AMO_BIT_OP(N, or, A_FOR, A_FOR_NBI)                                                \
+            AMO_BIT_OP(N, xor, A_FXOR, A_FXOR_NBI)                                             \
+        default: return;                                                                       \
+        }                                                                                      \
+        memcpy(fetch, &r, sizeof r);                                                           \
     }
 SHMEM_AMO_BIT_TYPES(AMO_BIT)
 
@@ -156,10 +213,17 @@ static amo_fn find_fn(const amo_ent_t *tab, size_t n, const char *name)
 enum { S_CNT, S_TCK, S_BITS, S_OWN };
 static size_t slot(int ti, int what, int src)
 {
-    return (size_t)ti * (size_t)(S_OWN + st.npes) + (size_t)what + (size_t)(what == S_OWN ? src : 0);
+    return (size_t)ti * (size_t)(S_OWN + st.npes) + (size_t)what +
+           (size_t)(what == S_OWN ? src : 0);
 }
-static size_t n_slots(void) { return (size_t)N_EXT * (size_t)(S_OWN + st.npes); }
-static uint64_t *model_of(st_lane_t *L, int pe) { return L->amo_model + (size_t)pe * n_slots(); }
+static size_t n_slots(void)
+{
+    return (size_t)N_EXT * (size_t)(S_OWN + st.npes);
+}
+static uint64_t *model_of(st_lane_t *L, int pe)
+{
+    return L->amo_model + (size_t)pe * n_slots();
+}
 
 static st_wide_t wide(const st_type_t *t, uint64_t raw)
 {
@@ -232,7 +296,8 @@ static int pick_op(st_rng_t *r, const amo_type_t *at, int *what)
     for (;;) {
         int k = (int)st_below(r, 5);
         if (k == 0 && at->std) {
-            static const int ops[] = {A_FINC, A_INC, A_FADD, A_ADD, A_FINC_NBI, A_FADD_NBI, A_FETCH};
+            static const int ops[] = {A_FINC,     A_INC,      A_FADD, A_ADD,
+                                      A_FINC_NBI, A_FADD_NBI, A_FETCH};
             *what = S_CNT;
             return ops[st_below(r, 7)];
         }
@@ -327,8 +392,7 @@ static void plan_amo(st_lane_t *L, int pe, amo_plan_t *pl, uint64_t *scratch_mod
         }
         o->api = o->ctx >= 0 || st_chance(&r, 1, 4);
         o->target = (int)st_below(&r, (uint64_t)st.npes);
-        uint64_t *w = &scratch_model[(size_t)o->target * n_slots() +
-                                     slot(o->ti, o->what, pe)];
+        uint64_t *w = &scratch_model[(size_t)o->target * n_slots() + slot(o->ti, o->what, pe)];
         plan_value(&r, o, w, pe);
     }
     /* Order changes of one word: a fence (same context next) or a quiet
@@ -371,7 +435,10 @@ static void check_fetch(st_lane_t *L, const amo_t *o, uint64_t base, uint64_t to
     char what[160];
     L->op = amo_name[o->op];
     snprintf(L->what, sizeof(L->what), "%s on PE %d, %s word%s", t->name, o->target,
-             o->what == S_CNT ? "counter" : o->what == S_TCK ? "ticket" : o->what == S_BITS ? "bits" : "own",
+             o->what == S_CNT    ? "counter"
+             : o->what == S_TCK  ? "ticket"
+             : o->what == S_BITS ? "bits"
+                                 : "own",
              o->ctx >= 0 ? " (lane context)" : "");
     uint64_t got = o->fetched & width_mask(t);
     switch (o->check) {
@@ -443,10 +510,12 @@ static void check_words(st_lane_t *L)
             size_t w = s - slot(ti, 0, 0);
             memcpy(&got, L->amo + 8 * s, t->size);
             snprintf(what, sizeof(what), "%s %s word", t->name,
-                     w == S_CNT ? "counter" : w == S_TCK ? "ticket" : w == S_BITS ? "bits" : "own");
+                     w == S_CNT    ? "counter"
+                     : w == S_TCK  ? "ticket"
+                     : w == S_BITS ? "bits"
+                                   : "own");
             if (w >= S_OWN)
-                snprintf(what + strlen(what), sizeof(what) - strlen(what), " of PE %zu",
-                         w - S_OWN);
+                snprintf(what + strlen(what), sizeof(what) - strlen(what), " of PE %zu", w - S_OWN);
             st_check_u64(L, what, m[s] & width_mask(t), got & width_mask(t));
         }
     }
@@ -467,8 +536,9 @@ static void check_tickets(st_lane_t *L, const amo_plan_t *pl, uint64_t total)
         int src = (int)(m & 0xffff) - 1;
         L->nchecks++;
         if ((long)(m >> 16) != L->step || src < 0 || src >= st.npes)
-            st_fail(L, "ticket %" PRIu64 " not marked at this step (marker 0x%" PRIx64
-                       "): a ticket handed out twice or skipped",
+            st_fail(L,
+                    "ticket %" PRIu64 " not marked at this step (marker 0x%" PRIx64
+                    "): a ticket handed out twice or skipped",
                     i, m);
         seen[src]++;
     }
@@ -508,7 +578,8 @@ void st_step_amo(st_lane_t *L)
     amo_plan_t *pl = st_xmalloc(sizeof(amo_plan_t) * (size_t)st.npes);
     for (int p = 0; p < st.npes; p++)
         plan_amo(L, p, &pl[p], next, tck_ti);
-    uint64_t *cnt_add = st_xmalloc(nk * sizeof(uint64_t)), *tck_add = st_xmalloc(nk * sizeof(uint64_t));
+    uint64_t *cnt_add = st_xmalloc(nk * sizeof(uint64_t)),
+             *tck_add = st_xmalloc(nk * sizeof(uint64_t));
     memset(cnt_add, 0, nk * sizeof(uint64_t));
     memset(tck_add, 0, nk * sizeof(uint64_t));
     model_totals(pl, cnt_add, tck_add);

@@ -32,20 +32,20 @@ static unsigned char g_cdst[ST_MAX_LANES][GCD] __attribute__((aligned(64)));
 /* ---- typed forms --------------------------------------------------------- */
 
 enum { C_BCAST, C_COLLECT, C_FCOLLECT, C_ALLTOALL, C_ALLTOALLS };
-typedef int (*coll_fn)(int op, shmem_team_t t, void *d, const void *s, ptrdiff_t dst,
-                       ptrdiff_t sst, size_t n, int root);
+typedef int (*coll_fn)(int op, shmem_team_t t, void *d, const void *s, ptrdiff_t dst, ptrdiff_t sst,
+                       size_t n, int root);
 
-#define COLL_TYPED(T, N)                                                                           \
-    static int coll_##N(int op, shmem_team_t t, void *d, const void *s, ptrdiff_t dst,            \
-                        ptrdiff_t sst, size_t n, int root)                                        \
-    {                                                                                              \
-        switch (op) {                                                                              \
-        case C_BCAST: return shmem_##N##_broadcast(t, d, s, n, root);                              \
-        case C_COLLECT: return shmem_##N##_collect(t, d, s, n);                                    \
-        case C_FCOLLECT: return shmem_##N##_fcollect(t, d, s, n);                                  \
-        case C_ALLTOALL: return shmem_##N##_alltoall(t, d, s, n);                                  \
-        default: return shmem_##N##_alltoalls(t, d, s, dst, sst, n);                               \
-        }                                                                                          \
+#define COLL_TYPED(T, N)                                                               \
+    static int coll_##N(int op, shmem_team_t t, void *d, const void *s, ptrdiff_t dst, \
+                        ptrdiff_t sst, size_t n, int root)                             \
+    {                                                                                  \
+        switch (op) {                                                                  \
+        case C_BCAST: return shmem_##N##_broadcast(t, d, s, n, root);                  \
+        case C_COLLECT: return shmem_##N##_collect(t, d, s, n);                        \
+        case C_FCOLLECT: return shmem_##N##_fcollect(t, d, s, n);                      \
+        case C_ALLTOALL: return shmem_##N##_alltoall(t, d, s, n);                      \
+        default: return shmem_##N##_alltoalls(t, d, s, dst, sst, n);                   \
+        }                                                                              \
     }
 SHMEM_RMA_TYPES(COLL_TYPED)
 
@@ -72,23 +72,24 @@ static const coll_type_t coll_types[] = {{"mem", 1, coll_mem}, SHMEM_RMA_TYPES(C
 
 /* ---- reductions ---------------------------------------------------------- */
 
-const char *const st_red_opname[] = {"and", "or", "xor", "max", "min", "sum", "prod",
-                                      "sum_inscan", "sum_exscan"};
+const char *const st_red_opname[] = {"and", "or",   "xor",        "max",       "min",
+                                     "sum", "prod", "sum_inscan", "sum_exscan"};
 typedef int (*red_fn)(shmem_team_t t, void *d, const void *s, size_t n);
 
-#define RED_FN(T, N, OP)                                                                           \
-    static int red_##N##_##OP(shmem_team_t t, void *d, const void *s, size_t n)                   \
-    {                                                                                              \
-        return shmem_##N##_##OP##_reduce(t, (T *)d, (const T *)s, n);                             \
+#define RED_FN(T, N, OP)                                                        \
+    static int red_##N##_##OP(shmem_team_t t, void *d, const void *s, size_t n) \
+    {                                                                           \
+        return shmem_##N##_##OP##_reduce(t, (T *)d, (const T *)s, n);           \
     }
-#define SCAN_FN(T, N, OP)                                                                          \
-    static int red_##N##_##OP(shmem_team_t t, void *d, const void *s, size_t n)                   \
-    {                                                                                              \
-        return shmem_##N##_##OP(t, (T *)d, (const T *)s, n);                                      \
+#define SCAN_FN(T, N, OP)                                                       \
+    static int red_##N##_##OP(shmem_team_t t, void *d, const void *s, size_t n) \
+    {                                                                           \
+        return shmem_##N##_##OP(t, (T *)d, (const T *)s, n);                    \
     }
 #define RED_BIT(T, N) RED_FN(T, N, and) RED_FN(T, N, or) RED_FN(T, N, xor)
 #define RED_MM(T, N) RED_FN(T, N, max) RED_FN(T, N, min)
-#define RED_AR(T, N) RED_FN(T, N, sum) RED_FN(T, N, prod) SCAN_FN(T, N, sum_inscan) SCAN_FN(T, N, sum_exscan)
+#define RED_AR(T, N) \
+    RED_FN(T, N, sum) RED_FN(T, N, prod) SCAN_FN(T, N, sum_inscan) SCAN_FN(T, N, sum_exscan)
 SHMEM_REDUCE_BIT_TYPES(RED_BIT)
 SHMEM_REDUCE_MINMAX_TYPES(RED_MM)
 SHMEM_REDUCE_ARITH_TYPES(RED_AR)
@@ -98,11 +99,12 @@ typedef struct {
     int op;
     red_fn fn;
 } red_ent_t;
-#define RENT_BIT(T, N) {#N, O_AND, red_##N##_and}, {#N, O_OR, red_##N##_or}, {#N, O_XOR, red_##N##_xor},
+#define RENT_BIT(T, N) \
+    {#N, O_AND, red_##N##_and}, {#N, O_OR, red_##N##_or}, {#N, O_XOR, red_##N##_xor},
 #define RENT_MM(T, N) {#N, O_MAX, red_##N##_max}, {#N, O_MIN, red_##N##_min},
-#define RENT_AR(T, N)                                                                              \
-    {#N, O_SUM, red_##N##_sum}, {#N, O_PROD, red_##N##_prod}, {#N, O_INSCAN, red_##N##_sum_inscan}, \
-        {#N, O_EXSCAN, red_##N##_sum_exscan},
+#define RENT_AR(T, N)                                         \
+    {#N, O_SUM, red_##N##_sum}, {#N, O_PROD, red_##N##_prod}, \
+        {#N, O_INSCAN, red_##N##_sum_inscan}, {#N, O_EXSCAN, red_##N##_sum_exscan},
 static const red_ent_t reds[] = {SHMEM_REDUCE_BIT_TYPES(RENT_BIT) SHMEM_REDUCE_MINMAX_TYPES(RENT_MM)
                                      SHMEM_REDUCE_ARITH_TYPES(RENT_AR)};
 #define N_REDS (sizeof(reds) / sizeof(reds[0]))
@@ -127,8 +129,9 @@ st_wide_t st_red_value(const st_type_t *t, int op, uint64_t u)
             w.u = t->kind == K_UINT ? u % 16 : (uint64_t)((int64_t)(u % 16) - 8);
         break;
     case K_FLT:
-        w.re = op == O_PROD ? fprod[u % 4] : op <= O_MIN ? (long double)((int64_t)(u % 2001) - 1000)
-                                                         : (long double)((int64_t)(u % 64) - 32);
+        w.re = op == O_PROD  ? fprod[u % 4]
+               : op <= O_MIN ? (long double)((int64_t)(u % 2001) - 1000)
+                             : (long double)((int64_t)(u % 64) - 32);
         break;
     default:
         if (op == O_PROD) {
@@ -256,7 +259,7 @@ static void coll_sync(cx_t *x)
     for (int i = 0; i < x->n; i++) {
         long v = __atomic_load_n(&flags[x->m[i]], __ATOMIC_ACQUIRE);
         L->nchecks++;
-        if (v < L->step || st_inject_now(L) )
+        if (v < L->step || st_inject_now(L))
             st_fail(L, "after the sync, member %d's mark is %ld, expected >= %ld", x->m[i], v,
                     L->step);
     }
@@ -333,8 +336,8 @@ static void coll_alltoall(cx_t *x, const coll_type_t *t, int strided)
 void st_red_fill(const st_lane_t *L, const st_type_t *t, int op, int q, size_t n, void *out)
 {
     for (size_t k = 0; k < n; k++) {
-        st_wide_t w = st_red_value(t, op, st_hash(st.seed, (uint64_t)L->step, (uint64_t)q,
-                                               (uint64_t)L->id, 5000 + k));
+        st_wide_t w = st_red_value(
+            t, op, st_hash(st.seed, (uint64_t)L->step, (uint64_t)q, (uint64_t)L->id, 5000 + k));
         t->store(&w, (char *)out + k * t->size);
     }
 }
@@ -357,8 +360,8 @@ static void coll_reduce(cx_t *x)
     if (rc == 0)
         rc = reds[ri].fn(x->h, x->dst, src, n);
     char *name = L->opbuf;
-    snprintf(name, sizeof(L->opbuf), "%s_%s%s%s", t->name, st_red_opname[op], op >= O_INSCAN ? "" : "_reduce",
-             inplace ? " (in place)" : "");
+    snprintf(name, sizeof(L->opbuf), "%s_%s%s%s", t->name, st_red_opname[op],
+             op >= O_INSCAN ? "" : "_reduce", inplace ? " (in place)" : "");
     L->op = name;
     L->nops++;
     if (rc != 0)

@@ -14,8 +14,8 @@
 #include "stress.h"
 
 const char *const st_opname[] = {
-    "initial zeros", "put", "put_nbi", "p", "iput", "ibput", "putmem", "putmem_nbi",
-    "putN", "putN_nbi", "put_signal", "put_signal_nbi", "put+fence+flag",
+    "initial zeros", "put",  "put_nbi",  "p",          "iput",           "ibput",          "putmem",
+    "putmem_nbi",    "putN", "putN_nbi", "put_signal", "put_signal_nbi", "put+fence+flag",
 };
 
 /* ---- patterns ------------------------------------------------------------ */
@@ -79,7 +79,10 @@ static int win_find(const st_win_t *w, size_t pos)
     return lo;
 }
 
-const st_iv_t *st_win_at(const st_win_t *w, size_t pos) { return &w->v[win_find(w, pos)]; }
+const st_iv_t *st_win_at(const st_win_t *w, size_t pos)
+{
+    return &w->v[win_find(w, pos)];
+}
 
 void st_win_write(st_win_t *w, size_t a, size_t b, uint64_t key, long step, int pe, int op)
 {
@@ -87,7 +90,7 @@ void st_win_write(st_win_t *w, size_t a, size_t b, uint64_t key, long step, int 
         return;
     int i = win_find(w, a), j = win_find(w, b - 1) + 1;
     st_iv_t left = w->v[i], right = w->v[j - 1];
-    int has_l = left.a < a, has_r = right.b > b;
+    int has_l = left.a<a, has_r = right.b> b;
     int nnew = has_l + 1 + has_r, nold = j - i;
     if (w->n + nnew - nold > w->cap) {
         while (w->n + nnew - nold > w->cap)
@@ -105,7 +108,8 @@ void st_win_write(st_win_t *w, size_t a, size_t b, uint64_t key, long step, int 
         left.b = (uint32_t)a;
         w->v[k++] = left;
     }
-    w->v[k++] = (st_iv_t){(uint32_t)a, (uint32_t)b, (uint32_t)step, (uint16_t)pe, (uint16_t)op, key};
+    w->v[k++] =
+        (st_iv_t){(uint32_t)a, (uint32_t)b, (uint32_t)step, (uint16_t)pe, (uint16_t)op, key};
     if (has_r) {
         right.a = (uint32_t)b;
         w->v[k] = right;
@@ -205,53 +209,53 @@ void st_check_u64(st_lane_t *L, const char *what, uint64_t expected, uint64_t go
 
 /* ---- types --------------------------------------------------------------- */
 
-#define ST_TDEF_SINT(T, N)                                                                        \
-    static void tld_##N(const void *p, st_wide_t *w)                                              \
-    {                                                                                            \
-        T v;                                                                                     \
-        memcpy(&v, p, sizeof v);                                                                 \
-        *w = (st_wide_t){(uint64_t)(int64_t)v, 0, 0};                                            \
-    }                                                                                            \
-    static void tst_##N(const st_wide_t *w, void *p)                                              \
-    {                                                                                            \
-        T v = (T)(int64_t)w->u;                                                                  \
-        memcpy(p, &v, sizeof v);                                                                 \
+#define ST_TDEF_SINT(T, N)                            \
+    static void tld_##N(const void *p, st_wide_t *w)  \
+    {                                                 \
+        T v;                                          \
+        memcpy(&v, p, sizeof v);                      \
+        *w = (st_wide_t){(uint64_t)(int64_t)v, 0, 0}; \
+    }                                                 \
+    static void tst_##N(const st_wide_t *w, void *p)  \
+    {                                                 \
+        T v = (T)(int64_t)w->u;                       \
+        memcpy(p, &v, sizeof v);                      \
     }
-#define ST_TDEF_UINT(T, N)                                                                        \
-    static void tld_##N(const void *p, st_wide_t *w)                                              \
-    {                                                                                            \
-        T v;                                                                                     \
-        memcpy(&v, p, sizeof v);                                                                 \
-        *w = (st_wide_t){(uint64_t)v, 0, 0};                                                     \
-    }                                                                                            \
-    static void tst_##N(const st_wide_t *w, void *p)                                              \
-    {                                                                                            \
-        T v = (T)w->u;                                                                           \
-        memcpy(p, &v, sizeof v);                                                                 \
+#define ST_TDEF_UINT(T, N)                           \
+    static void tld_##N(const void *p, st_wide_t *w) \
+    {                                                \
+        T v;                                         \
+        memcpy(&v, p, sizeof v);                     \
+        *w = (st_wide_t){(uint64_t)v, 0, 0};         \
+    }                                                \
+    static void tst_##N(const st_wide_t *w, void *p) \
+    {                                                \
+        T v = (T)w->u;                               \
+        memcpy(p, &v, sizeof v);                     \
     }
-#define ST_TDEF_FLT(T, N)                                                                         \
-    static void tld_##N(const void *p, st_wide_t *w)                                              \
-    {                                                                                            \
-        T v;                                                                                     \
-        memcpy(&v, p, sizeof v);                                                                 \
-        *w = (st_wide_t){0, (long double)v, 0};                                                  \
-    }                                                                                            \
-    static void tst_##N(const st_wide_t *w, void *p)                                              \
-    {                                                                                            \
-        T v = (T)w->re;                                                                          \
-        memcpy(p, &v, sizeof v);                                                                 \
+#define ST_TDEF_FLT(T, N)                            \
+    static void tld_##N(const void *p, st_wide_t *w) \
+    {                                                \
+        T v;                                         \
+        memcpy(&v, p, sizeof v);                     \
+        *w = (st_wide_t){0, (long double)v, 0};      \
+    }                                                \
+    static void tst_##N(const st_wide_t *w, void *p) \
+    {                                                \
+        T v = (T)w->re;                              \
+        memcpy(p, &v, sizeof v);                     \
     }
-#define ST_TDEF_CPLX(T, N)                                                                        \
-    static void tld_##N(const void *p, st_wide_t *w)                                              \
-    {                                                                                            \
-        T v;                                                                                     \
-        memcpy(&v, p, sizeof v);                                                                 \
-        *w = (st_wide_t){0, creall(v), cimagl(v)};                                               \
-    }                                                                                            \
-    static void tst_##N(const st_wide_t *w, void *p)                                              \
-    {                                                                                            \
-        T v = (T)st_cplx(w->re, w->im);                                                          \
-        memcpy(p, &v, sizeof v);                                                                 \
+#define ST_TDEF_CPLX(T, N)                           \
+    static void tld_##N(const void *p, st_wide_t *w) \
+    {                                                \
+        T v;                                         \
+        memcpy(&v, p, sizeof v);                     \
+        *w = (st_wide_t){0, creall(v), cimagl(v)};   \
+    }                                                \
+    static void tst_##N(const st_wide_t *w, void *p) \
+    {                                                \
+        T v = (T)st_cplx(w->re, w->im);              \
+        memcpy(p, &v, sizeof v);                     \
     }
 
 /* re + im*i without CMPLXL (glibc defines it for gcc only): C11 lays a
@@ -270,17 +274,20 @@ static long double _Complex st_cplx(long double re, long double im)
 #define ST_KIND_CHAR UINT
 #endif
 
-#define ST_ALL_TYPES(X)                                                                           \
-    X(float, float, FLT) X(double, double, FLT) X(long double, longdouble, FLT)                  \
-    X(char, char, ST_KIND_CHAR) X(signed char, schar, SINT) X(short, short, SINT)                \
-    X(int, int, SINT) X(long, long, SINT) X(long long, longlong, SINT)                           \
-    X(unsigned char, uchar, UINT) X(unsigned short, ushort, UINT) X(unsigned int, uint, UINT)    \
-    X(unsigned long, ulong, UINT) X(unsigned long long, ulonglong, UINT)                         \
-    X(int8_t, int8, SINT) X(int16_t, int16, SINT) X(int32_t, int32, SINT)                        \
-    X(int64_t, int64, SINT) X(uint8_t, uint8, UINT) X(uint16_t, uint16, UINT)                    \
-    X(uint32_t, uint32, UINT) X(uint64_t, uint64, UINT) X(size_t, size, UINT)                    \
-    X(ptrdiff_t, ptrdiff, SINT) X(double _Complex, complexd, CPLX)                               \
-    X(float _Complex, complexf, CPLX)
+#define ST_ALL_TYPES(X)                                                                         \
+    X(float, float, FLT)                                                                        \
+    X(double, double, FLT) X(long double, longdouble, FLT) X(char, char, ST_KIND_CHAR)          \
+        X(signed char, schar, SINT) X(short, short, SINT) X(int, int, SINT) X(long, long, SINT) \
+            X(long long, longlong, SINT) X(unsigned char, uchar, UINT)                          \
+                X(unsigned short, ushort, UINT) X(unsigned int, uint, UINT)                     \
+                    X(unsigned long, ulong, UINT) X(unsigned long long, ulonglong, UINT)        \
+                        X(int8_t, int8, SINT) X(int16_t, int16, SINT) X(int32_t, int32, SINT)   \
+                            X(int64_t, int64, SINT) X(uint8_t, uint8, UINT)                     \
+                                X(uint16_t, uint16, UINT) X(uint32_t, uint32, UINT)             \
+                                    X(uint64_t, uint64, UINT) X(size_t, size, UINT)             \
+                                        X(ptrdiff_t, ptrdiff, SINT)                             \
+                                            X(double _Complex, complexd, CPLX)                  \
+                                                X(float _Complex, complexf, CPLX)
 
 #define ST_TDEF(T, N, K) ST_TDEF_(T, N, K)
 #define ST_TDEF_(T, N, K) ST_TDEF_##K(T, N)
@@ -303,30 +310,19 @@ int st_wide_eq(const st_type_t *t, const st_wide_t *a, const st_wide_t *b)
 {
     switch (t->kind) {
     case K_SINT:
-    case K_UINT:
-        return a->u == b->u;
-    case K_FLT:
-        return a->re == b->re;
-    default:
-        return a->re == b->re && a->im == b->im;
+    case K_UINT: return a->u == b->u;
+    case K_FLT: return a->re == b->re;
+    default: return a->re == b->re && a->im == b->im;
     }
 }
 
 void st_wide_fmt(const st_type_t *t, const st_wide_t *w, char *buf, size_t cap)
 {
     switch (t->kind) {
-    case K_SINT:
-        snprintf(buf, cap, "%" PRId64, (int64_t)w->u);
-        break;
-    case K_UINT:
-        snprintf(buf, cap, "%" PRIu64, w->u);
-        break;
-    case K_FLT:
-        snprintf(buf, cap, "%.21Lg", w->re);
-        break;
-    default:
-        snprintf(buf, cap, "%.21Lg%+.21Lgi", w->re, w->im);
-        break;
+    case K_SINT: snprintf(buf, cap, "%" PRId64, (int64_t)w->u); break;
+    case K_UINT: snprintf(buf, cap, "%" PRIu64, w->u); break;
+    case K_FLT: snprintf(buf, cap, "%.21Lg", w->re); break;
+    default: snprintf(buf, cap, "%.21Lg%+.21Lgi", w->re, w->im); break;
     }
 }
 

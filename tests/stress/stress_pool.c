@@ -68,9 +68,7 @@ void st_team_desc(const st_lane_t *L, int e, char *buf, size_t cap)
     int m[ST_MAX_PES], n = st_team_members(L, e, st.me, m);
     size_t k;
     switch (t->kind) {
-    case TK_LANE:
-        k = (size_t)snprintf(buf, cap, L->id == 0 ? "world" : "lane%d", L->id);
-        break;
+    case TK_LANE: k = (size_t)snprintf(buf, cap, L->id == 0 ? "world" : "lane%d", L->id); break;
     case TK_STRIDED:
         k = (size_t)snprintf(buf, cap, "split(%d,%d,%d of #%d)", t->start, t->stride, t->size,
                              t->parent);
@@ -406,8 +404,8 @@ static void block_read_peer(st_lane_t *L, int bi)
     size_t n = st_logu(&r, 1, max), off = (size_t)st_below(&r, b->size - n + 1);
     unsigned char *dst = L->tmp2 + st_below(&r, 8);
     L->op = "get from a heap block";
-    snprintf(L->what, sizeof(L->what), "block %d (%zu bytes) of PE %d, [%zu,%zu)", bi, b->size,
-             q, off, off + n);
+    snprintf(L->what, sizeof(L->what), "block %d (%zu bytes) of PE %d, [%zu,%zu)", bi, b->size, q,
+             off, off + n);
     switch (st_below(&r, 3)) {
     case 0: shmem_getmem(dst, b->p + off, n, q); break;
     case 1:
@@ -447,7 +445,10 @@ static void heap_alloc(st_lane_t *L, st_rng_t *r, int bi)
     b->key = st_hash(st.seed, (uint64_t)L->step, 55, 0, 0);
     b->align = 16;
     switch (st_below(r, 5)) {
-    case 0: L->op = "shmem_malloc"; b->p = shmem_malloc(size); break;
+    case 0:
+        L->op = "shmem_malloc";
+        b->p = shmem_malloc(size);
+        break;
     case 1: {
         size_t cnt = 1 + (size_t)st_below(r, 16);
         size = (size + cnt - 1) / cnt;
@@ -466,7 +467,10 @@ static void heap_alloc(st_lane_t *L, st_rng_t *r, int bi)
         L->op = "shmem_malloc_with_hints";
         b->p = shmem_malloc_with_hints(size, (long)st_below(r, 4));
         break;
-    default: L->op = "shmem_realloc(NULL)"; b->p = shmem_realloc(NULL, size); break;
+    default:
+        L->op = "shmem_realloc(NULL)";
+        b->p = shmem_realloc(NULL, size);
+        break;
     }
     L->nops++;
     b->size = size;

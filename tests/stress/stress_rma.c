@@ -29,80 +29,84 @@ enum { R_PUT, R_PUT_NBI, R_GET, R_GET_NBI, R_IPUT, R_IGET, R_IBPUT, R_IBGET, R_P
 typedef void (*rma_fn)(int op, shmem_ctx_t c, int api, void *d, const void *s, ptrdiff_t dst,
                        ptrdiff_t sst, size_t bsize, size_t n, int pe);
 
-#define RMA_TYPED(T, N)                                                                            \
-    static void rma_##N(int op, shmem_ctx_t c, int api, void *d, const void *s, ptrdiff_t dst,    \
-                        ptrdiff_t sst, size_t bs, size_t n, int pe)                               \
-    {                                                                                              \
-        T *D = d;                                                                                  \
-        const T *S = s;                                                                            \
-        T v;                                                                                       \
-        switch (op) {                                                                              \
-        case R_PUT: api ? shmem_ctx_##N##_put(c, D, S, n, pe) : shmem_##N##_put(D, S, n, pe); break; \
-        case R_PUT_NBI:                                                                            \
-            api ? shmem_ctx_##N##_put_nbi(c, D, S, n, pe) : shmem_##N##_put_nbi(D, S, n, pe);      \
-            break;                                                                                 \
-        case R_GET: api ? shmem_ctx_##N##_get(c, D, S, n, pe) : shmem_##N##_get(D, S, n, pe); break; \
-        case R_GET_NBI:                                                                            \
-            api ? shmem_ctx_##N##_get_nbi(c, D, S, n, pe) : shmem_##N##_get_nbi(D, S, n, pe);      \
-            break;                                                                                 \
-        case R_IPUT:                                                                               \
-            api ? shmem_ctx_##N##_iput(c, D, S, dst, sst, n, pe)                                   \
-                : shmem_##N##_iput(D, S, dst, sst, n, pe);                                         \
-            break;                                                                                 \
-        case R_IGET:                                                                               \
-            api ? shmem_ctx_##N##_iget(c, D, S, dst, sst, n, pe)                                   \
-                : shmem_##N##_iget(D, S, dst, sst, n, pe);                                         \
-            break;                                                                                 \
-        case R_IBPUT:                                                                              \
-            api ? shmem_ctx_##N##_ibput(c, D, S, dst, sst, bs, n, pe)                              \
-                : shmem_##N##_ibput(D, S, dst, sst, bs, n, pe);                                    \
-            break;                                                                                 \
-        case R_IBGET:                                                                              \
-            api ? shmem_ctx_##N##_ibget(c, D, S, dst, sst, bs, n, pe)                              \
-                : shmem_##N##_ibget(D, S, dst, sst, bs, n, pe);                                    \
-            break;                                                                                 \
-        case R_P:                                                                                  \
-            memcpy(&v, s, sizeof v);                                                               \
-            api ? shmem_ctx_##N##_p(c, D, v, pe) : shmem_##N##_p(D, v, pe);                        \
-            break;                                                                                 \
-        default:                                                                                   \
-            v = api ? shmem_ctx_##N##_g(c, S, pe) : shmem_##N##_g(S, pe);                          \
-            memcpy(d, &v, sizeof v);                                                               \
-            break;                                                                                 \
-        }                                                                                          \
+#define RMA_TYPED(T, N)                                                                        \
+    static void rma_##N(int op, shmem_ctx_t c, int api, void *d, const void *s, ptrdiff_t dst, \
+                        ptrdiff_t sst, size_t bs, size_t n, int pe)                            \
+    {                                                                                          \
+        T *D = d;                                                                              \
+        const T *S = s;                                                                        \
+        T v;                                                                                   \
+        switch (op) {                                                                          \
+        case R_PUT: api ? shmem_ctx_##N##_put(c, D, S, n, pe) : shmem_##N##_put(D, S, n, pe);  \
+            break;                                                                             \
+        case R_PUT_NBI:                                                                        \
+            api ? shmem_ctx_##N##_put_nbi(c, D, S, n, pe) : shmem_##N##_put_nbi(D, S, n, pe);  \
+            break;                                                                             \
+        case R_GET: api ? shmem_ctx_##N##_get(c, D, S, n, pe) : shmem_##N##_get(D, S, n, pe);  \
+            break;                                                                             \
+        case R_GET_NBI:                                                                        \
+            api ? shmem_ctx_##N##_get_nbi(c, D, S, n, pe) : shmem_##N##_get_nbi(D, S, n, pe);  \
+            break;                                                                             \
+        case R_IPUT:                                                                           \
+            api ? shmem_ctx_##N##_iput(c, D, S, dst, sst, n, pe)                               \
+                : shmem_##N##_iput(D, S, dst, sst, n, pe);                                     \
+            break;                                                                             \
+        case R_IGET:                                                                           \
+            api ? shmem_ctx_##N##_iget(c, D, S, dst, sst, n, pe)                               \
+                : shmem_##N##_iget(D, S, dst, sst, n, pe);                                     \
+            break;                                                                             \
+        case R_IBPUT:                                                                          \
+            api ? shmem_ctx_##N##_ibput(c, D, S, dst, sst, bs, n, pe)                          \
+                : shmem_##N##_ibput(D, S, dst, sst, bs, n, pe);                                \
+            break;                                                                             \
+        case R_IBGET:                                                                          \
+            api ? shmem_ctx_##N##_ibget(c, D, S, dst, sst, bs, n, pe)                          \
+                : shmem_##N##_ibget(D, S, dst, sst, bs, n, pe);                                \
+            break;                                                                             \
+        case R_P:                                                                              \
+            memcpy(&v, s, sizeof v);                                                           \
+            api ? shmem_ctx_##N##_p(c, D, v, pe) : shmem_##N##_p(D, v, pe);                    \
+            break;                                                                             \
+        default:                                                                               \
+            v = api ? shmem_ctx_##N##_g(c, S, pe) : shmem_##N##_g(S, pe);                      \
+            memcpy(d, &v, sizeof v);                                                           \
+            break;                                                                             \
+        }                                                                                      \
     }
 SHMEM_RMA_TYPES(RMA_TYPED)
 
-#define RMA_SIZED(BITS)                                                                            \
+#define RMA_SIZED(BITS)                                                                           \
     static void rma_sz##BITS(int op, shmem_ctx_t c, int api, void *d, const void *s,              \
                              ptrdiff_t dst, ptrdiff_t sst, size_t bs, size_t n, int pe)           \
-    {                                                                                              \
-        switch (op) {                                                                              \
-        case R_PUT: api ? shmem_ctx_put##BITS(c, d, s, n, pe) : shmem_put##BITS(d, s, n, pe); break; \
-        case R_PUT_NBI:                                                                            \
-            api ? shmem_ctx_put##BITS##_nbi(c, d, s, n, pe) : shmem_put##BITS##_nbi(d, s, n, pe);  \
-            break;                                                                                 \
-        case R_GET: api ? shmem_ctx_get##BITS(c, d, s, n, pe) : shmem_get##BITS(d, s, n, pe); break; \
-        case R_GET_NBI:                                                                            \
-            api ? shmem_ctx_get##BITS##_nbi(c, d, s, n, pe) : shmem_get##BITS##_nbi(d, s, n, pe);  \
-            break;                                                                                 \
-        case R_IPUT:                                                                               \
-            api ? shmem_ctx_iput##BITS(c, d, s, dst, sst, n, pe)                                   \
-                : shmem_iput##BITS(d, s, dst, sst, n, pe);                                         \
-            break;                                                                                 \
-        case R_IGET:                                                                               \
-            api ? shmem_ctx_iget##BITS(c, d, s, dst, sst, n, pe)                                   \
-                : shmem_iget##BITS(d, s, dst, sst, n, pe);                                         \
-            break;                                                                                 \
-        case R_IBPUT:                                                                              \
-            api ? shmem_ctx_ibput##BITS(c, d, s, dst, sst, bs, n, pe)                              \
-                : shmem_ibput##BITS(d, s, dst, sst, bs, n, pe);                                    \
-            break;                                                                                 \
-        default:                                                                                   \
-            api ? shmem_ctx_ibget##BITS(c, d, s, dst, sst, bs, n, pe)                              \
-                : shmem_ibget##BITS(d, s, dst, sst, bs, n, pe);                                    \
-            break;                                                                                 \
-        }                                                                                          \
+    {                                                                                             \
+        switch (op) {                                                                             \
+        case R_PUT: api ? shmem_ctx_put##BITS(c, d, s, n, pe) : shmem_put##BITS(d, s, n, pe);     \
+            break;                                                                                \
+        case R_PUT_NBI:                                                                           \
+            api ? shmem_ctx_put##BITS##_nbi(c, d, s, n, pe) : shmem_put##BITS##_nbi(d, s, n, pe); \
+            break;                                                                                \
+        case R_GET: api ? shmem_ctx_get##BITS(c, d, s, n, pe) : shmem_get##BITS(d, s, n, pe);     \
+            break;                                                                                \
+        case R_GET_NBI:                                                                           \
+            api ? shmem_ctx_get##BITS##_nbi(c, d, s, n, pe) : shmem_get##BITS##_nbi(d, s, n, pe); \
+            break;                                                                                \
+        case R_IPUT:                                                                              \
+            api ? shmem_ctx_iput##BITS(c, d, s, dst, sst, n, pe)                                  \
+                : shmem_iput##BITS(d, s, dst, sst, n, pe);                                        \
+            break;                                                                                \
+        case R_IGET:                                                                              \
+            api ? shmem_ctx_iget##BITS(c, d, s, dst, sst, n, pe)                                  \
+                : shmem_iget##BITS(d, s, dst, sst, n, pe);                                        \
+            break;                                                                                \
+        case R_IBPUT:                                                                             \
+            api ? shmem_ctx_ibput##BITS(c, d, s, dst, sst, bs, n, pe)                             \
+                : shmem_ibput##BITS(d, s, dst, sst, bs, n, pe);                                   \
+            break;                                                                                \
+        default:                                                                                  \
+            api ? shmem_ctx_ibget##BITS(c, d, s, dst, sst, bs, n, pe)                             \
+                : shmem_ibget##BITS(d, s, dst, sst, bs, n, pe);                                   \
+            break;                                                                                \
+        }                                                                                         \
     }
 SHMEM_SIZES(RMA_SIZED)
 
@@ -188,8 +192,7 @@ static int pick_ctx(const st_lane_t *L, st_rng_t *r, int pe, int store)
     return ctx_members(L, c, pe, m) > 0 ? c : -1;
 }
 
-static void pick_target(const st_lane_t *L, st_rng_t *r, int pe, int ctx, int *target,
-                        int *tindex)
+static void pick_target(const st_lane_t *L, st_rng_t *r, int pe, int ctx, int *target, int *tindex)
 {
     int m[ST_MAX_PES];
     int n = ctx_members(L, ctx, pe, m);
@@ -201,8 +204,9 @@ static void pick_target(const st_lane_t *L, st_rng_t *r, int pe, int ctx, int *t
 /* Shape: the kind, type, element counts and strides, the extent [lo, hi). */
 static void plan_shape(st_rng_t *r, put_t *o, size_t W)
 {
-    static const int kinds[] = {OP_PUTMEM, OP_PUTMEM, OP_PUTMEM_NBI, OP_PUT, OP_PUT, OP_PUT_NBI,
-                                OP_PUTSZ, OP_PUTSZ_NBI, OP_P, OP_IPUT, OP_IPUT, OP_IBPUT};
+    static const int kinds[] = {OP_PUTMEM, OP_PUTMEM,  OP_PUTMEM_NBI, OP_PUT,
+                                OP_PUT,    OP_PUT_NBI, OP_PUTSZ,      OP_PUTSZ_NBI,
+                                OP_P,      OP_IPUT,    OP_IPUT,       OP_IBPUT};
     o->kind = kinds[st_below(r, sizeof(kinds) / sizeof(kinds[0]))];
     do
         o->type = (int)st_below(r, N_RMA_TYPES);
@@ -213,7 +217,10 @@ static void plan_shape(st_rng_t *r, put_t *o, size_t W)
     o->bsize = 1;
     size_t es = o->esz;
     switch (o->kind) {
-    case OP_P: o->n = 1; o->rop = R_P; break;
+    case OP_P:
+        o->n = 1;
+        o->rop = R_P;
+        break;
     case OP_IPUT:
         o->rop = R_IPUT;
         o->n = st_logu(r, 1, 64);
@@ -240,7 +247,7 @@ static void plan_shape(st_rng_t *r, put_t *o, size_t W)
             o->n = 1;
         break;
     }
-    size_t ext = o->rop == R_IPUT ? (o->n - 1) * o->dst * es + es
+    size_t ext = o->rop == R_IPUT    ? (o->n - 1) * o->dst * es + es
                  : o->rop == R_IBPUT ? ((o->n - 1) * o->dst + o->bsize) * es
                                      : o->n * es;
     size_t room = (W - ext) / es;
@@ -295,8 +302,9 @@ static void plan_puts(st_lane_t *L, int pe, plan_t *pl)
         plan_shape(&r, o, L->wsize[o->area]);
         o->src_sym = j < 2 && st_chance(&r, 1, 3);
         o->mis = st_below(&r, 8) * (o->esz == 1);
-        o->key = st_hash(st.seed, (uint64_t)L->step, (uint64_t)pe, (uint64_t)L->id,
-                         1000 + (uint64_t)j) | 1;
+        o->key =
+            st_hash(st.seed, (uint64_t)L->step, (uint64_t)pe, (uint64_t)L->id, 1000 + (uint64_t)j) |
+            1;
         int ord = st_chance(&r, 1, 6) ? 1 + (int)st_below(&r, 4) : ORD_NONE;
         if (j == 0)
             ord = ORD_NONE;
@@ -372,7 +380,8 @@ static void do_order(st_lane_t *L, const put_t *o)
     case ORD_FENCE: o->ctx < 0 && !o->api ? shmem_fence() : shmem_ctx_fence(c); break;
     case ORD_QUIET: o->ctx < 0 && !o->api ? shmem_quiet() : shmem_ctx_quiet(c); break;
     case ORD_PE_QUIET:
-        o->ctx < 0 && !o->api ? shmem_pe_quiet(&o->tindex, 1) : shmem_ctx_pe_quiet(c, &o->tindex, 1);
+        o->ctx < 0 && !o->api ? shmem_pe_quiet(&o->tindex, 1)
+                              : shmem_ctx_pe_quiet(c, &o->tindex, 1);
         break;
     case ORD_QUIET_ALL: st_quiet_all(L); break;
     default: break;
@@ -489,11 +498,15 @@ static void check_get(st_lane_t *L, const get_t *g)
     memset(exp, CANARY, g->span + GUARD);
     for (size_t k = 0; k < nb; k++)
         st_win_expect(w, g->off + k * sstep, blk, exp + k * dstep);
-    snprintf(L->what, sizeof(L->what), "%s window of PE %d on PE %d, offset %zu, %zu elements of %zu bytes%s",
+    snprintf(L->what, sizeof(L->what),
+             "%s window of PE %d on PE %d, offset %zu, %zu elements of %zu bytes%s",
              g->area ? "global" : "heap", g->src, g->target, g->off, g->n, es,
              g->ctx >= 0 ? " (lane context)" : "");
-    L->op = g->rop == R_IGET ? "iget" : g->rop == R_IBGET ? "ibget" : g->rop == R_G ? "g"
-            : g->rop == R_GET_NBI ? "get_nbi" : "get";
+    L->op = g->rop == R_IGET      ? "iget"
+            : g->rop == R_IBGET   ? "ibget"
+            : g->rop == R_G       ? "g"
+            : g->rop == R_GET_NBI ? "get_nbi"
+                                  : "get";
     st_check_bytes(L, "fetched", exp, g->dest, g->span + GUARD, 0, NULL);
 }
 
@@ -556,8 +569,8 @@ void st_step_rma(st_lane_t *L)
                 continue;
             L->op = st_opname[o->kind];
             snprintf(L->what, sizeof(L->what), "%s %s from PE %d, %zu x %zu bytes at %zu%s",
-                     rma_types[o->type].name, o->area ? "global" : "heap", p, o->n, o->esz,
-                     o->off, o->ctx >= 0 ? " (lane context)" : "");
+                     rma_types[o->type].name, o->area ? "global" : "heap", p, o->n, o->esz, o->off,
+                     o->ctx >= 0 ? " (lane context)" : "");
             st_check_window(L, o->area, p, o->lo > GUARD ? o->lo - GUARD : 0, o->hi + GUARD);
         }
     L->what[0] = '\0';

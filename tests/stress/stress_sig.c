@@ -23,89 +23,88 @@
 
 /* ---- typed waits: until every unmasked ivars[i] compares to cv as cmp --- */
 
-#define P2P_WAIT(T, N)                                                                             \
-    static void wait_##N(int how, void *ivp, size_t n, int *status, int cmp, uint64_t vu)         \
-    {                                                                                              \
-        T *iv = ivp, v = (T)vu, vec[ST_MAX_PES + 1];                                               \
-        size_t idx[ST_MAX_PES + 1], k, c;                                                          \
-        for (size_t i = 0; i < n; i++)                                                             \
-            vec[i] = v;                                                                            \
-        switch (how) {                                                                             \
-        case 0:                                                                                    \
-            for (size_t i = 0; i < n; i++)                                                         \
-                if (!status[i])                                                                    \
-                    shmem_##N##_wait_until(&iv[i], cmp, v);                               \
-            break;                                                                                 \
-        case 1: shmem_##N##_wait_until_all(iv, n, status, cmp, v); break;                 \
-        case 2:                                                                                    \
-            while ((k = shmem_##N##_wait_until_any(iv, n, status, cmp, v)) != SIZE_MAX)   \
-                status[k] = 1;                                                                     \
-            break;                                                                                 \
-        case 3:                                                                                    \
-            while ((c = shmem_##N##_wait_until_some(iv, n, idx, status, cmp, v)) > 0)     \
-                for (size_t j = 0; j < c; j++)                                                     \
-                    status[idx[j]] = 1;                                                            \
-            break;                                                                                 \
-        case 4:                                                                                    \
-            while (!shmem_##N##_test_all(iv, n, status, cmp, v))                          \
-                sched_yield();                                                                     \
-            break;                                                                                 \
-        case 5:                                                                                    \
-            for (size_t left = n; left > 0;) {                                                     \
-                left = 0;                                                                          \
-                for (size_t i = 0; i < n; i++)                                                     \
-                    left += !status[i];                                                            \
-                if (left && (k = shmem_##N##_test_any(iv, n, status, cmp, v)) != SIZE_MAX) \
-                    status[k] = 1;                                                                 \
-                else if (left)                                                                     \
-                    sched_yield();                                                                 \
-            }                                                                                      \
-            break;                                                                                 \
-        case 6:                                                                                    \
-            for (size_t left = n; left > 0;) {                                                     \
-                left = 0;                                                                          \
-                for (size_t i = 0; i < n; i++)                                                     \
-                    left += !status[i];                                                            \
-                c = left ? shmem_##N##_test_some(iv, n, idx, status, cmp, v) : 0;         \
-                for (size_t j = 0; j < c; j++)                                                     \
-                    status[idx[j]] = 1;                                                            \
-                if (left && c == 0)                                                                \
-                    sched_yield();                                                                 \
-            }                                                                                      \
-            break;                                                                                 \
-        case 7: shmem_##N##_wait_until_all_vector(iv, n, status, cmp, vec); break;        \
-        case 8:                                                                                    \
-            while ((k = shmem_##N##_wait_until_any_vector(iv, n, status, cmp, vec)) !=    \
-                   SIZE_MAX)                                                                       \
-                status[k] = 1;                                                                     \
-            break;                                                                                 \
-        case 9:                                                                                    \
-            while ((c = shmem_##N##_wait_until_some_vector(iv, n, idx, status, cmp, vec)) > 0)    \
-                for (size_t j = 0; j < c; j++)                                                     \
-                    status[idx[j]] = 1;                                                            \
-            break;                                                                                 \
-        default:                                                                                   \
-            for (size_t i = 0; i < n; i++)                                                         \
-                while (!status[i] && !shmem_##N##_test(&iv[i], cmp, v))                   \
-                    sched_yield();                                                                 \
-            break;                                                                                 \
-        }                                                                                          \
-    }                                                                                              \
-    static void send_##N(shmem_ctx_t c, int api, int how, void *flag, uint64_t vu, int pe)        \
-    {                                                                                              \
-        T v = (T)vu;                                                                               \
-        if (how == 0)                                                                              \
-            api ? shmem_ctx_##N##_p(c, flag, v, pe) : shmem_##N##_p(flag, v, pe);                  \
-        else                                                                                       \
-            api ? shmem_ctx_##N##_put(c, flag, &v, 1, pe) : shmem_##N##_put(flag, &v, 1, pe);      \
+#define P2P_WAIT(T, N)                                                                           \
+    static void wait_##N(int how, void *ivp, size_t n, int *status, int cmp, uint64_t vu)        \
+    {                                                                                            \
+        T *iv = ivp, v = (T)vu, vec[ST_MAX_PES + 1];                                             \
+        size_t idx[ST_MAX_PES + 1], k, c;                                                        \
+        for (size_t i = 0; i < n; i++)                                                           \
+            vec[i] = v;                                                                          \
+        switch (how) {                                                                           \
+        case 0:                                                                                  \
+            for (size_t i = 0; i < n; i++)                                                       \
+                if (!status[i])                                                                  \
+                    shmem_##N##_wait_until(&iv[i], cmp, v);                                      \
+            break;                                                                               \
+        case 1: shmem_##N##_wait_until_all(iv, n, status, cmp, v); break;                        \
+        case 2:                                                                                  \
+            while ((k = shmem_##N##_wait_until_any(iv, n, status, cmp, v)) != SIZE_MAX)          \
+                status[k] = 1;                                                                   \
+            break;                                                                               \
+        case 3:                                                                                  \
+            while ((c = shmem_##N##_wait_until_some(iv, n, idx, status, cmp, v)) > 0)            \
+                for (size_t j = 0; j < c; j++)                                                   \
+                    status[idx[j]] = 1;                                                          \
+            break;                                                                               \
+        case 4:                                                                                  \
+            while (!shmem_##N##_test_all(iv, n, status, cmp, v))                                 \
+                sched_yield();                                                                   \
+            break;                                                                               \
+        case 5:                                                                                  \
+            for (size_t left = n; left > 0;) {                                                   \
+                left = 0;                                                                        \
+                for (size_t i = 0; i < n; i++)                                                   \
+                    left += !status[i];                                                          \
+                if (left && (k = shmem_##N##_test_any(iv, n, status, cmp, v)) != SIZE_MAX)       \
+                    status[k] = 1;                                                               \
+                else if (left)                                                                   \
+                    sched_yield();                                                               \
+            }                                                                                    \
+            break;                                                                               \
+        case 6:                                                                                  \
+            for (size_t left = n; left > 0;) {                                                   \
+                left = 0;                                                                        \
+                for (size_t i = 0; i < n; i++)                                                   \
+                    left += !status[i];                                                          \
+                c = left ? shmem_##N##_test_some(iv, n, idx, status, cmp, v) : 0;                \
+                for (size_t j = 0; j < c; j++)                                                   \
+                    status[idx[j]] = 1;                                                          \
+                if (left && c == 0)                                                              \
+                    sched_yield();                                                               \
+            }                                                                                    \
+            break;                                                                               \
+        case 7: shmem_##N##_wait_until_all_vector(iv, n, status, cmp, vec); break;               \
+        case 8:                                                                                  \
+            while ((k = shmem_##N##_wait_until_any_vector(iv, n, status, cmp, vec)) != SIZE_MAX) \
+                status[k] = 1;                                                                   \
+            break;                                                                               \
+        case 9:                                                                                  \
+            while ((c = shmem_##N##_wait_until_some_vector(iv, n, idx, status, cmp, vec)) > 0)   \
+                for (size_t j = 0; j < c; j++)                                                   \
+                    status[idx[j]] = 1;                                                          \
+            break;                                                                               \
+        default:                                                                                 \
+            for (size_t i = 0; i < n; i++)                                                       \
+                while (!status[i] && !shmem_##N##_test(&iv[i], cmp, v))                          \
+                    sched_yield();                                                               \
+            break;                                                                               \
+        }                                                                                        \
+    }                                                                                            \
+    static void send_##N(shmem_ctx_t c, int api, int how, void *flag, uint64_t vu, int pe)       \
+    {                                                                                            \
+        T v = (T)vu;                                                                             \
+        if (how == 0)                                                                            \
+            api ? shmem_ctx_##N##_p(c, flag, v, pe) : shmem_##N##_p(flag, v, pe);                \
+        else                                                                                     \
+            api ? shmem_ctx_##N##_put(c, flag, &v, 1, pe) : shmem_##N##_put(flag, &v, 1, pe);    \
     }
 SHMEM_P2P_TYPES(P2P_WAIT)
 
-#define AMO_SET(T, N)                                                                              \
-    static void aset_##N(shmem_ctx_t c, int api, void *flag, uint64_t vu, int pe)                 \
-    {                                                                                              \
-        api ? shmem_ctx_##N##_atomic_set(c, flag, (T)vu, pe)                                       \
-            : shmem_##N##_atomic_set(flag, (T)vu, pe);                                             \
+#define AMO_SET(T, N)                                                             \
+    static void aset_##N(shmem_ctx_t c, int api, void *flag, uint64_t vu, int pe) \
+    {                                                                             \
+        api ? shmem_ctx_##N##_atomic_set(c, flag, (T)vu, pe)                      \
+            : shmem_##N##_atomic_set(flag, (T)vu, pe);                            \
     }
 SHMEM_AMO_STD_TYPES(AMO_SET)
 
@@ -201,7 +200,10 @@ static void plan_send(st_lane_t *L, int pe, send_t *s)
     s->key = st_hash(st.seed, (uint64_t)L->step, (uint64_t)pe, (uint64_t)L->id, 4242) | 1;
 }
 
-static size_t send_esz(const send_t *s) { return s->form == 1 ? 8 : s->form == 2 ? 4 : 1; }
+static size_t send_esz(const send_t *s)
+{
+    return s->form == 1 ? 8 : s->form == 2 ? 4 : 1;
+}
 
 static void issue_put_signal(st_lane_t *L, const send_t *s, void *dest, const void *src,
                              uint64_t *sig, uint64_t v, int op)
@@ -209,22 +211,38 @@ static void issue_put_signal(st_lane_t *L, const send_t *s, void *dest, const vo
     shmem_ctx_t c = st_ctx_handle(L, s->ctx);
     int pe = s->tindex;
     switch (s->form * 2 + s->nbi) {
-    case 0: s->api ? shmem_ctx_putmem_signal(c, dest, src, s->n, sig, v, op, pe)
-                   : shmem_putmem_signal(dest, src, s->n, sig, v, op, pe); break;
-    case 1: s->api ? shmem_ctx_putmem_signal_nbi(c, dest, src, s->n, sig, v, op, pe)
-                   : shmem_putmem_signal_nbi(dest, src, s->n, sig, v, op, pe); break;
-    case 2: s->api ? shmem_ctx_put64_signal(c, dest, src, s->n, sig, v, op, pe)
-                   : shmem_put64_signal(dest, src, s->n, sig, v, op, pe); break;
-    case 3: s->api ? shmem_ctx_put64_signal_nbi(c, dest, src, s->n, sig, v, op, pe)
-                   : shmem_put64_signal_nbi(dest, src, s->n, sig, v, op, pe); break;
-    case 4: s->api ? shmem_ctx_int_put_signal(c, dest, src, s->n, sig, v, op, pe)
-                   : shmem_int_put_signal(dest, src, s->n, sig, v, op, pe); break;
-    case 5: s->api ? shmem_ctx_int_put_signal_nbi(c, dest, src, s->n, sig, v, op, pe)
-                   : shmem_int_put_signal_nbi(dest, src, s->n, sig, v, op, pe); break;
-    case 6: s->api ? shmem_ctx_char_put_signal(c, dest, src, s->n, sig, v, op, pe)
-                   : shmem_char_put_signal(dest, src, s->n, sig, v, op, pe); break;
-    default: s->api ? shmem_ctx_char_put_signal_nbi(c, dest, src, s->n, sig, v, op, pe)
-                    : shmem_char_put_signal_nbi(dest, src, s->n, sig, v, op, pe); break;
+    case 0:
+        s->api ? shmem_ctx_putmem_signal(c, dest, src, s->n, sig, v, op, pe)
+               : shmem_putmem_signal(dest, src, s->n, sig, v, op, pe);
+        break;
+    case 1:
+        s->api ? shmem_ctx_putmem_signal_nbi(c, dest, src, s->n, sig, v, op, pe)
+               : shmem_putmem_signal_nbi(dest, src, s->n, sig, v, op, pe);
+        break;
+    case 2:
+        s->api ? shmem_ctx_put64_signal(c, dest, src, s->n, sig, v, op, pe)
+               : shmem_put64_signal(dest, src, s->n, sig, v, op, pe);
+        break;
+    case 3:
+        s->api ? shmem_ctx_put64_signal_nbi(c, dest, src, s->n, sig, v, op, pe)
+               : shmem_put64_signal_nbi(dest, src, s->n, sig, v, op, pe);
+        break;
+    case 4:
+        s->api ? shmem_ctx_int_put_signal(c, dest, src, s->n, sig, v, op, pe)
+               : shmem_int_put_signal(dest, src, s->n, sig, v, op, pe);
+        break;
+    case 5:
+        s->api ? shmem_ctx_int_put_signal_nbi(c, dest, src, s->n, sig, v, op, pe)
+               : shmem_int_put_signal_nbi(dest, src, s->n, sig, v, op, pe);
+        break;
+    case 6:
+        s->api ? shmem_ctx_char_put_signal(c, dest, src, s->n, sig, v, op, pe)
+               : shmem_char_put_signal(dest, src, s->n, sig, v, op, pe);
+        break;
+    default:
+        s->api ? shmem_ctx_char_put_signal_nbi(c, dest, src, s->n, sig, v, op, pe)
+               : shmem_char_put_signal_nbi(dest, src, s->n, sig, v, op, pe);
+        break;
     }
 }
 
@@ -239,8 +257,12 @@ static void issue_send(st_lane_t *L, const send_t *s, const p2p_type_t *ft, uint
     st_pattern(src, s->key, s->off, s->n * es);
     L->nops++;
     switch (s->mode) {
-    case M_SIG_SET: issue_put_signal(L, s, dest, src, &L->sig[st.me], vset, SHMEM_SIGNAL_SET); break;
-    case M_SIG_ADD: issue_put_signal(L, s, dest, src, &L->sig[st.npes], s->add, SHMEM_SIGNAL_ADD); break;
+    case M_SIG_SET:
+        issue_put_signal(L, s, dest, src, &L->sig[st.me], vset, SHMEM_SIGNAL_SET);
+        break;
+    case M_SIG_ADD:
+        issue_put_signal(L, s, dest, src, &L->sig[st.npes], s->add, SHMEM_SIGNAL_ADD);
+        break;
     case M_SIGNAL_SET:
         s->api ? shmem_ctx_signal_set(c, &L->sig[st.me], vset, s->tindex)
                : shmem_signal_set(&L->sig[st.me], vset, s->tindex);
@@ -356,8 +378,8 @@ void st_step_sig(st_lane_t *L)
         if (s->mode == M_NONE || s->mode == M_SIGNAL_SET || s->mode == M_SIGNAL_ADD)
             continue;
         size_t es = send_esz(s);
-        st_win_write(st_win(L, s->area, s->target, p), s->off, s->off + s->n * es, s->key,
-                     L->step, p, s->mode == M_FLAG ? OP_PUT_FENCE_FLAG : OP_PUT_SIGNAL + s->nbi);
+        st_win_write(st_win(L, s->area, s->target, p), s->off, s->off + s->n * es, s->key, L->step,
+                     p, s->mode == M_FLAG ? OP_PUT_FENCE_FLAG : OP_PUT_SIGNAL + s->nbi);
     }
     wait_signals(L, sd, ft, vset, fv);
     check_received(L, sd, vset);

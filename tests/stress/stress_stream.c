@@ -19,7 +19,7 @@
 #include "stress.h"
 
 static shmemx_stream_t stream;
-static int32_t *ssig;      /* [npes]: SET words by source; [npes]: the ADD word */
+static int32_t *ssig;       /* [npes]: SET words by source; [npes]: the ADD word */
 static int32_t *ssig_model; /* [target * (npes + 1) + i] */
 
 void st_stream_setup(st_lane_t *L)

@@ -68,13 +68,13 @@ void *shmemalign(size_t alignment, size_t size) { return shmem_align(alignment, 
 size_t shmemx_heap_size(void)
 {
     symm_instance_t *s = symm_inst("shmemx_heap_size");
-    return s->heap_size - s->scratch_size;
+    return symm_heap_size(s) - s->scratch_size;
 }
 
 size_t shmemx_heap_free(void)
 {
     symm_instance_t *s = symm_inst("shmemx_heap_free");
-    return s->heap_size - s->scratch_size - s->alloc->used;
+    return symm_heap_size(s) - s->scratch_size - s->alloc->used;
 }
 
 SYMM_PALIAS(shmem_malloc)

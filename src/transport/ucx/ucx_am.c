@@ -41,9 +41,9 @@ typedef struct ucx_am_hdr {
 /* Local address of [off, off+len) in segment seg, or NULL if outside. */
 static void *local_range(const symm_instance_t *s, uint32_t seg, uint64_t off, size_t len)
 {
+    size_t size = symm_heap_size(s);
     if (seg == SYMM_SEG_HEAP)
-        return off <= s->heap_size && len <= s->heap_size - off ? (char *)s->heap_base + off
-                                                                : NULL;
+        return off <= size && len <= size - off ? (char *)s->heap_base + off : NULL;
     if (seg == SYMM_SEG_DATA)
         for (int i = 0; i < s->n_data_ranges; i++)
             if (off - s->data[i].off < s->data[i].len &&
