@@ -93,7 +93,10 @@ endif()
 # slots, larger ones and 9 PEs through the pull forms), roots changing, a
 # PE lagging, a root running ahead of a sleeping member; and the collective
 # programs with the slot form off (SYMM_COLL_LL_MAX=0: every small
-# collective by the pull forms, as a 9-PE team runs them).
+# collective by the pull forms, as a 9-PE team runs them). These three
+# have no UCX variant: with every peer through UCX no member is mapped, the
+# slot form never applies, and coll.ucx, coll_skew.ucx and active.ucx
+# already run that same code.
 symm_pe_test(coll_ll NPS 1 2 3 4 8 9 TIMEOUT 90)
 symm_pe_test(coll_ll_off PROGRAM coll NPS 2 3 4 TIMEOUT 60 NOUCX ARGS quick ENV SYMM_COLL_LL_MAX=0)
 symm_pe_test(coll_skew_ll_off PROGRAM coll_skew NPS 2 4 TIMEOUT 120 NOUCX ENV SYMM_COLL_LL_MAX=0)
