@@ -175,10 +175,18 @@ endforeach()
 # exiting PE reads the records it does not map through the transport.
 if(SYMM_HAVE_UCX)
   foreach(kind nodes ucx)
+    # The exiting PE skips shmem_finalize, so UCX's state is still live in
+    # exit(): gcc 12's leak checker crashes reading UCX's async thread's
+    # dynamic TLS (glibc 2.36, "Tracer caught signal 11", a DTLS entry with
+    # a garbage range: google/sanitizers#1322), and with that tracking off
+    # it calls UCX's still-held state leaked. A program that never
+    # finalizes has no leak to find; as for the killed PEs (faults.cmake),
+    # the leak check is off and ASan's other checks stay on.
     set(env SYMM_NODE_SIZE=2)
     if(kind STREQUAL "ucx")
       set(env SYMM_TRANSPORT=ucx)
     endif()
+    list(APPEND env ASAN_OPTIONS=detect_leaks=0)
     add_test(NAME errors_exit_before_finalize_${kind}_np4
       COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/scripts/expect_status.sh 3
               --match "PE 3 exited with status 3 before shmem_finalize; PEs 0,1,2 in shmem_barrier_all on SHMEM_TEAM_WORLD"

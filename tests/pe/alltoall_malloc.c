@@ -53,6 +53,15 @@ static void verify(const double *dst, int me, int npes)
             }
 }
 
+/* Frees a buffer the way it was obtained (a global is left alone). */
+static void release(double *p, int heap)
+{
+    if (heap == 1)
+        shmem_free(p);
+    else if (heap == 0)
+        free(p);
+}
+
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "heap";
@@ -61,11 +70,13 @@ int main(int argc, char **argv)
     CHECK(npes <= MAX_PES, "at most %d PEs", MAX_PES);
     size_t n = (size_t)npes * B * B;
     double *src = NULL, *dst = NULL;
+    int heap_src = -1, heap_dst = -1; /* 1 shmem_malloc, 0 malloc, -1 global */
     shmemx_region_t rs, rd;
     int registered = strcmp(mode, "registered") == 0;
     if (strcmp(mode, "heap") == 0) {
         src = shmem_malloc(n * sizeof(double));
         dst = shmem_malloc(n * sizeof(double));
+        heap_src = heap_dst = 1;
     } else if (strcmp(mode, "global") == 0) {
         src = g_src;
         dst = g_dst;
@@ -73,6 +84,8 @@ int main(int argc, char **argv)
         int sym_src = strcmp(mode, "dest") == 0, sym_dst = strcmp(mode, "source") == 0;
         src = sym_src ? shmem_malloc(n * sizeof(double)) : malloc(n * sizeof(double));
         dst = sym_dst ? shmem_malloc(n * sizeof(double)) : malloc(n * sizeof(double));
+        heap_src = sym_src;
+        heap_dst = sym_dst;
     }
     CHECK(src != NULL && dst != NULL, "no buffers");
     if (registered) {
@@ -91,6 +104,8 @@ int main(int argc, char **argv)
         shmemx_deregister(&rs);
     }
     shmem_barrier_all();
+    release(src, heap_src);
+    release(dst, heap_dst);
     if (me == 0)
         printf("alltoall_malloc (%s): ok on %d PEs\n", mode, npes);
     shmem_finalize();
