@@ -160,6 +160,17 @@ void symm_coll_alltoalls(symm_group_t *g, void *dest, const void *source, ptrdif
     symm_coll_alltoalls_pull(g, dest, source, dst, sst, nelems, elem, routine);
 }
 
+/* Two members on one host, reached through the transport (SYMM_TRANSPORT=ucx):
+ * their endpoints have no peer-failure handling, so a large block goes by
+ * zero-copy rendezvous, and a reduction sends the whole vector each way in
+ * one round and reduces it all, as mapped pairs do: the slice form's second
+ * round costs one more rendezvous handshake than the other half's
+ * reduction does (docs/performance.md). Mutual, so both choose alike. */
+static int pair_on_host(const symm_group_t *g)
+{
+    return g->size == 2 && g->s->peers[symm_group_pe(g, 1 - g->me)].same_node;
+}
+
 void symm_coll_reduce(symm_group_t *g, void *dest, const void *source, size_t count, size_t elem,
                       symm_reduce_fn op, const char *routine)
 {
@@ -173,7 +184,8 @@ void symm_coll_reduce(symm_group_t *g, void *dest, const void *source, size_t co
         const nodes_t *nd = count != 0 ? symm_coll_team_nodes(g) : NULL;
         if (nd != NULL && (bytes < g->s->cfg.coll.reduce_slice_min || nd->n_nodes <= 2))
             symm_coll_reduce_nodes(g, nd, dest, source, count, elem, op, routine);
-        else if (n < 2 || bytes < g->s->cfg.coll.reduce_slice_min || (size_t)n > count)
+        else if (n < 2 || bytes < g->s->cfg.coll.reduce_slice_min || (size_t)n > count ||
+                 pair_on_host(g))
             symm_coll_reduce_msg_whole(g, dest, source, count, elem, op, routine);
         else
             symm_coll_reduce_msg_slice(g, dest, source, count, elem, op, routine);

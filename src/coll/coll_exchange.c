@@ -30,11 +30,11 @@ void symm_coll_exchange_msg(symm_group_t *g, void *dest, const void *source, siz
         int j = (g->me + k) % n;
         symm_coll_send_to(g, &q, tag, 0, j, src + (size_t)j * stride, nbytes, how, routine);
     }
-    memmove((char *)dest + (size_t)g->me * nbytes, src + (size_t)g->me * stride, nbytes);
     for (int k = 1; k < n; k++) {
         int j = (g->me - k + n) % n;
         symm_coll_recv_from(g, tag, 0, j, (char *)dest + (size_t)j * nbytes, nbytes, routine);
     }
+    memmove((char *)dest + (size_t)g->me * nbytes, src + (size_t)g->me * stride, nbytes);
     symm_coll_sends_fini(g, &q, routine);
     symm_coll_buf_put(tmp);
 }

@@ -208,6 +208,12 @@ int symm_ucx_msg_send(symm_instance_t *s, int pe, const symm_msg_tag_t *tag, con
         if (bulk != ep) {
             ep = bulk;
             how = SYMM_MSG_SYNC;
+        } else if (s->peers[pe].same_node) {
+            /* An endpoint to this host has no peer-failure handling either
+             * (conn_open): its rendezvous is zero-copy (tcp: one write read
+             * into place; shared memory: one copy), where an eager block
+             * is copied into UCX's buffers, assembled and copied out. */
+            how = SYMM_MSG_SYNC;
         }
     }
     ucx_send_t *r = malloc(sizeof(*r));
