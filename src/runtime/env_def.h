@@ -149,7 +149,7 @@
       "block eagerly, whatever its size, while what one PE receives in one round totals at " \
       "most this (held at the receiver until it takes it): no rendezvous round trip where "  \
       "every member sends at once; beyond it, blocks above SYMM_COLL_EAGER_MAX by "          \
-      "rendezvous")                                                                          \
+      "rendezvous (to a PE of the same host always: zero-copy there)")                      \
     X(SYMM_COLL_NODE_AWARE, BOOL, USER, coll, node_aware, "1",                               \
       "teams spanning nodes with several PEs on one: broadcast, reduce, fcollect, collect, " \
       "alltoall share data on each node through memory and send between nodes from one PE "  \
