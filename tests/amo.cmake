@@ -22,6 +22,9 @@ symm_pe_test(ctx)
 # and with SYMM_ATOMICS=network, where every update, the owner's own too,
 # goes through UCX; the decision printed by SHMEM_INFO is checked.
 symm_pe_test(amo_agent TIMEOUT 120)
+# A fence orders atomics against the loads and puts after it (its
+# SYMM_ATOMICS=network runs, where that is at stake, are in nodes.cmake).
+symm_pe_test(amo_fence_order)
 set(expect_ok ${CMAKE_CURRENT_SOURCE_DIR}/scripts/expect_status.sh 0 --match)
 add_test(NAME amo_agent_decide_local
   COMMAND ${expect_ok} "symm: atomics: cpu \\(every PE is node-local\\)"

@@ -77,6 +77,11 @@ if(SYMM_HAVE_UCX)
   symm_nodes_test(coll_barrier_nodes coll_barrier 8 2 ARGS quick)
   # Long waits sleep and are woken by the network (pe/idle_wait.c).
   symm_nodes_test(idle_wait_nodes idle_wait 4 2)
+  # A fence orders an atomic through UCX before a CPU load or put after it
+  # to a mapped peer (SYMM_ATOMICS=network: updates to the neighbour on the
+  # same node go through UCX, fetches are loads; pe/amo_fence_order.c).
+  symm_nodes_test(amo_fence_order_netamo amo_fence_order 4 2 ENV SYMM_ATOMICS=network)
+  symm_nodes_test(amo_fence_order_netamo amo_fence_order 6 3 ENV SYMM_ATOMICS=network)
   symm_nodes_test(coll_active_nodes active 4 2)
   symm_nodes_test(coll_active_nodes active 6 3 ENV SYMM_NODE_CYCLIC=1)
   symm_nodes_test(coll_active_nodes active 8 1)

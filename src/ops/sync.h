@@ -78,11 +78,21 @@ static inline int symm_doing_wait(const char *routine, const void *addr, int cmp
                         n);                                                                  \
     })
 
+/* Under SYMM_AMO_NET an update to a mapped peer goes through the
+ * transport, while its loads (atomic_fetch, wait_until) and puts are the
+ * CPU's: an order of the transport's alone would let a load or a store
+ * issued after the fence pass an atomic issued before it (stress seed
+ * 1729011529: swap_nbi, fence, atomic_fetch read the old value). There the
+ * fence completes what the transport has in flight, as a quiet does. */
 static inline void symm_fence(symm_instance_t *s, struct symm_ctx *ctx)
 {
     __atomic_thread_fence(__ATOMIC_RELEASE);
-    if (s->net)
-        s->net->fence(ctx);
+    if (s->net) {
+        if (__builtin_expect((s->amo_flags & SYMM_AMO_NET) != 0, 0))
+            s->net->quiet(ctx);
+        else
+            s->net->fence(ctx);
+    }
 }
 
 static inline void symm_quiet(symm_instance_t *s, struct symm_ctx *ctx)
