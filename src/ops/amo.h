@@ -12,7 +12,8 @@
  * once at init: runtime/atomics.h) every atomic update, even on a mapped
  * peer or on this PE itself, goes through the transport: the NIC is then
  * the only agent. Loads (atomic_fetch, wait_until) stay CPU loads either
- * way: a NIC atomic is coherent with them. The test costs nothing more
+ * way: a NIC atomic is coherent with them, and a fence then completes the
+ * transport's atomics so a load after it sees them (symm_fence, ops/sync.h). The test costs nothing more
  * than SHMEM_DEBUG's did: one predictable branch on the same word.
  */
 #ifndef SYMM_AMO_H
