@@ -82,13 +82,16 @@ static inline int symm_doing_wait(const char *routine, const void *addr, int cmp
  * transport, while its loads (atomic_fetch, wait_until) and puts are the
  * CPU's: an order of the transport's alone would let a load or a store
  * issued after the fence pass an atomic issued before it (stress seed
- * 1729011529: swap_nbi, fence, atomic_fetch read the old value). There the
- * fence completes what the transport has in flight, as a quiet does. */
+ * 1729011529: swap_nbi, fence, atomic_fetch read the old value). So where
+ * the transport applied such an update on ctx since (net_amo_mapped, set
+ * after the update is issued), the fence completes what is in flight, as a
+ * quiet does; otherwise it orders as the transport does. */
 static inline void symm_fence(symm_instance_t *s, struct symm_ctx *ctx)
 {
     __atomic_thread_fence(__ATOMIC_RELEASE);
     if (s->net) {
-        if (__builtin_expect((s->amo_flags & SYMM_AMO_NET) != 0, 0))
+        if (__builtin_expect((s->amo_flags & SYMM_AMO_NET) != 0, 0) &&
+            __atomic_exchange_n(&ctx->net_amo_mapped, 0, __ATOMIC_ACQ_REL))
             s->net->quiet(ctx);
         else
             s->net->fence(ctx);

@@ -73,6 +73,9 @@ struct symm_ctx {
     int team_size;
     long options;
     void *net;
+    /* SYMM_AMO_NET: the transport applied an update to a mapped PE since
+     * the last fence that completed it (symm_fence, ops/sync.h). */
+    int net_amo_mapped;
 };
 
 /* amo_flags: SHMEM_DEBUG's checks; the network transport applies every

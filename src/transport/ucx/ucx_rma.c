@@ -343,6 +343,10 @@ int symm_ucx_amo(struct symm_ctx *ctx, symm_amo_op_t op, size_t size, int seg, s
     /* The value travels in the request: operand needn't outlive the call. */
     ucs_status_ptr_t req = ucp_atomic_op_nbx(ep, opc, &value, 1, raddr, rkey, &prm);
     ucs_status_t st = keep ? symm_ucx_keep_req(u, wk, req) : symm_ucx_wait_req(u, wk, req);
+    /* Kept, to a PE whose loads and stores are the CPU's: the next fence on
+     * ctx completes it (symm_fence). Marked after the issue. */
+    if (keep && ctx->inst->peers[pe].mapped)
+        __atomic_store_n(&ctx->net_amo_mapped, 1, __ATOMIC_RELEASE);
     if (st == UCS_OK && result != NULL && prm.reply_buffer == &reply)
         memcpy(result, &reply, size);
     return to_symm(u, st, pe, "atomic");
