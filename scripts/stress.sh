@@ -90,6 +90,7 @@ nodes:nodes-2x2:401:200 nodes:nodes-3x2:402:150 nodes:nodes-cyclic-2x2:403:150
 nodes:nodes-noprog-2x2:406:150 nodes:nodes-threads2-2x2:404:120 nodes:nodes-4x1:405:120
 nodes:nodes-netamo-2x2:407:150 nodes:nodes-rndv-3x2:408:100 nodes:nodes-xeager-2x2:409:100
 nodes:nodes-netamo-2x2:1729011529:130 nodes:nodes-netamo-2x2:3933307223:170
+nodes:nodes-heap-small-2x2:1934081243:200
 "
 SLICE_ASAN="
 shm:shm-np2:102:150 shm:shm-np4:104:150 shm:heap-small-np4:107:150 shm:shm-debug-np4:106:100

@@ -77,6 +77,10 @@ if(SYMM_HAVE_UCX)
   symm_nodes_test(coll_barrier_nodes coll_barrier 8 2 ARGS quick)
   # Long waits sleep and are woken by the network (pe/idle_wait.c).
   symm_nodes_test(idle_wait_nodes idle_wait 4 2)
+  # Teams split and destroyed back to back, each taking the slot the last
+  # one freed, with node-aware barriers (pe/team_reuse.c).
+  symm_nodes_test(team_reuse_nodes team_reuse 4 2)
+  symm_nodes_test(team_reuse_nodes team_reuse 6 3 ARGS 500)
   # A fence orders an atomic through UCX before a CPU load or put after it
   # to a mapped peer (SYMM_ATOMICS=network: updates to the neighbour on the
   # same node go through UCX, fetches are loads; pe/amo_fence_order.c).

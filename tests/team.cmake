@@ -4,6 +4,9 @@
 # cycles (past the default SYMM_MAX_TEAMS of 64). Odd team sizes matter,
 # so 3 PEs too.
 symm_pe_test(team NPS 1 2 3 4 TIMEOUT 30)
+# Teams split and destroyed back to back, each in the slot the last one
+# freed (its node-aware runs are in nodes.cmake).
+symm_pe_test(team_reuse ARGS 300)
 # The team limit: with SYMM_MAX_TEAMS=4 (world and shared hold two), the
 # third split fails with SHMEM_TEAM_INVALID; a destroy frees a slot again.
 # Every team alive at once works.

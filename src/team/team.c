@@ -381,6 +381,7 @@ void symm_team_destroy(struct symm_team *t)
 {
     /* Every member is done with the team's scratch before its slot frees. */
     symm_team_barrier(t, 1);
+    symm_team_barrier_drain(t);
     team_free(t);
 }
 

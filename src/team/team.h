@@ -121,6 +121,13 @@ void symm_team_fini_predefined(symm_instance_t *inst);
  * SYMM_ERR_NOMEM if it cannot be made. */
 int symm_team_barrier_layout(struct symm_team *t);
 void symm_team_barrier(struct symm_team *t, int quiet);
+
+/* After t's last barrier (destroy): returns once every member of this
+ * node is past it, so the slot may be reused. In the node-aware form a
+ * member reads its head's release word after the head has passed; a head
+ * that went on to zero the slot for a new team could hide it (stress seed
+ * 1934081243, nodes-heap-small-2x2: a member waited forever in destroy). */
+void symm_team_barrier_drain(struct symm_team *t);
 /* The team barrier of the world team. */
 void symm_barrier_world(symm_instance_t *s, int quiet);
 

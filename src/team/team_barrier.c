@@ -147,4 +147,21 @@ void symm_team_barrier(struct symm_team *t, int quiet)
     symm_doing_end(taken);
 }
 
+void symm_team_barrier_drain(struct symm_team *t)
+{
+    symm_instance_t *s = t->inst;
+    if (t->bar_heads == NULL || t->size == 1)
+        return;
+    uint64_t *arrived = (uint64_t *)(void *)(t->scratch + SYMM_TEAM_HBAR_OFF);
+    int head = t->bar_heads[t->bar_my_head];
+    int taken = symm_team_doing(t, "a barrier inside symm", -1, 0);
+    /* Each member arrives once more, having read the release: the count
+     * only grows, and no barrier on t follows. */
+    if (head != s->my_pe)
+        __atomic_fetch_add((uint64_t *)symm_seg_peer_addr(s, arrived, head), 1, __ATOMIC_RELEASE);
+    else
+        wait_at_least(s, arrived, (t->barrier_epoch + 1) * (uint64_t)t->bar_n_members);
+    symm_doing_end(taken);
+}
+
 void symm_barrier_world(symm_instance_t *s, int quiet) { symm_team_barrier(s->team_world, quiet); }
