@@ -520,7 +520,12 @@ static int context_create(ucx_state_t *u, ucp_config_t *cfg, ucx_init_tmp_t *t)
          * (symm_ucx_sleep). Without TAG it changes no lane selection. */
         .features = UCP_FEATURE_RMA | UCP_FEATURE_AMO32 | UCP_FEATURE_AMO64 | UCP_FEATURE_AM |
                     UCP_FEATURE_WAKEUP,
-        .mt_workers_shared = 0,
+        /* Several workers (the default one and contexts' own) used at
+         * once by different threads (the program's and the progress
+         * thread): UCX's rule for a context that then needs thread safety.
+         * (A UCX segfault in tcp progress, once in the 60-minute stress run
+         * with two threads per PE on emulated nodes, was seen with 0.) */
+        .mt_workers_shared = 1,
         .estimated_num_eps = (size_t)u->inst->n_pes,
     };
     t->amo_bits = amo_kind(cfg, NULL, t->amo_tl, sizeof(t->amo_tl));
