@@ -13,8 +13,9 @@
  * peer or on this PE itself, goes through the transport: the NIC is then
  * the only agent. Loads (atomic_fetch, wait_until) stay CPU loads either
  * way: a NIC atomic is coherent with them, and a fence then completes the
- * transport's atomics so a load after it sees them (symm_fence, ops/sync.h). The test costs nothing more
- * than SHMEM_DEBUG's did: one predictable branch on the same word.
+ * transport's atomics so a load after it sees them (symm_fence, ops/sync.h).
+ * The test costs nothing more than SHMEM_DEBUG's did: one predictable
+ * branch on the same word.
  */
 #ifndef SYMM_AMO_H
 #define SYMM_AMO_H
