@@ -156,6 +156,17 @@ int symm_group_doing(const symm_group_t *g, const char *routine, int root, uint6
 {
     if (g->psync == NULL)
         return symm_team_doing(g->team, routine, root, nbytes);
+    /* A whole-world set runs as the world team (symm_group_of_active_set),
+     * whose collectives every member calls in one order: outside
+     * SHMEM_DEBUG it takes the team's number, without the table's lock and
+     * search on every call. SHMEM_DEBUG keeps the set's own numbering,
+     * which its mismatch reports count in. */
+    if (g->team != NULL && !g->s->debug) {
+        int taken = symm_team_doing(g->team, routine, root, nbytes);
+        if (taken)
+            symm_doing.team_name = "an active set";
+        return taken;
+    }
     /* An active set's collectives are numbered per (start, stride, size)
      * here: every member calls the same sequence on it. */
     uint64_t key = active_key(g);
