@@ -59,15 +59,16 @@ static void one_round(shmem_ctx_t ctx, int use_ctx, int target, int r)
 #undef FENCE
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    int rounds = argc > 1 ? atoi(argv[1]) : ROUNDS;
     shmem_init();
     int me = shmem_my_pe(), npes = shmem_n_pes();
     CHECK(npes <= MAXPES, "at most %d PEs", MAXPES);
     shmem_ctx_t mine;
     CHECK(shmem_ctx_create(SHMEM_CTX_PRIVATE, &mine) == 0, "shmem_ctx_create failed");
     int peer = (me ^ 1) < npes ? me ^ 1 : me;
-    for (int r = 0; r < ROUNDS; r++) {
+    for (int r = 0; r < rounds; r++) {
         one_round(SHMEM_CTX_DEFAULT, 0, peer, r);
         one_round(mine, 1, peer, r);
         one_round(r % 2 ? mine : SHMEM_CTX_DEFAULT, r % 2, me, r);
