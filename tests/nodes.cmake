@@ -77,24 +77,22 @@ if(SYMM_HAVE_UCX)
   symm_nodes_test(coll_barrier_nodes coll_barrier 8 2 ARGS quick)
   # Long waits sleep and are woken by the network (pe/idle_wait.c).
   symm_nodes_test(idle_wait_nodes idle_wait 4 2)
-  # Teams split and destroyed back to back, each taking the slot the last
-  # one freed, with node-aware barriers (pe/team_reuse.c).
-  # (Not under ThreadSanitizer, whose stage runs "amo" tests: UCX's memory
-  # hooks trip its interceptors, as test.sh says.)
+  # Not under ThreadSanitizer (its stage runs the "amo" tests): UCX's memory
+  # hooks trip its interceptors, as test.sh says.
   if(NOT SYMM_TSAN)
+    # Teams split and destroyed back to back, each taking the slot the last
+    # one freed, with node-aware barriers (pe/team_reuse.c).
     symm_nodes_test(team_reuse_nodes team_reuse 4 2)
     symm_nodes_test(team_reuse_nodes team_reuse 6 3 ARGS 500)
-  endif()
-  # A fence orders an atomic through UCX before a CPU load or put after it
-  # to a mapped peer (SYMM_ATOMICS=network: updates to the neighbour on the
-  # same node go through UCX, fetches are loads; pe/amo_fence_order.c).
-  # Under ASan 300 rounds (2000 took 24 s at 4 PEs); the plain build's
-  # runs keep 2000.
-  set(_fence_rounds 2000)
-  if(SYMM_SANITIZE)
-    set(_fence_rounds 300)
-  endif()
-  if(NOT SYMM_TSAN)
+    # A fence orders an atomic through UCX before a CPU load or put after
+    # it to a mapped peer (SYMM_ATOMICS=network: updates to the neighbour
+    # on the same node go through UCX, fetches are loads;
+    # pe/amo_fence_order.c). Under ASan 300 rounds (2000 took 24 s at 4
+    # PEs); the plain build keeps 2000.
+    set(_fence_rounds 2000)
+    if(SYMM_SANITIZE)
+      set(_fence_rounds 300)
+    endif()
     symm_nodes_test(amo_fence_order_netamo amo_fence_order 4 2 ARGS ${_fence_rounds}
       ENV SYMM_ATOMICS=network)
     symm_nodes_test(amo_fence_order_netamo amo_fence_order 6 3 ARGS ${_fence_rounds}

@@ -10,7 +10,7 @@
  * writes the word). Run with SYMM_ATOMICS=network on emulated nodes of two
  * PEs: the neighbour is mapped, updates go through UCX and fetches are CPU
  * loads (the stress tester found the fetch reading the old value: seed
- * 1729011529, nodes-netamo-2x2).
+ * 1729011529, nodes-netamo-2x2). argv[1]: the rounds (default ROUNDS).
  */
 #include <shmem.h>
 #include <stdio.h>
