@@ -25,6 +25,13 @@ symm_pe_test(coll_skew NPS 1 2 3 4 TIMEOUT 120)
 # Barriers (pe/coll_barrier.c): 10000 barrier_all with a put to a neighbour
 # checked after each; team_sync on split teams interleaved with barrier_all.
 symm_pe_test(coll_barrier NPS 1 2 3 4 TIMEOUT 60)
+# Both barrier forms of node-local teams of 3 or more, whatever this
+# machine's core count makes auto pick (team/team_barrier.c): with 3-5 PEs
+# on few cores auto takes central, on many dissemination.
+symm_pe_test(coll_barrier_dissem PROGRAM coll_barrier NPS 3 4 5 TIMEOUT 60 NOUCX
+  ENV SYMM_BARRIER=dissemination)
+symm_pe_test(coll_barrier_central PROGRAM coll_barrier NPS 3 4 5 TIMEOUT 60 NOUCX
+  ENV SYMM_BARRIER=central)
 
 # The deprecated active-set collectives (pe/active.c): barrier, sync,
 # broadcast/collect/fcollect/alltoall/alltoalls 32 and 64, every to_all, on
@@ -106,3 +113,6 @@ symm_pe_test(active_ll_off PROGRAM active NPS 2 4 TIMEOUT 60 NOUCX ENV SYMM_COLL
 # PE 2 moves on from one set's call to the other's while PE 0 still looks
 # for its signature of the first.
 symm_pe_test(active_sig_slots NPS 3 4 TIMEOUT 60 ENV SHMEM_DEBUG=1 SYMM_HANG_TIMEOUT=20)
+# A SYMM_BARRIER that names no form ends init with the variable and value.
+symm_expect_fail(coll_barrier_bad 2 "symm: shmem_init: SYMM_BARRIER='ring' is not one of auto, dissemination, central"
+  ${CMAKE_COMMAND} -E env SYMM_BARRIER=ring $<TARGET_FILE:empty>)

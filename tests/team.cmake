@@ -7,6 +7,11 @@ symm_pe_test(team NPS 1 2 3 4 TIMEOUT 30)
 # Teams split and destroyed back to back, each in the slot the last one
 # freed (its node-aware runs are in nodes.cmake).
 symm_pe_test(team_reuse ARGS 300)
+# Both barrier forms (coll.cmake's coll_barrier_*): team creation and
+# destruction drain the central one's arrival counts.
+symm_pe_test(team_dissem PROGRAM team NPS 3 4 TIMEOUT 30 NOUCX ENV SYMM_BARRIER=dissemination)
+symm_pe_test(team_central PROGRAM team NPS 3 4 TIMEOUT 30 NOUCX ENV SYMM_BARRIER=central)
+symm_pe_test(team_reuse_central PROGRAM team_reuse NPS 3 4 NOUCX ARGS 300 ENV SYMM_BARRIER=central)
 # The team limit: with SYMM_MAX_TEAMS=4 (world and shared hold two), the
 # third split fails with SHMEM_TEAM_INVALID; a destroy frees a slot again.
 # Every team alive at once works.

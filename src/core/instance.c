@@ -153,9 +153,6 @@ static int choose_sizes(symm_instance_t *inst)
 
 static void choose_spin(symm_instance_t *inst)
 {
-    /* The machine's cores, not this PE's affinity: the launcher binds each
-     * PE to one core, which says nothing of how many PEs share them. */
-    int ncpu = get_nprocs();
     if (inst->cfg.core.spin >= 0) {
         inst->spin = inst->cfg.core.spin;
     } else if (inst->net != NULL) {
@@ -174,8 +171,8 @@ static void choose_spin(symm_instance_t *inst)
          * cheap user-space polls, and a poll's cost is not known at init
          * (UCX's interfaces start idle until the first connection). */
         inst->spin = SPIN_NET_POLLS;
-        inst->spin_ns = inst->n_host > ncpu ? SPIN_NET_NS : SPIN_NET_OWN_NS;
-    } else if (inst->n_local > ncpu) {
+        inst->spin_ns = inst->oversubscribed ? SPIN_NET_NS : SPIN_NET_OWN_NS;
+    } else if (inst->oversubscribed) {
         /* Oversubscribed: a waiter's peer may need our core, so yield at once
          * after a few polls. */
         inst->spin = 16;
@@ -404,6 +401,11 @@ int symm_instance_create(const symm_instance_args_t *args, symm_instance_t **ins
         goto err_free_peers;
     if ((rc = symm_node_discover(inst)) != SYMM_OK)
         goto err_free_local_pes;
+    /* The machine's cores, not this PE's affinity: the launcher binds each
+     * PE to one core, which says nothing of how many PEs share them. */
+    inst->oversubscribed = inst->n_host > get_nprocs();
+    inst->barrier_central = strcmp(cfg.coll.barrier, "central") == 0 ||
+                            (strcmp(cfg.coll.barrier, "auto") == 0 && inst->oversubscribed);
     if ((rc = node_map(inst, data)) != SYMM_OK)
         goto err_free_local_pes;
     if ((rc = net_start(inst)) != SYMM_OK)

@@ -129,6 +129,11 @@ int symm_config_load(symm_config_t *cfg)
     } while (0);
     SYMM_ENV_ALIASES(SYMM_CFG_ALIAS)
 #undef SYMM_CFG_ALIAS
+    const char *b = cfg->coll.barrier;
+    if (strcmp(b, "auto") != 0 && strcmp(b, "dissemination") != 0 && strcmp(b, "central") != 0) {
+        symm_error("shmem_init", "SYMM_BARRIER='%s' is not one of auto, dissemination, central", b);
+        rc = SYMM_ERR_INVALID;
+    }
     return rc;
 }
 

@@ -141,6 +141,11 @@
       "node-local teams of 2-8 PEs: broadcast, fcollect, alltoall and reductions of up to "  \
       "this many bytes per member go through sequence-stamped slots in the receivers' team " \
       "scratch, with no barrier (at most 304; 0: never)")                                   \
+    X(SYMM_BARRIER, STR, USER, coll, barrier, "auto",                                        \
+      "node-local teams of 3 or more PEs: dissemination (log2 n rounds of flags, every "     \
+      "member waits in each) or central (every member adds 1 to the team's first member's "  \
+      "count and waits once for its release); auto: central where this machine's PEs "       \
+      "outnumber its cores, dissemination elsewhere")                                       \
     X(SYMM_COLL_EAGER_MAX, SIZE, USER, coll, eager_max, "64K",                               \
       "collectives over the network send blocks up to this size eagerly (buffered at the "   \
       "receiver); larger ones by rendezvous straight into place")                            \

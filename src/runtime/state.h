@@ -106,6 +106,8 @@ typedef struct symm_instance {
     /* --- node and mappings --- */
     int n_local;             /* node-local PEs, including me */
     int n_host;              /* PEs on this kernel, any network namespace: they share its cores */
+    int oversubscribed;      /* n_host > the kernel's cores (core/instance.c) */
+    int barrier_central;     /* mapped teams of 3+ use the central barrier (SYMM_BARRIER) */
     int local_idx;
     int *local_pes;          /* [n_local] job ranks of the node-local PEs */
     char *heap_reserve;      /* n_local slots of slot_size */

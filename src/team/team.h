@@ -66,7 +66,8 @@ struct symm_team {
     void *coll_nodes;        /* coll/: the team's members by node, made on first use; freed
                               * with the team */
     /* Node-aware barrier (team/team_barrier.c), where the team spans nodes and
-     * some node has several members; else bar_heads is NULL. */
+     * some node has several members, or the central one (a single head); else
+     * bar_heads is NULL. */
     int *bar_heads;          /* world PE of each node's lowest member, in team order */
     int bar_n_heads;
     int bar_my_head;         /* index in bar_heads of my node's head */

@@ -19,6 +19,10 @@
  * rounds where most PEs send over the network. Arrivals count up with the
  * epochs (a head waits for epoch x members), so nothing is reset.
  *
+ * A node-local team of 3 or more where SYMM_BARRIER says central (auto:
+ * the machine is oversubscribed) takes the same steps with one node: the
+ * team's first member is the head, no network rounds (central_layout).
+ *
  * Lives next to the teams because splits and destroy need it; collectives
  * (coll/) call it, never the reverse.
  */
@@ -49,12 +53,40 @@ static void flag_set(symm_instance_t *s, uint64_t *flag, uint64_t value, int pe)
     symm_signal_add_one_remote(s, flag, pe, "barrier");
 }
 
+/* A mapped team of 3 or more where SYMM_BARRIER says central (auto: on a
+ * kernel whose PEs outnumber its cores): the node form with one head (the team's first member) and no network
+ * rounds. Each member waits once, where dissemination waits log2(n) times,
+ * and on an oversubscribed core every wait that finds nothing costs a
+ * context switch (several microseconds on a VM). The head releases the
+ * others and runs on at once, so a collective rooted at it after the
+ * barrier (a broadcast from PE 0) has its data out before the other
+ * members are scheduled. With 2 members dissemination is one flag each way
+ * at the same time and stays. The same answer on every member: the team,
+ * the kernel's PE and core counts and the job's environment are. */
+static int central_layout(struct symm_team *t)
+{
+    symm_instance_t *s = t->inst;
+    if (t->size < 3 || !s->barrier_central)
+        return SYMM_OK;
+    int *h = malloc(sizeof(int));
+    if (h == NULL)
+        return SYMM_ERR_NOMEM;
+    h[0] = t->members[0];
+    t->bar_heads = h;
+    t->bar_n_heads = 1;
+    t->bar_my_head = 0;
+    t->bar_n_members = t->size - 1;
+    return SYMM_OK;
+}
+
 int symm_team_barrier_layout(struct symm_team *t)
 {
     symm_instance_t *s = t->inst;
     int n = t->size, heads = 0, mine = s->peers[s->my_pe].map_node;
     t->bar_heads = NULL;
-    if (t->all_mapped || !s->cfg.coll.node_aware)
+    if (t->all_mapped)
+        return central_layout(t);
+    if (!s->cfg.coll.node_aware)
         return SYMM_OK;
     int *h = malloc(sizeof(int) * (size_t)n);
     if (h == NULL)
