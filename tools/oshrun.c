@@ -78,7 +78,6 @@ static struct {
     int np;
     int tag_output;
     int bind;         /* --bind-to core (default) or none */
-    int bind_given;   /* --bind-to core was on the command line (the last --bind-to) */
     int quiet;        /* -q/--quiet: no notes (warnings and errors still print) */
     double timeout_s; /* 0: none */
     double grace_s;   /* SIGTERM -> SIGKILL */
@@ -173,8 +172,8 @@ static void usage(FILE *f)
             "  -np N, -n N, --np N, -c N  number of PEs (default 1)\n"
             "  --tag-output               prefix each output line with [pe N]\n"
             "  --timeout SEC              kill the job after SEC seconds, exit 124 (env SYMM_TIMEOUT)\n"
-            "  --bind-to core|none        pin PE i to the i-th allowed CPU when there are enough\n"
-            "                             CPUs (default core; never when oversubscribed)\n"
+            "  --bind-to core|none        pin PE i to the i-th allowed CPU, (i mod CPUs)-th when\n"
+            "                             PEs outnumber them (default core)\n"
             "  -x NAME[=VALUE]            export NAME (set to VALUE) to the PEs\n"
             "  -q, --quiet                no notes (oversubscription); errors still print\n"
             "  -h, --help                 this text\n"
@@ -346,9 +345,9 @@ static void parse_args(int argc, char **argv, char ***xvars_p, int *nx_p)
             break;
         case O_BIND:
             if (strcmp(val[0], "core") == 0)
-                opt.bind = opt.bind_given = 1;
+                opt.bind = 1;
             else if (strcmp(val[0], "none") == 0)
-                opt.bind = opt.bind_given = 0;
+                opt.bind = 0;
             else if (!warned_bind++)
                 msg("oshrun: warning: --bind-to %s is not supported (only core, none); ignored", val[0]);
             break;
@@ -700,22 +699,22 @@ static void end_job(int status, int sig, int except)
 }
 
 /* One line per job, so that an oversubscribed run's slowness is not a
- * mystery. An explicit --bind-to core that cannot be honoured always says
- * so. The general note only goes to a terminal: the test suite (and any
- * script) runs 4 PEs on 2 cores on purpose and on every run, and a line in
- * every log that nobody asked for would teach readers to skip oshrun's
- * lines. The library yields at once when there are more node-local PEs
- * than the machine's cores (core/instance.c, choose_spin); a taskset that
- * allows fewer CPUs than the machine has leaves that to SYMM_SPIN. */
+ * mystery. Only on a terminal: the test suite (and any script) runs 4 PEs
+ * on 2 cores on purpose and on every run, and a line in every log that
+ * nobody asked for would teach readers to skip oshrun's lines. The library
+ * yields at once when there are more PEs on the machine than its cores
+ * (core/instance.c, choose_spin); a taskset that allows fewer CPUs than
+ * the machine has leaves that to SYMM_SPIN. */
 static void note_oversubscribed(int ncpu)
 {
-    if (opt.quiet)
+    if (opt.quiet || !isatty(STDERR_FILENO))
         return;
-    if (opt.bind_given)
-        msg("oshrun: --bind-to core ignored: %d PEs on %d CPUs", opt.np, ncpu);
-    else if (isatty(STDERR_FILENO))
-        msg("oshrun: %d PEs on %d CPUs: oversubscribed, PEs are not bound%s", opt.np, ncpu,
-            opt.np > get_nprocs() ? " and waits yield the CPU" : "");
+    const char *yield = opt.np > get_nprocs() ? " and waits yield the CPU" : "";
+    if (opt.bind)
+        msg("oshrun: %d PEs on %d CPUs: oversubscribed, PE i bound to CPU i mod %d%s", opt.np,
+            ncpu, ncpu, yield);
+    else
+        msg("oshrun: %d PEs on %d CPUs: oversubscribed, PEs are not bound%s", opt.np, ncpu, yield);
 }
 
 static void start_pes(void)
@@ -723,7 +722,7 @@ static void start_pes(void)
     char secret[33], addr[64], num[32];
     int ncpu = 0, *cpus = allowed_cpus(&ncpu);
     int oversubscribed = cpus != NULL && ncpu < opt.np;
-    int bind = opt.bind && cpus != NULL && !oversubscribed;
+    int bind = opt.bind && cpus != NULL;
     struct child_fds c = { .parent = getpid() };
 
     if (oversubscribed)
@@ -748,7 +747,7 @@ static void start_pes(void)
         c.out_w = fds[1];
         c.err_w = fds[3];
         c.ctrl_w = fds[5];
-        c.cpu = bind ? cpus[i] : -1;
+        c.cpu = bind ? cpus[i % ncpu] : -1;
         pid_t pid = made == 3 ? fork() : -1;
         if (pid == 0)
             child_exec(i, &c);
