@@ -34,6 +34,8 @@ void symm_coll_reduce_ll(symm_group_t *g, void *dest, const void *source, size_t
                          size_t elem, symm_reduce_fn op);
 
 /* bcast/ */
+void symm_coll_bcast_flag(symm_group_t *g, void *dest, const void *source, size_t nbytes, int root,
+                          int update_root, const char *routine);
 void symm_coll_bcast_pull(symm_group_t *g, void *dest, const void *source, size_t nbytes, int root,
                           int update_root, const char *routine);
 void symm_coll_bcast_msg(symm_group_t *g, void *dest, const void *source, size_t nbytes, int root,

@@ -24,6 +24,8 @@
  *   psync       barrier/barrier_psync.c    an active set: counts on the user's pSync
  * broadcast
  *   ll          bcast/bcast_ll.c           fits: the root writes each member's slot
+ *   flag        bcast/bcast_flag.c         a node-local team, past ll: the root's flag, one
+ *                                          copy per member, each member's done word
  *   pull        bcast/bcast_pull.c         not msg, or 0 bytes: one copy per member
  *   msg         bcast/bcast_msg.c          msg, no node layout: binomial tree, log2 n rounds
  *   nodes       bcast/bcast_nodes.c        msg, node layout: the tree spans heads only
@@ -87,6 +89,10 @@ void symm_coll_broadcast(symm_group_t *g, void *dest, const void *source, size_t
 {
     if (symm_coll_ll_fits(g, nbytes)) {
         symm_coll_bcast_ll(g, dest, source, nbytes, root, update_root);
+        return;
+    }
+    if (g->team != NULL && g->all_mapped && nbytes != 0) {
+        symm_coll_bcast_flag(g, dest, source, nbytes, root, update_root, routine);
         return;
     }
     if (nbytes != 0 && use_msg(g)) {

@@ -38,6 +38,9 @@
 #define SYMM_TEAM_LL_PES 8
 #define SYMM_TEAM_LL_DEPTH 4
 #define SYMM_TEAM_LL_SLOT 320        /* a sequence word, 8 bytes unused, 304 payload bytes */
+#define SYMM_TEAM_BFLAG_OFF 14336    /* broadcast past the slot form: the root's count, a line
+                                      * (coll/bcast/bcast_flag.c) */
+#define SYMM_TEAM_BDONE_OFF 14400    /* and the last one this member finished, a line */
 #define SYMM_ACTIVE_SIG_OFF (44 * 1024) /* in the misc scratch: SHMEM_DEBUG's active-set
                                            * signatures, SYMM_ACTIVE_SIG_SLOTS of 128 B */
 #define SYMM_ACTIVE_SIG_SLOTS 8
@@ -62,6 +65,7 @@ struct symm_team {
     uint64_t agree_round;    /* symm_team_agree calls, the same on every member */
     uint64_t ll_seq;         /* small slot collectives on it (coll/coll_ll.h) */
     uint64_t ll_seen[SYMM_TEAM_LL_PES]; /* the last one each member is known to have finished */
+    uint64_t bflag_seq;      /* broadcasts of the flag form on it (coll/bcast/bcast_flag.c) */
     const char *name;        /* for reports: SHMEM_TEAM_WORLD, ..., or NULL */
     void *coll_nodes;        /* coll/: the team's members by node, made on first use; freed
                               * with the team */
