@@ -8,7 +8,8 @@ symm_pe_test(team NPS 1 2 3 4 TIMEOUT 30)
 # freed (its node-aware runs are in nodes.cmake).
 symm_pe_test(team_reuse ARGS 300)
 # Both barrier forms (coll.cmake's coll_barrier_*): team creation and
-# destruction drain the central one's arrival counts.
+# destruction drain the central one's arrival counts. No UCX runs, as
+# there: SYMM_BARRIER only concerns node-local teams.
 symm_pe_test(team_dissem PROGRAM team NPS 3 4 TIMEOUT 30 NOUCX ENV SYMM_BARRIER=dissemination)
 symm_pe_test(team_central PROGRAM team NPS 3 4 TIMEOUT 30 NOUCX ENV SYMM_BARRIER=central)
 symm_pe_test(team_reuse_central PROGRAM team_reuse NPS 3 4 NOUCX ARGS 300 ENV SYMM_BARRIER=central)

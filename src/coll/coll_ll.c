@@ -38,13 +38,7 @@ static void ll_wait_done(symm_group_t *g, int j, uint64_t upto)
 {
     struct symm_team *t = g->team;
     const uint64_t *w = symm_seg_peer_addr(g->s, ll_done_word(t), symm_group_pe(g, j));
-    uint64_t v = __atomic_load_n(w, __ATOMIC_ACQUIRE);
-    unsigned polls = 0;
-    while (v < upto) {
-        symm_wait_backoff(g->s, &polls);
-        v = __atomic_load_n(w, __ATOMIC_ACQUIRE);
-    }
-    t->ll_seen[j] = v;
+    t->ll_seen[j] = symm_wait_at_least(g->s, w, upto);
 }
 
 void symm_coll_ll_send(symm_group_t *g, int j, uint64_t seq, const void *data, size_t n)

@@ -54,6 +54,18 @@ static inline void symm_wait_backoff(symm_instance_t *s, unsigned *polls)
         symm_wait_idle(s, *polls, events);
 }
 
+/* Wait until the counter at w (only ever growing, stored with release)
+ * reaches v; the value seen. The internal counters' wait: barrier epochs,
+ * collective counts, done words. */
+static inline uint64_t symm_wait_at_least(symm_instance_t *s, const uint64_t *w, uint64_t v)
+{
+    unsigned polls = 0;
+    uint64_t x;
+    while ((x = __atomic_load_n(w, __ATOMIC_ACQUIRE)) < v)
+        symm_wait_backoff(s, &polls);
+    return x;
+}
+
 /* Name a wait on n variables at addr (cmp against value) for the status
  * record; called on its first failed poll, so a wait already satisfied
  * pays nothing. 1 if taken (symm_doing_end). */

@@ -54,11 +54,11 @@ static void flag_set(symm_instance_t *s, uint64_t *flag, uint64_t value, int pe)
 }
 
 /* A mapped team of 3 or more where SYMM_BARRIER says central (auto: on a
- * kernel whose PEs outnumber its cores): the node form with one head (the team's first member) and no network
- * rounds. Each member waits once, where dissemination waits log2(n) times,
- * and on an oversubscribed core every wait that finds nothing costs a
- * context switch (several microseconds on a VM). The head releases the
- * others and runs on at once, so a collective rooted at it after the
+ * kernel whose PEs outnumber its cores): the node form with one head (the
+ * team's first member) and no network rounds. Each member waits once,
+ * where dissemination waits log2(n) times, and on an oversubscribed core
+ * every wait that finds nothing costs a context switch. The head releases
+ * the others and runs on at once, so a collective rooted at it after the
  * barrier (a broadcast from PE 0) has its data out before the other
  * members are scheduled. With 2 members dissemination is one flag each way
  * at the same time and stays. The same answer on every member: the team,
@@ -116,13 +116,6 @@ int symm_team_barrier_layout(struct symm_team *t)
     return SYMM_OK;
 }
 
-static void wait_at_least(symm_instance_t *s, const uint64_t *w, uint64_t v)
-{
-    unsigned polls = 0;
-    while (__atomic_load_n(w, __ATOMIC_ACQUIRE) < v)
-        symm_wait_backoff(s, &polls);
-}
-
 /* The dissemination rounds over n PEs (pes[me + dist]), epoch e. */
 static void dissemination(symm_instance_t *s, struct symm_team *t, const int *pes, int n, int me,
                           uint64_t epoch)
@@ -130,7 +123,7 @@ static void dissemination(symm_instance_t *s, struct symm_team *t, const int *pe
     for (int k = 0, dist = 1; dist < n; k++, dist <<= 1) {
         uint64_t *flag = (uint64_t *)(void *)t->scratch + (size_t)k * FLAG_STRIDE;
         flag_set(s, flag, epoch, pes[(me + dist) % n]);
-        wait_at_least(s, flag, epoch);
+        symm_wait_at_least(s, flag, epoch);
     }
 }
 
@@ -144,10 +137,10 @@ static void node_barrier(symm_instance_t *s, struct symm_team *t, uint64_t epoch
         uint64_t *a = symm_seg_peer_addr(s, arrived, head);
         const uint64_t *r = symm_seg_peer_addr(s, release, head);
         __atomic_fetch_add(a, 1, __ATOMIC_RELEASE);
-        wait_at_least(s, r, epoch);
+        symm_wait_at_least(s, r, epoch);
         return;
     }
-    wait_at_least(s, arrived, epoch * (uint64_t)t->bar_n_members);
+    symm_wait_at_least(s, arrived, epoch * (uint64_t)t->bar_n_members);
     dissemination(s, t, t->bar_heads, t->bar_n_heads, t->bar_my_head, epoch);
     __atomic_store_n(release, epoch, __ATOMIC_RELEASE);
 }
@@ -192,7 +185,7 @@ void symm_team_barrier_drain(struct symm_team *t)
     if (head != s->my_pe)
         __atomic_fetch_add((uint64_t *)symm_seg_peer_addr(s, arrived, head), 1, __ATOMIC_RELEASE);
     else
-        wait_at_least(s, arrived, (t->barrier_epoch + 1) * (uint64_t)t->bar_n_members);
+        symm_wait_at_least(s, arrived, (t->barrier_epoch + 1) * (uint64_t)t->bar_n_members);
     symm_doing_end(taken);
 }
 

@@ -24,13 +24,6 @@ _Static_assert(SYMM_TEAM_LL_OFF + SYMM_TEAM_LL_PES * SYMM_TEAM_LL_DEPTH * SYMM_T
                    SYMM_TEAM_BDONE_OFF + SYMM_CACHE_LINE <= SYMM_TEAM_SLOT_SIZE,
                "the flag broadcast's words follow the slot rings in the team scratch");
 
-static void wait_at_least(symm_instance_t *s, const uint64_t *w, uint64_t v)
-{
-    unsigned polls = 0;
-    while (__atomic_load_n(w, __ATOMIC_ACQUIRE) < v)
-        symm_wait_backoff(s, &polls);
-}
-
 void symm_coll_bcast_flag(symm_group_t *g, void *dest, const void *source, size_t nbytes, int root,
                           int update_root, const char *routine)
 {
@@ -46,11 +39,11 @@ void symm_coll_bcast_flag(symm_group_t *g, void *dest, const void *source, size_
             memmove(dest, source, nbytes);
         for (int k = 1; k < g->size; k++) {
             int pe = symm_group_pe(g, (root + k) % g->size);
-            wait_at_least(s, symm_seg_peer_addr(s, done, pe), seq);
+            symm_wait_at_least(s, symm_seg_peer_addr(s, done, pe), seq);
         }
         return;
     }
-    wait_at_least(s, symm_seg_peer_addr(s, flag, symm_group_pe(g, root)), seq);
+    symm_wait_at_least(s, symm_seg_peer_addr(s, flag, symm_group_pe(g, root)), seq);
     pull(g, dest, source, nbytes, root, routine);
     /* Release: my reads of the root's source come before it may reuse it. */
     __atomic_store_n(done, seq, __ATOMIC_RELEASE);
