@@ -99,17 +99,31 @@ endif()
 
 # Small collectives back to back around the slot form's limit (pe/coll_ll.c:
 # up to 304 bytes per member in node-local teams of 2-8 PEs go through
-# slots, larger ones and 9 PEs through the pull forms), roots changing, a
-# PE lagging, a root running ahead of a sleeping member; and the collective
-# programs with the slot form off (SYMM_COLL_LL_MAX=0: every small
-# collective by the pull forms, as a 9-PE team runs them). These three
-# have no UCX variant: with every peer through UCX no member is mapped, the
-# slot form never applies, and coll.ucx, coll_skew.ucx and active.ucx
-# already run that same code.
+# slots, larger ones and 9 PEs through the staged forms), and around the
+# staged forms' (`stage`: up to 8 KiB staged per member, larger ones by the
+# pull forms), roots changing, a PE lagging, a root running ahead of a
+# sleeping member; and the collective programs with the slot form off
+# (SYMM_COLL_LL_MAX=0: every small collective staged, as a 9-PE team runs
+# them) and with both off (SYMM_COLL_STAGE_MAX=0 too: the pull forms at
+# every size). These have no UCX variant: with every peer through UCX no
+# member is mapped, neither form applies, and coll.ucx, coll_skew.ucx and
+# active.ucx already run that same code.
 symm_pe_test(coll_ll NPS 1 2 3 4 8 9 TIMEOUT 90)
+symm_pe_test(coll_stage PROGRAM coll_ll NPS 1 2 3 4 9 TIMEOUT 90 NOUCX ARGS stage
+             ENV SYMM_COLL_STAGE_MAX=8192)
+# A member reading its peers' staged copies late (SYMM_FAULT=stage_lag):
+# a peer running ahead must not overwrite a copy still being read.
+symm_pe_test(coll_stage_lag PROGRAM coll_ll NPS 2 3 4 TIMEOUT 90 NOUCX ARGS stage
+             ENV SYMM_FAULT=stage_lag@1 SYMM_COLL_STAGE_MAX=8192)
+symm_pe_test(coll_stage_off PROGRAM coll_ll NPS 2 4 TIMEOUT 90 NOUCX ARGS stage
+             ENV SYMM_COLL_STAGE_MAX=0)
 symm_pe_test(coll_ll_off PROGRAM coll NPS 2 3 4 TIMEOUT 60 NOUCX ARGS quick ENV SYMM_COLL_LL_MAX=0)
 symm_pe_test(coll_skew_ll_off PROGRAM coll_skew NPS 2 4 TIMEOUT 120 NOUCX ENV SYMM_COLL_LL_MAX=0)
 symm_pe_test(active_ll_off PROGRAM active NPS 2 4 TIMEOUT 60 NOUCX ENV SYMM_COLL_LL_MAX=0)
+symm_pe_test(coll_pull PROGRAM coll NPS 2 3 4 TIMEOUT 60 NOUCX ARGS quick
+             ENV SYMM_COLL_LL_MAX=0 SYMM_COLL_STAGE_MAX=0)
+symm_pe_test(coll_skew_pull PROGRAM coll_skew NPS 2 4 TIMEOUT 120 NOUCX
+             ENV SYMM_COLL_LL_MAX=0 SYMM_COLL_STAGE_MAX=0)
 
 # SHMEM_DEBUG's check on two active sets sharing PE 2 (pe/active_sig_slots.c):
 # PE 2 moves on from one set's call to the other's while PE 0 still looks
@@ -118,3 +132,6 @@ symm_pe_test(active_sig_slots NPS 3 4 TIMEOUT 60 ENV SHMEM_DEBUG=1 SYMM_HANG_TIM
 # A SYMM_BARRIER that names no form ends init with the variable and value.
 symm_expect_fail(coll_barrier_bad 2 "symm: shmem_init: SYMM_BARRIER='ring' is not one of auto, dissemination, central"
   ${CMAKE_COMMAND} -E env SYMM_BARRIER=ring $<TARGET_FILE:empty>)
+# So does a SYMM_COLL_STAGE_MAX that is neither auto nor a size.
+symm_expect_fail(coll_stage_bad 2 "symm: shmem_init: SYMM_COLL_STAGE_MAX='big' is neither auto nor a size"
+  ${CMAKE_COMMAND} -E env SYMM_COLL_STAGE_MAX=big $<TARGET_FILE:empty>)

@@ -33,6 +33,14 @@ void symm_coll_exchange_ll(symm_group_t *g, void *dest, const void *source, size
 void symm_coll_reduce_ll(symm_group_t *g, void *dest, const void *source, size_t count,
                          size_t elem, symm_reduce_fn op);
 
+/* The staged form (coll_stage.h, when symm_coll_stage_fits):
+ * fcollect/fcollect_stage.c (fcollect, per_peer 0, and alltoall, per_peer
+ * 1), reduce/reduce_stage.c. */
+void symm_coll_exchange_stage(symm_group_t *g, void *dest, const void *source, size_t nbytes,
+                              int per_peer);
+void symm_coll_reduce_stage(symm_group_t *g, void *dest, const void *source, size_t count,
+                            size_t elem, symm_reduce_fn op);
+
 /* bcast/ */
 void symm_coll_bcast_flag(symm_group_t *g, void *dest, const void *source, size_t nbytes, int root,
                           int update_root, const char *routine);

@@ -17,7 +17,10 @@
  * Each algorithm: its file; when it is chosen: why it wins there.
  * The slot form comes first where it fits (symm_coll_ll_fits: a node-local
  * team or world active set of 2-8 PEs, at most SYMM_COLL_LL_MAX bytes per
- * member): no barrier, a line per peer for a word (coll_ll.h).
+ * member): no barrier, a line per peer for a word (coll_ll.h). Past it the
+ * staged form (symm_coll_stage_fits: a node-local team or world active set,
+ * at most SYMM_COLL_STAGE_MAX bytes staged per member, 8 KiB): no barrier,
+ * one wait per peer (coll_stage.h).
  *
  * barrier
  *   team        team/team_barrier.c        a team: the team's scratch flags
@@ -31,6 +34,8 @@
  *   nodes       bcast/bcast_nodes.c        msg, node layout: the tree spans heads only
  * fcollect
  *   ll          fcollect/fcollect_ll.c     fits: each member writes its block to each slot
+ *   stage       fcollect/fcollect_stage.c  stage fits: each member stages its block, each
+ *                                          copies the others' out, one wait per peer
  *   pull        fcollect/fcollect_pull.c   not msg, or 0 bytes: one copy per block
  *   msg         coll_exchange.c            msg, no heads layout: one round, all blocks at once
  *   nodes       fcollect/fcollect_nodes.c  msg, heads layout: N(N-1) messages, not n(n-1)
@@ -40,6 +45,8 @@
  *   nodes       collect/collect_nodes.c    msg, heads layout: as fcollect's
  * alltoall
  *   ll          fcollect/fcollect_ll.c     fits: block j to member j's slot
+ *   stage       fcollect/fcollect_stage.c  stage fits n blocks: each member stages its
+ *                                          source, member j copies block j of each
  *   pull        alltoall/alltoall_pull.c   not msg, or 0 bytes: one copy per block
  *   msg         coll_exchange.c            msg, no heads layout or in place: one round
  *   nodes       alltoall/alltoall_nodes.c  msg, heads layout, not in place: one pack per
@@ -49,6 +56,8 @@
  *   pull        alltoall/alltoalls_pull.c  always: strided gets
  * reduce (all in member order: identical bits everywhere)
  *   ll          reduce/reduce_ll.c         fits: every source to every slot, reduced by all
+ *   stage       reduce/reduce_stage.c      stage fits: each member stages its source,
+ *                                          each reduces all staged copies
  *   pull whole  reduce/reduce_pull.c       not msg (or 1 PE), 2 PEs, n > count or below
  *                                          SYMM_REDUCE_SLICE_MIN: one barrier fewer
  *   pull slice  reduce/reduce_pull.c       not msg, otherwise: each member reduces 1/n
@@ -73,6 +82,7 @@
 #include "coll/coll_ll.h"
 #include "coll/coll_msg.h"
 #include "coll/coll_nodes.h"
+#include "coll/coll_stage.h"
 #include "team/team.h"
 
 void symm_group_barrier(symm_group_t *g, int quiet)
@@ -113,6 +123,10 @@ void symm_coll_fcollect(symm_group_t *g, void *dest, const void *source, size_t 
         symm_coll_exchange_ll(g, dest, source, nbytes, 0);
         return;
     }
+    if (symm_coll_stage_fits(g, nbytes)) {
+        symm_coll_exchange_stage(g, dest, source, nbytes, 0);
+        return;
+    }
     if (nbytes != 0 && use_msg(g)) {
         const nodes_t *nd = symm_coll_heads_nodes(g, nbytes * (size_t)g->size, 0, routine);
         if (nd != NULL)
@@ -144,6 +158,11 @@ void symm_coll_alltoall(symm_group_t *g, void *dest, const void *source, size_t 
 {
     if (symm_coll_ll_fits(g, nbytes)) {
         symm_coll_exchange_ll(g, dest, source, nbytes, 1);
+        return;
+    }
+    if (nbytes <= SIZE_MAX / (size_t)g->size &&
+        symm_coll_stage_fits(g, nbytes * (size_t)g->size)) {
+        symm_coll_exchange_stage(g, dest, source, nbytes, 1);
         return;
     }
     if (nbytes != 0 && use_msg(g)) {
@@ -184,6 +203,10 @@ void symm_coll_reduce(symm_group_t *g, void *dest, const void *source, size_t co
     int n = g->size;
     if (symm_coll_ll_fits(g, bytes)) {
         symm_coll_reduce_ll(g, dest, source, count, elem, op);
+        return;
+    }
+    if (symm_coll_stage_fits(g, bytes)) {
+        symm_coll_reduce_stage(g, dest, source, count, elem, op);
         return;
     }
     if (use_msg(g) && n > 1) {

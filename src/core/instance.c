@@ -406,6 +406,14 @@ int symm_instance_create(const symm_instance_args_t *args, symm_instance_t **ins
     inst->oversubscribed = inst->n_host > get_nprocs();
     inst->barrier_central = strcmp(cfg.coll.barrier, "central") == 0 ||
                             (strcmp(cfg.coll.barrier, "auto") == 0 && inst->oversubscribed);
+    /* Staging adds a copy and a transfer of every staged line, and saves a
+     * barrier's waits: worth it for any size the scratch holds where a wait
+     * is a context switch, and up to 1 KiB where each PE has a core (2 PEs:
+     * ahead at 512 B, level at 1 KiB, behind from 2 KiB; docs/performance.md). */
+    if (strcmp(cfg.coll.stage_max, "auto") == 0)
+        inst->stage_max = inst->oversubscribed ? SYMM_TEAM_STAGE_BYTES : 1024;
+    else
+        symm_parse_size(cfg.coll.stage_max, &inst->stage_max);
     if ((rc = node_map(inst, data)) != SYMM_OK)
         goto err_free_local_pes;
     if ((rc = net_start(inst)) != SYMM_OK)

@@ -134,6 +134,12 @@ int symm_config_load(symm_config_t *cfg)
         symm_error("shmem_init", "SYMM_BARRIER='%s' is not one of auto, dissemination, central", b);
         rc = SYMM_ERR_INVALID;
     }
+    size_t stage;
+    const char *st = cfg->coll.stage_max;
+    if (strcmp(st, "auto") != 0 && symm_parse_size(st, &stage) != SYMM_OK) {
+        symm_error("shmem_init", "SYMM_COLL_STAGE_MAX='%s' is neither auto nor a size", st);
+        rc = SYMM_ERR_INVALID;
+    }
     return rc;
 }
 

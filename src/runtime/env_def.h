@@ -77,7 +77,8 @@
       "ucx_reg, ucx_worker, hugepages; same_address: the PE finds the node's proposed heap "      \
       "range taken) fail "                                                                         \
       "on PE "                                                                                     \
-      "(default all) at its Nth call (default every call)")                                        \
+      "(default all) at its Nth call (default every call); stage_lag: a staged collective "       \
+      "reads a peer's copy 0.2 ms late")                                                           \
     X(SYMM_BACKTRACE, BOOL, USER, core, backtrace, "1",                                            \
       "a PE killed by SIGSEGV, SIGBUS, SIGFPE, SIGILL or SIGABRT prints its backtrace first")
 
@@ -141,6 +142,12 @@
       "node-local teams of 2-8 PEs: broadcast, fcollect, alltoall and reductions of up to "  \
       "this many bytes per member go through sequence-stamped slots in the receivers' team " \
       "scratch, with no barrier (at most 304; 0: never)")                                   \
+    X(SYMM_COLL_STAGE_MAX, STR, USER, coll, stage_max, "auto",                              \
+      "node-local teams past the slot form: fcollect and reductions of up to this many "     \
+      "bytes per member (alltoall: this many in all) are staged: each member copies its "    \
+      "source into its team scratch and stamps it, peers copy from there; one wait per "     \
+      "member, no barrier (at most 8192; 0: never). auto: 8192 where the machine's PEs "     \
+      "outnumber its cores, else 1024")                                                     \
     X(SYMM_BARRIER, STR, USER, coll, barrier, "auto",                                        \
       "node-local teams of 3 or more PEs: dissemination (log2 n rounds of flags, every "     \
       "member waits in each) or central (every member adds 1 to the team's first member's "  \

@@ -22,10 +22,12 @@ static struct fault_rule {
     long calls;
 } rules[FAULT_MAX];
 static int n_rules;
+int symm_fault_armed;
 
 int symm_fault_setup(const char *spec, int my_pe, int n_pes)
 {
     n_rules = 0;
+    symm_fault_armed = 0;
     if (spec == NULL)
         return SYMM_OK;
     const char *p = spec;
@@ -53,6 +55,7 @@ int symm_fault_setup(const char *spec, int my_pe, int n_pes)
         if (pe < 0 || pe % n_pes == my_pe)
             rules[n_rules++] = r;
     }
+    symm_fault_armed = n_rules > 0;
     return SYMM_OK;
 bad:
     n_rules = 0;

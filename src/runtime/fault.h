@@ -16,6 +16,12 @@
  * The caller fails as it would have with errno ENOMEM (ENOSPC for
  * ftruncate), so the real error path runs. Only cold paths ask: nothing on
  * a data path pays for this.
+ *
+ * One site is a delay, not a failure, for the collectives' tests:
+ *   stage_lag  a staged collective (coll/coll_stage.h) sleeps 0.2 ms
+ *              between seeing a peer's staged copy and reading it, where a
+ *              peer that ran ahead would overwrite it if it could
+ * It is asked only when some rule is armed (symm_fault_armed).
  */
 #ifndef SYMM_FAULT_H
 #define SYMM_FAULT_H
@@ -25,5 +31,7 @@
 int symm_fault_setup(const char *spec, int my_pe, int n_pes);
 /* Nonzero when SITE must fail now (errno is set); counts the call. */
 int symm_fault(const char *site);
+/* Some rule is armed on this PE. */
+extern int symm_fault_armed;
 
 #endif

@@ -108,6 +108,7 @@ typedef struct symm_instance {
     int n_host;              /* PEs on this kernel, any network namespace: they share its cores */
     int oversubscribed;      /* n_host > the kernel's cores (core/instance.c) */
     int barrier_central;     /* mapped teams of 3+ use the central barrier (SYMM_BARRIER) */
+    size_t stage_max;        /* bytes a staged collective stages at most (SYMM_COLL_STAGE_MAX) */
     int local_idx;
     int *local_pes;          /* [n_local] job ranks of the node-local PEs */
     char *heap_reserve;      /* n_local slots of slot_size */

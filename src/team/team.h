@@ -23,7 +23,7 @@
 #include "runtime/state.h"
 #include "shmem.h"
 
-#define SYMM_TEAM_SLOT_SIZE 16384
+#define SYMM_TEAM_SLOT_SIZE 32768
 #define SYMM_TEAM_SLOTS_MAX 512
 #define SYMM_TEAM_FLAGS_OFF 0        /* 32 rounds x one cache line */
 #define SYMM_TEAM_COUNT_OFF 2048     /* collect: this PE's element count */
@@ -41,6 +41,10 @@
 #define SYMM_TEAM_BFLAG_OFF 14336    /* broadcast past the slot form: the root's count, a line
                                       * (coll/bcast/bcast_flag.c) */
 #define SYMM_TEAM_BDONE_OFF 14400    /* and the last one this member finished, a line */
+#define SYMM_TEAM_STAGE_SEQ_OFF 14464 /* staged collectives: the last one I staged, a line
+                                       * (coll/coll_stage.h) */
+#define SYMM_TEAM_STAGE_OFF 16384    /* and my staged blocks: two areas, by the count's parity */
+#define SYMM_TEAM_STAGE_BYTES 8192
 #define SYMM_ACTIVE_SIG_OFF (44 * 1024) /* in the misc scratch: SHMEM_DEBUG's active-set
                                            * signatures, SYMM_ACTIVE_SIG_SLOTS of 128 B */
 #define SYMM_ACTIVE_SIG_SLOTS 8
@@ -66,6 +70,7 @@ struct symm_team {
     uint64_t ll_seq;         /* small slot collectives on it (coll/coll_ll.h) */
     uint64_t ll_seen[SYMM_TEAM_LL_PES]; /* the last one each member is known to have finished */
     uint64_t bflag_seq;      /* broadcasts of the flag form on it (coll/bcast/bcast_flag.c) */
+    uint64_t stage_seq;      /* staged collectives on it (coll/coll_stage.h) */
     const char *name;        /* for reports: SHMEM_TEAM_WORLD, ..., or NULL */
     void *coll_nodes;        /* coll/: the team's members by node, made on first use; freed
                               * with the team */

@@ -1,18 +1,25 @@
 /*
  * coll_ll.c - small collectives back to back, in the sizes around the slot
  * form's limit (coll/coll_ll.h: up to 304 bytes per member in node-local
- * teams of 2-8 PEs), so slot and pull forms alternate on one team; the
+ * teams of 2-8 PEs), so slot and staged forms alternate on one team; the
  * root of each broadcast changes, one PE lags now and then (its slots must
  * not be overwritten before it read them: a root may run ahead by at most
  * the ring's depth), and every result is checked at once against values
- * computed here, with dest reused at once.
+ * computed here, with dest and source reused at once.
+ *
+ * With the argument `stage`, the sizes are those around the staged form's
+ * limit instead (coll/coll_stage.h: up to 8 KiB staged per member, an
+ * alltoall stages all n blocks), so staged and pull forms alternate: a
+ * member's staged copy must not be overwritten two staged collectives
+ * later while a lagging peer still reads it.
  */
+#include <string.h>
 #include <time.h>
 
 #include "check.h"
 
 #define ROUNDS 400
-#define MAXB 320
+#define MAXB 8200
 
 static unsigned char src[16 * MAXB], dst[16 * MAXB];
 static long lsrc[MAXB / 8], ldst[MAXB / 8];
@@ -30,11 +37,16 @@ static void lag(int round, int me)
     }
 }
 
+static int stage_sizes;
+
 /* nbytes per member for round r: around the limit, and small. */
 static size_t size_of(int r)
 {
-    static const size_t sizes[] = {1, 8, 48, 49, 56, 64, 120, 300, 304, 305, 320};
-    return sizes[r % (int)(sizeof(sizes) / sizeof(sizes[0]))];
+    static const size_t ll[] = {1, 8, 48, 49, 56, 64, 120, 300, 304, 305, 320};
+    static const size_t stage[] = {8, 305, 512, 1024, 2048, 2056, 2736, 4096, 4104, 8184, 8192, 8200};
+    if (stage_sizes)
+        return stage[r % (int)(sizeof(stage) / sizeof(stage[0]))];
+    return ll[r % (int)(sizeof(ll) / sizeof(ll[0]))];
 }
 
 static void one_round(shmem_team_t team, int r)
@@ -79,8 +91,9 @@ static void one_round(shmem_team_t team, int r)
     }
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    stage_sizes = argc > 1 && strcmp(argv[1], "stage") == 0;
     shmem_init();
     int me = shmem_my_pe(), npes = shmem_n_pes();
     /* WORLD, and a split of the even PEs (a second ring on the same PEs). */
@@ -108,6 +121,6 @@ int main(void)
         shmem_team_destroy(even);
     shmem_finalize();
     if (me == 0)
-        printf("coll_ll: ok on %d PEs\n", npes);
+        printf("coll_ll%s: ok on %d PEs\n", stage_sizes ? " stage" : "", npes);
     return 0;
 }
