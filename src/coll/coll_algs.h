@@ -64,6 +64,8 @@ void symm_coll_exchange_msg(symm_group_t *g, void *dest, const void *source, siz
                             int per_peer, const char *routine);
 
 /* collect/ */
+void symm_coll_collect_stage(symm_group_t *g, void *dest, const void *source, size_t nbytes,
+                             const char *routine);
 void symm_coll_collect_pull(symm_group_t *g, void *dest, const void *source, size_t nbytes,
                             const char *routine);
 void symm_coll_collect_msg(symm_group_t *g, void *dest, const void *source, size_t nbytes,

@@ -40,6 +40,8 @@
  *   msg         coll_exchange.c            msg, no heads layout: one round, all blocks at once
  *   nodes       fcollect/fcollect_nodes.c  msg, heads layout: N(N-1) messages, not n(n-1)
  * collect
+ *   stage       collect/collect_stage.c    stage on: counts and blocks up to the stage
+ *                                          limit staged; larger ones read in place, barrier
  *   pull        collect/collect_pull.c     not msg: one copy per block
  *   msg         collect/collect_msg.c      msg, no heads layout: one round, lengths as offsets
  *   nodes       collect/collect_nodes.c    msg, heads layout: as fcollect's
@@ -141,6 +143,12 @@ void symm_coll_fcollect(symm_group_t *g, void *dest, const void *source, size_t 
 void symm_coll_collect(symm_group_t *g, void *dest, const void *source, size_t nbytes,
                        const char *routine)
 {
+    /* Staged or not, every member stages its count: the choice must not
+     * depend on the sizes, which differ per member. */
+    if (symm_coll_stage_fits(g, 1)) {
+        symm_coll_collect_stage(g, dest, source, nbytes, routine);
+        return;
+    }
     if (use_msg(g)) {
         /* (The sizes differ per member, the choice must not.) */
         const nodes_t *nd = symm_coll_heads_nodes(g, 0, 0, routine);

@@ -22,14 +22,29 @@ static char *area(struct symm_team *t, uint64_t seq)
     return t->scratch + SYMM_TEAM_STAGE_OFF + (size_t)(seq & 1) * SYMM_TEAM_STAGE_BYTES;
 }
 
+uint64_t symm_coll_stage_next(symm_group_t *g)
+{
+    /* Collectives on one team are never concurrent (the spec's rule). */
+    return ++g->team->stage_seq;
+}
+
+void *symm_coll_stage_mine(symm_group_t *g, uint64_t seq)
+{
+    return area(g->team, seq);
+}
+
+void symm_coll_stage_stamp(symm_group_t *g, uint64_t seq)
+{
+    /* Release: the staged bytes come before the count. */
+    __atomic_store_n((uint64_t *)(void *)(g->team->scratch + SYMM_TEAM_STAGE_SEQ_OFF), seq,
+                     __ATOMIC_RELEASE);
+}
+
 uint64_t symm_coll_stage_begin(symm_group_t *g, const void *source, size_t bytes)
 {
-    struct symm_team *t = g->team;
-    uint64_t seq = ++t->stage_seq;
-    memcpy(area(t, seq), source, bytes);
-    /* Release: the staged bytes come before the count. */
-    __atomic_store_n((uint64_t *)(void *)(t->scratch + SYMM_TEAM_STAGE_SEQ_OFF), seq,
-                     __ATOMIC_RELEASE);
+    uint64_t seq = symm_coll_stage_next(g);
+    memcpy(symm_coll_stage_mine(g, seq), source, bytes);
+    symm_coll_stage_stamp(g, seq);
     return seq;
 }
 

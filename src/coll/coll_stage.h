@@ -39,6 +39,11 @@ static inline int symm_coll_stage_fits(const symm_group_t *g, size_t bytes)
 
 /* Stage `bytes` of source for g's next staged collective: its count. */
 uint64_t symm_coll_stage_begin(symm_group_t *g, const void *source, size_t bytes);
+/* The same in steps: the next count, my area for it (SYMM_TEAM_STAGE_BYTES,
+ * to fill), then the stamp that shows it to my peers. */
+uint64_t symm_coll_stage_next(symm_group_t *g);
+void *symm_coll_stage_mine(symm_group_t *g, uint64_t seq);
+void symm_coll_stage_stamp(symm_group_t *g, uint64_t seq);
 /* Member j's staged copy for collective seq (mine for j == me), once it is
  * there. */
 const void *symm_coll_stage_block(symm_group_t *g, int j, uint64_t seq);

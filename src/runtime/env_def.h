@@ -143,8 +143,8 @@
       "this many bytes per member go through sequence-stamped slots in the receivers' team " \
       "scratch, with no barrier (at most 304; 0: never)")                                   \
     X(SYMM_COLL_STAGE_MAX, STR, USER, coll, stage_max, "auto",                              \
-      "node-local teams past the slot form: fcollect and reductions of up to this many "     \
-      "bytes per member (alltoall: this many in all) are staged: each member copies its "    \
+      "node-local teams past the slot form: fcollect, collect and reductions of up to this " \
+      "many bytes per member (alltoall: this many in all) are staged: each member copies its "\
       "source into its team scratch and stamps it, peers copy from there; one wait per "     \
       "member, no barrier (at most 8192; 0: never). auto: 8192 where the machine's PEs "     \
       "outnumber its cores, else 1024")                                                     \

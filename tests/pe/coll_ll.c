@@ -5,7 +5,8 @@
  * root of each broadcast changes, one PE lags now and then (its slots must
  * not be overwritten before it read them: a root may run ahead by at most
  * the ring's depth), and every result is checked at once against values
- * computed here, with dest and source reused at once.
+ * computed here, with dest and source reused at once. Broadcast, fcollect,
+ * alltoall, collect (blocks of different sizes) and a sum reduction.
  *
  * With the argument `stage`, the sizes are those around the staged form's
  * limit instead (coll/coll_stage.h: up to 8 KiB staged per member, an
@@ -20,8 +21,9 @@
 
 #define ROUNDS 400
 #define MAXB 8200
+#define MAXC (MAXB + 8 * 16) /* collect's longest block */
 
-static unsigned char src[16 * MAXB], dst[16 * MAXB];
+static unsigned char src[16 * MAXC], dst[16 * MAXC];
 static long lsrc[MAXB / 8], ldst[MAXB / 8];
 
 static unsigned char val(int round, int pe, size_t i)
@@ -47,6 +49,12 @@ static size_t size_of(int r)
     if (stage_sizes)
         return stage[r % (int)(sizeof(stage) / sizeof(stage[0]))];
     return ll[r % (int)(sizeof(ll) / sizeof(ll[0]))];
+}
+
+/* collect's bytes from member j in a round of nb bytes */
+static size_t clen(size_t nb, int j)
+{
+    return j % 3 == 2 ? 0 : nb + (size_t)j * 8;
 }
 
 static void one_round(shmem_team_t team, int r)
@@ -78,6 +86,19 @@ static void one_round(shmem_team_t team, int r)
         for (size_t i = 0; i < ab; i++)
             CHECK(dst[(size_t)j * ab + i] == val(r, j * 16 + me, i), "round %d alltoall %zu B", r,
                   ab);
+    /* collect: member j gives clen(j) bytes, some none; in the `stage`
+     * sizes some past what a member stages (8 KiB less its count's line),
+     * so staged and unstaged blocks mix in one call */
+    for (size_t i = 0; i < clen(nb, me); i++)
+        src[i] = val(r, me + 100, i);
+    shmem_collectmem(team, dst, src, clen(nb, me));
+    size_t off = 0;
+    for (int j = 0; j < n; j++) {
+        for (size_t i = 0; i < clen(nb, j); i++)
+            CHECK(dst[off + i] == val(r, j + 100, i), "round %d collect %zu B block %d byte %zu",
+                  r, clen(nb, j), j, i);
+        off += clen(nb, j);
+    }
     /* sum of longs, in place every third round */
     size_t nl = nb / 8 ? nb / 8 : 1;
     for (size_t i = 0; i < nl; i++)
