@@ -6,7 +6,7 @@
  * team's layout over nodes (coll_nodes.h).
  *
  * Forms: pull (every member mapped: read straight from the peers' buffers
- * between two barriers; coll_pull.h), msg (tagged messages, no barriers;
+ * between an opening and a barrier; coll_pull.h), msg (tagged messages, no barriers;
  * coll_msg.h), nodes (one head per node exchanges messages, its node's
  * members share through their mappings; coll_nodes.h).
  */

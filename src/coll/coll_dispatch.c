@@ -6,7 +6,7 @@
  * all members run the same algorithm.
  *
  * Three forms. pull: every member mapped (node-local group); each reads
- * what it needs from its peers' symmetric buffers between two barriers
+ * what it needs from its peers' symmetric buffers between an opening and a barrier
  * (coll_pull.h). msg: some member unmapped and the transport has tagged
  * messages (use_msg, coll_msg.h); no barriers. nodes: a message group that
  * is a team over several nodes; one head per node exchanges messages, its

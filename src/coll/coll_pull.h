@@ -2,10 +2,13 @@
  * coll_pull.h - what the pull forms of the collectives share (coll/
  * internal): a node-local group's members read what they need straight
  * from their peers' symmetric buffers, one memcpy from where the data is to
- * where it goes, between two barriers. The opening barrier keeps readers
- * off a source its owner may still write; the closing one makes source and
- * dest reusable on return. Kept inline: it is on every pull collective's
- * path.
+ * where it goes, between an opening and a closing barrier. The opening
+ * keeps readers off a source its owner may still write: a barrier, or in a
+ * node-local team each member's stamp, which a reader waits for before it
+ * reads that member (symm_coll_pull_open, coll_stage.h: one wait for the
+ * member it needs, not a barrier's for all); the closing barrier makes
+ * source and dest reusable on return. Kept inline: it is on every pull
+ * collective's path.
  */
 #ifndef SYMM_COLL_PULL_H
 #define SYMM_COLL_PULL_H

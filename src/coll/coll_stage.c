@@ -63,3 +63,20 @@ const void *symm_coll_stage_block(symm_group_t *g, int j, uint64_t seq)
     }
     return symm_seg_peer_addr(s, mine, pe);
 }
+
+uint64_t symm_coll_pull_open(symm_group_t *g)
+{
+    if (!symm_coll_stage_fits(g, 1)) {
+        symm_group_barrier(g, 0);
+        return 0;
+    }
+    uint64_t seq = symm_coll_stage_next(g);
+    symm_coll_stage_stamp(g, seq);
+    return seq;
+}
+
+void symm_coll_pull_ready(symm_group_t *g, int j, uint64_t seq)
+{
+    if (seq != 0 && j != g->me)
+        (void)symm_coll_stage_block(g, j, seq);
+}

@@ -48,6 +48,16 @@ void symm_coll_stage_stamp(symm_group_t *g, uint64_t seq);
  * there. */
 const void *symm_coll_stage_block(symm_group_t *g, int j, uint64_t seq);
 
+/* The opening of a pull form (coll_pull.h) without its barrier: in a
+ * node-local team with staging on, my stamp alone says my source is ready
+ * (the next count, nothing staged), and a reader waits for the stamp of
+ * the member it reads (symm_coll_pull_ready); elsewhere the group barrier.
+ * The closing barrier stays: sources are read in place. The count: 0 where
+ * the barrier was taken. */
+uint64_t symm_coll_pull_open(symm_group_t *g);
+/* Before reading member j's buffers (nothing after a barrier, or for me). */
+void symm_coll_pull_ready(symm_group_t *g, int j, uint64_t seq);
+
 #pragma GCC visibility pop
 
 #endif

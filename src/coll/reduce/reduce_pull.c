@@ -1,13 +1,15 @@
 /*
  * reduce_pull.c - the reductions of a node-local group (every member
- * mapped), both read straight from the peers' sources between barriers,
+ * mapped), both read straight from the peers' sources between an opening
+ * (a barrier, or in a team every member's stamp: coll_stage.h) and a
+ * closing barrier,
  * always in member order (identical bits everywhere):
  *   whole  small vectors or 2 PEs: every member reduces the whole vector
  *          from every peer into its dest (in place: into a private buffer,
  *          copied out after a barrier)
  *   slice  large vectors, 3+ PEs (SYMM_REDUCE_SLICE_MIN): each member
- *          reduces its 1/n slice from every peer into its dest; barrier;
- *          each pulls the other slices from their owners
+ *          reduces its 1/n slice from every peer into its dest; a second
+ *          opening; each pulls the other slices from their owners
  * Both share reduce_range, the chunked reduction loop.
  */
 #include <stdint.h>
@@ -20,6 +22,7 @@
 #include "coll/coll_algs.h"
 #include "coll/coll_bufpool.h"
 #include "coll/coll_pull.h"
+#include "coll/coll_stage.h"
 #include "mem/seg.h"
 #include "ops/rma.h"
 #include "ops/sync.h"
@@ -110,6 +113,15 @@ static void reduce_range(symm_group_t *g, char *out, const void *source, size_t 
         free(base);
 }
 
+/* The opening: every member's source may be read (a barrier, or every
+ * member's stamp; coll_stage.h). */
+static void open_all(symm_group_t *g)
+{
+    uint64_t open = symm_coll_pull_open(g);
+    for (int j = 0; j < g->size; j++)
+        symm_coll_pull_ready(g, j, open);
+}
+
 /* Whole vector on every member: small vectors, and 2 PEs, where slicing
  * moves as many bytes between the cores but adds a barrier. */
 void symm_coll_reduce_pull_whole(symm_group_t *g, void *dest, const void *source, size_t count,
@@ -120,7 +132,7 @@ void symm_coll_reduce_pull_whole(symm_group_t *g, void *dest, const void *source
     int overlap = d < src + bytes && src < d + bytes;
     if (!overlap) {
         /* Peers read only my source: I may fill dest as I go. */
-        symm_group_barrier(g, 0);
+        open_all(g);
         reduce_range(g, dest, source, 0, count, elem, op, 0, 0, routine);
         symm_group_barrier(g, 0);
         return;
@@ -130,7 +142,7 @@ void symm_coll_reduce_pull_whole(symm_group_t *g, void *dest, const void *source
      * cost more than the reduction (docs/performance.md). */
     char stackbuf[4096];
     char *tmp = bytes <= sizeof(stackbuf) ? stackbuf : symm_coll_buf_get(g, bytes, routine);
-    symm_group_barrier(g, 0);
+    open_all(g);
     /* Every PE reduces in the same order, so all get identical bits. */
     reduce_range(g, tmp, source, 0, count, elem, op, 0, 0, routine);
     /* Everyone has read my source before I overwrite it (in place). */
@@ -147,13 +159,15 @@ void symm_coll_reduce_pull_slice(symm_group_t *g, void *dest, const void *source
 {
     int n = g->size;
     size_t lo = count * (size_t)g->me / (size_t)n, hi = count * (size_t)(g->me + 1) / (size_t)n;
-    symm_group_barrier(g, 0);
+    open_all(g);
     /* Each slice is reduced once, by its owner, starting with its own
      * source (safe in place), and then copied: all PEs get identical bits. */
     reduce_range(g, (char *)dest + lo * elem, source, lo, hi - lo, elem, op, g->me, 1, routine);
-    symm_group_barrier(g, 0);
+    /* My slice is done: a second opening (stamp or barrier). */
+    uint64_t done = symm_coll_pull_open(g);
     for (int k = 1; k < n; k++) {
         int j = (g->me + k) % n;
+        symm_coll_pull_ready(g, j, done);
         size_t jlo = count * (size_t)j / (size_t)n, jhi = count * (size_t)(j + 1) / (size_t)n;
         pull(g, (char *)dest + jlo * elem, (char *)dest + jlo * elem, (jhi - jlo) * elem, j,
              routine);
