@@ -408,8 +408,8 @@ int symm_instance_create(const symm_instance_args_t *args, symm_instance_t **ins
                             (strcmp(cfg.coll.barrier, "auto") == 0 && inst->oversubscribed);
     /* Staging adds a copy and a transfer of every staged line, and saves a
      * barrier's waits: worth it for any size the scratch holds where a wait
-     * is a context switch, and up to 1 KiB where each PE has a core (2 PEs:
-     * ahead at 512 B, level at 1 KiB, behind from 2 KiB; docs/performance.md). */
+     * is a context switch, and only for small blocks where each PE has a
+     * core (the measurement behind 1 KiB is in docs/performance.md). */
     if (strcmp(cfg.coll.stage_max, "auto") == 0)
         inst->stage_max = inst->oversubscribed ? SYMM_TEAM_STAGE_BYTES : 1024;
     else
