@@ -25,3 +25,17 @@ add_test(NAME test_boot_tree COMMAND test_boot_tree)
 add_test(NAME test_boot_tree_tls_off COMMAND test_boot_tree)
 set_tests_properties(test_boot_tree PROPERTIES TIMEOUT 180)
 set_tests_properties(test_boot_tree_tls_off PROPERTIES TIMEOUT 180 ENVIRONMENT SYMM_BOOT_TLS=0)
+
+# A connect retried while rank 0 does not listen yet may be given the job's
+# port as its own, and TCP joins the socket to itself: the bootstrap retries
+# (scripts/self_connect.sh, in a network namespace whose few ephemeral ports
+# include the job's). Star at 1, 2 and 4 PEs; a tree of fan-out 2 at 5.
+foreach(np 1 2 4)
+  add_test(NAME boot_self_connect.np${np}
+    COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/scripts/self_connect.sh ${np} $<TARGET_FILE:coll>)
+  set_tests_properties(boot_self_connect.np${np} PROPERTIES TIMEOUT 120 SKIP_RETURN_CODE 77)
+endforeach()
+add_test(NAME boot_self_connect_tree.np5
+  COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/scripts/self_connect.sh 5 $<TARGET_FILE:coll>)
+set_tests_properties(boot_self_connect_tree.np5 PROPERTIES TIMEOUT 120 SKIP_RETURN_CODE 77
+  ENVIRONMENT "SYMM_BOOT_TREE_MIN=2;SYMM_BOOT_TREE_K=2")

@@ -145,10 +145,36 @@ void symm_tcp_raise_nofile(int need)
 
 /* ---- connecting ----------------------------------------------------------- */
 
+/* EADDRNOTAVAIL: no local port is free for the connection for the moment. */
 static int connect_retryable(int err)
 {
     return err == ECONNREFUSED || err == ETIMEDOUT || err == ECONNRESET || err == ECONNABORTED ||
-           err == ENETUNREACH || err == EHOSTUNREACH || err == EAGAIN || err == EINTR;
+           err == ENETUNREACH || err == EHOSTUNREACH || err == EAGAIN || err == EINTR ||
+           err == EADDRNOTAVAIL;
+}
+
+/* Whether fd is connected to itself. When nobody listens on a port of this
+ * host yet, a connect retried often enough may be given that very port as its
+ * own and TCP's simultaneous open joins the socket to itself: the PE would
+ * then talk to itself instead of rank 0 while rank 0 cannot listen on the
+ * port its socket holds (seen under load in shell-loop launches, about 1 in
+ * 250). */
+static int connected_to_self(int fd)
+{
+    struct sockaddr_storage me, peer;
+    socklen_t ml = sizeof(me), pl = sizeof(peer);
+    if (getsockname(fd, (struct sockaddr *)&me, &ml) != 0 ||
+        getpeername(fd, (struct sockaddr *)&peer, &pl) != 0)
+        return 0;
+    return ml == pl && memcmp(&me, &peer, ml) == 0;
+}
+
+/* Have the close that follows reset the connection: an orderly close would
+ * leave it in TIME_WAIT, holding the port against rank 0's listen. */
+static void drop_self_connection(int fd)
+{
+    struct linger lg = {.l_onoff = 1, .l_linger = 0};
+    (void)setsockopt(fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
 }
 
 /* Connect fd, waiting until end; 0 or an errno. */
@@ -156,16 +182,21 @@ static int connect_to(int fd, const struct addrinfo *a, double end)
 {
     int err = 0;
     socklen_t el = sizeof(err);
-    if (connect(fd, a->ai_addr, a->ai_addrlen) == 0)
-        return 0;
-    if (errno != EINPROGRESS)
-        return errno;
-    struct pollfd p = {fd, POLLOUT, 0};
-    int pr = symm_boot_poll(&p, 1, end);
-    if (pr <= 0)
-        return pr == 0 ? ETIMEDOUT : -pr;
-    if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &el) != 0)
-        return errno;
+    if (connect(fd, a->ai_addr, a->ai_addrlen) != 0) {
+        if (errno != EINPROGRESS)
+            return errno;
+        struct pollfd p = {fd, POLLOUT, 0};
+        int pr = symm_boot_poll(&p, 1, end);
+        if (pr <= 0)
+            return pr == 0 ? ETIMEDOUT : -pr;
+        if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &el) != 0)
+            return errno;
+    }
+    if (err == 0 && connected_to_self(fd)) {
+        drop_self_connection(fd);
+        symm_debug("bootstrap", "a connect joined its socket to itself; retrying");
+        return ECONNREFUSED;
+    }
     return err;
 }
 
