@@ -8,7 +8,17 @@
 set -u
 np=$1
 shift
-port=$((20000 + RANDOM % 30000))
+# A port below the kernel's ephemeral range: one inside it may be held by
+# another connection's end, or its TIME_WAIT (hundreds under a loaded ctest),
+# and rank 0 could not listen (about 1 run in 100 under load).
+# SHELL_LOOP_PORT chooses it.
+read -r eph_lo _ < /proc/sys/net/ipv4/ip_local_port_range 2>/dev/null || eph_lo=32768
+if [ "$eph_lo" -gt 11024 ]; then
+  port=$((10000 + RANDOM % (eph_lo - 10000)))
+else
+  port=$((61000 + RANDOM % 4000))
+fi
+port=${SHELL_LOOP_PORT:-$port}
 secret=$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')
 pids=()
 for ((r = 0; r < np; r++)); do

@@ -49,15 +49,24 @@ void symm_tcp_addr_text(const struct sockaddr *sa, socklen_t len, char *buf, siz
         snprintf(buf, cap, sa->sa_family == AF_INET6 ? "[%s]:%s" : "%s:%s", host, serv);
 }
 
+/* What a pause between tries knows: the address, when the first try began,
+ * and whether it has told the user about the wait. */
+typedef struct {
+    const char *addr;
+    double t0;
+    int said;
+} retry_t;
+
 /* Connect or listen (try_fd: 0 or an errno) with a socket of each address
  * addr resolves to (AI_PASSIVE in flags: an address to listen on), in turn;
- * when every one fails, again after pause_s(last errno, backoff, end)
+ * when every one fails, again after pause_s(retry, last errno, backoff, end)
  * seconds unless that is negative. Returns SYMM_OK with the socket in *fd_p,
  * a failure status of addr itself (logged), or 1 when every try failed, the
  * last with errno *err_p (the caller says what it was trying). */
 static int addr_try_each(const char *addr, int flags, double end,
                          int (*try_fd)(int fd, const struct addrinfo *a, double end),
-                         double (*pause_s)(int err, double backoff, double end), int *fd_p,
+                         double (*pause_s)(retry_t *r, int err, double backoff, double end),
+                         int *fd_p,
                          int *err_p)
 {
     char host[256], port[24];
@@ -65,6 +74,7 @@ static int addr_try_each(const char *addr, int flags, double end,
         .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM, .ai_flags = flags | AI_NUMERICSERV};
     struct addrinfo *res;
     double backoff = 1e-3;
+    retry_t retry = {.addr = addr, .t0 = symm_boot_now()};
     long p = 0;
     int err = 0, rc;
 
@@ -94,7 +104,7 @@ static int addr_try_each(const char *addr, int flags, double end,
             }
             close(fd);
         }
-        double s = pause_s(err, backoff, end);
+        double s = pause_s(&retry, err, backoff, end);
         if (s < 0)
             break;
         symm_boot_sleep(s);
@@ -115,10 +125,26 @@ static int listen_on(int fd, const struct addrinfo *a, double end)
     return bind(fd, a->ai_addr, a->ai_addrlen) == 0 && listen(fd, SOMAXCONN) == 0 ? 0 : errno;
 }
 
-/* A previous job's socket may still hold the port for a moment. */
-static double listen_pause(int err, double backoff, double give_up)
+/* A previous job's socket may still hold the port for a moment; a port
+ * taken for longer is said once (after LISTEN_SAY_S), as the other PEs wait
+ * for this one meanwhile. A connection in TIME_WAIT whose socket had no
+ * SO_REUSEADDR (an outgoing one, say, given this port as its own) holds it
+ * for a minute. */
+#define LISTEN_SAY_S 2.0
+static double listen_pause(retry_t *r, int err, double backoff, double give_up)
 {
-    return err == EADDRINUSE && symm_boot_now() + backoff <= give_up ? backoff : -1;
+    double now = symm_boot_now();
+    if (err != EADDRINUSE || now + backoff > give_up)
+        return -1;
+    if (!r->said && now - r->t0 >= LISTEN_SAY_S) {
+        r->said = 1;
+        symm_warn("bootstrap",
+                  "cannot listen on %s: %s; still trying for %.0f s (the other PEs wait for "
+                  "this one: choose a port outside the kernel's ephemeral range, "
+                  "/proc/sys/net/ipv4/ip_local_port_range, that no program holds)",
+                  r->addr, strerror(err), give_up - now);
+    }
+    return backoff;
 }
 
 int symm_tcp_listen(const char *addr, double end, int *fd_p)
@@ -200,16 +226,18 @@ static int connect_to(int fd, const struct addrinfo *a, double end)
     return err;
 }
 
-static double connect_pause(int err, double backoff, double end)
+static double connect_pause(retry_t *r, int err, double backoff, double end)
 {
+    (void)r;
     int ms = symm_boot_deadline_ms(end);
     if (!connect_retryable(err) || ms == 0)
         return -1;
     return ms < 0 || backoff < ms * 1e-3 ? backoff : ms * 1e-3;
 }
 
-static double connect_once(int err, double backoff, double end)
+static double connect_once(retry_t *r, int err, double backoff, double end)
 {
+    (void)r;
     (void)err;
     (void)backoff;
     (void)end;
