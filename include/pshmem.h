@@ -40,7 +40,7 @@ extern "C" {
     X(pe_accessible) X(pe_quiet) X(ptr) X(putmem) X(putmem_nbi) X(putmem_signal)      \
     X(putmem_signal_nbi) X(query_finalized) X(query_initialized) X(query_thread)      \
     X(quiet) X(realloc) X(set_cache_inv) X(set_cache_line_inv) X(set_lock)            \
-    X(signal_add) X(signal_fetch) X(signal_set) X(signal_wait_until) X(swap)          \
+    X(signal_add) X(signal_fetch) X(signal_set) X(signal_wait_until)                  \
     X(sync_all) X(team_create_ctx) X(team_destroy) X(team_get_config) X(team_my_pe)   \
     X(team_n_pes) X(team_ptr) X(team_split_2d) X(team_split_strided) X(team_sync)     \
     X(team_translate_pe) X(test_lock) X(udcflush) X(udcflush_line) X(wait)
@@ -142,6 +142,8 @@ SYMM_API void pshmem_sync(int PE_start, int logPE_stride, int PE_size, long *pSy
 /* So is shmem_wait_until in C++ (the generic's overloads): the untyped
  * routine's profiling name, declared as such. */
 SYMM_API void pshmem_wait_until(long *ivar, int cmp, long cmp_value);
+/* And shmem_swap in C11 and C++ (the deprecated generic). */
+SYMM_API long pshmem_swap(long *dest, long value, int pe);
 
 #ifdef __cplusplus
 }

@@ -387,7 +387,11 @@ SHMEM_AMO_DEPR_STD_TYPES(SYMM_DECL_AMO_DEPR_STD)
     SYMM_API T shmem_##N##_fetch(const T *source, int pe) SYMM_DEPRECATED;                    \
     SYMM_API void shmem_##N##_set(T *dest, T value, int pe) SYMM_DEPRECATED;
 SHMEM_AMO_DEPR_EXT_TYPES(SYMM_DECL_AMO_DEPR_EXT)
+/* The untyped long form from before 1.0. In C11 and C++ the name is the
+ * deprecated generic (below), which takes long * as well (shmem_long_swap). */
+#if !defined(__cplusplus) && !(defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L)
 SYMM_API long shmem_swap(long *dest, long value, int pe) SYMM_DEPRECATED;
+#endif
 
 /* ---- signals ---------------------------------------------------------- */
 #define SYMM_HAVE_SIGNAL 1
@@ -707,6 +711,17 @@ inline int shmem_sync(shmem_team_t team) { return shmem_team_sync(team); }
     X(unsigned int, uint, OP) X(unsigned long, ulong, OP)                      \
     X(unsigned long long, ulonglong, OP)
 #define SYMM_GL_AMO_EXT(X, OP) X(float, float, OP) X(double, double, OP) SYMM_GL_AMO_STD(X, OP)
+/* The deprecated generic AMO names (shmem_fadd, shmem_swap, ...): 1.5 lists
+ * int, long and long long, and float and double for swap, fetch and set,
+ * each selecting its deprecated typed routine (shmem_int_fadd). The other
+ * types of Tables 6 and 7 (the unsigned ones) are taken too, as SOS does,
+ * and select the current routine (shmem_uint_atomic_fetch_add): DEPR_MORE. */
+#define SYMM_GL_AMO_DEPR_STD(X, OP) X(int, int, OP) X(long, long, OP) X(long long, longlong, OP)
+#define SYMM_GL_AMO_DEPR_EXT(X, OP)                                            \
+    X(float, float, OP) X(double, double, OP) SYMM_GL_AMO_DEPR_STD(X, OP)
+#define SYMM_GL_AMO_DEPR_MORE(X, OP)                                           \
+    X(unsigned int, uint, OP) X(unsigned long, ulong, OP)                      \
+    X(unsigned long long, ulonglong, OP)
 /* Bitwise AMOs (Table 8): the signed types are int32_t and int64_t only,
  * named by their typedefs (they can never repeat an unsigned entry), the
  * unsigned fixed-width ones are the unsigned base types (asserted below). */
@@ -830,6 +845,28 @@ _Static_assert(SYMM_IS_BASE_INT(int8_t) && SYMM_IS_BASE_INT(int16_t) &&
 #define shmem_atomic_xor(...) SYMM_GEN(SYMM_GL_AMO_BIT, atomic_xor, 3, __VA_ARGS__)
 #define shmem_atomic_fetch_xor_nbi(...)                                        \
     SYMM_GEN(SYMM_GL_AMO_BIT, atomic_fetch_xor_nbi, 4, __VA_ARGS__)
+
+/* Deprecated (pre-1.4) generic AMO names, no ctx forms: the spec's types
+ * select the deprecated routine OLD, the unsigned ones the current NEW. */
+#define SYMM_GSEL_DEPR(L, OLD, NEW, x)                                         \
+    _Generic(*(x), L(SYMM_GEN_ASSOC, OLD) SYMM_GL_AMO_DEPR_MORE(SYMM_GEN_ASSOC, NEW) default \
+             : symm_generic_unsupported_type)
+#define shmem_cswap(dest, ...)                                                 \
+    SYMM_GSEL_DEPR(SYMM_GL_AMO_DEPR_STD, cswap, atomic_compare_swap, dest)(dest, __VA_ARGS__)
+#define shmem_finc(dest, ...)                                                  \
+    SYMM_GSEL_DEPR(SYMM_GL_AMO_DEPR_STD, finc, atomic_fetch_inc, dest)(dest, __VA_ARGS__)
+#define shmem_inc(dest, ...)                                                   \
+    SYMM_GSEL_DEPR(SYMM_GL_AMO_DEPR_STD, inc, atomic_inc, dest)(dest, __VA_ARGS__)
+#define shmem_fadd(dest, ...)                                                  \
+    SYMM_GSEL_DEPR(SYMM_GL_AMO_DEPR_STD, fadd, atomic_fetch_add, dest)(dest, __VA_ARGS__)
+#define shmem_add(dest, ...)                                                   \
+    SYMM_GSEL_DEPR(SYMM_GL_AMO_DEPR_STD, add, atomic_add, dest)(dest, __VA_ARGS__)
+#define shmem_swap(dest, ...)                                                  \
+    SYMM_GSEL_DEPR(SYMM_GL_AMO_DEPR_EXT, swap, atomic_swap, dest)(dest, __VA_ARGS__)
+#define shmem_fetch(src, ...)                                                  \
+    SYMM_GSEL_DEPR(SYMM_GL_AMO_DEPR_EXT, fetch, atomic_fetch, src)(src, __VA_ARGS__)
+#define shmem_set(dest, ...)                                                   \
+    SYMM_GSEL_DEPR(SYMM_GL_AMO_DEPR_EXT, set, atomic_set, dest)(dest, __VA_ARGS__)
 
 #define shmem_put(...) SYMM_GEN(SYMM_GL_RMA, put, 4, __VA_ARGS__)
 #define shmem_get(...) SYMM_GEN(SYMM_GL_RMA, get, 4, __VA_ARGS__)
@@ -971,6 +1008,25 @@ struct symm_cxx_none {
     X(SYMM_GL_RED_ARITH, 0, sum_inscan)                               \
     X(SYMM_GL_RED_ARITH, 0, sum_exscan)
 SYMM_CXX_GENERICS(SYMM_CXX_GEN)
+/* The deprecated generic AMO names: the object is deprecated, so a call
+ * warns as the typed routine it makes would (and only a call does). */
+#define SYMM_CXX_GEN_DEPR(L, OP, NEW)                                          \
+    struct symm_cxx_##OP : symm_cxx_none L(SYMM_CXX_B, OP)                     \
+                               SYMM_GL_AMO_DEPR_MORE(SYMM_CXX_B, NEW) {        \
+        L(SYMM_CXX_U, OP) SYMM_GL_AMO_DEPR_MORE(SYMM_CXX_U, NEW)               \
+    };                                                                         \
+    SYMM_DEPRECATED static constexpr symm_cxx_##OP shmem_##OP{};
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+SYMM_CXX_GEN_DEPR(SYMM_GL_AMO_DEPR_STD, cswap, atomic_compare_swap)
+SYMM_CXX_GEN_DEPR(SYMM_GL_AMO_DEPR_STD, finc, atomic_fetch_inc)
+SYMM_CXX_GEN_DEPR(SYMM_GL_AMO_DEPR_STD, inc, atomic_inc)
+SYMM_CXX_GEN_DEPR(SYMM_GL_AMO_DEPR_STD, fadd, atomic_fetch_add)
+SYMM_CXX_GEN_DEPR(SYMM_GL_AMO_DEPR_STD, add, atomic_add)
+SYMM_CXX_GEN_DEPR(SYMM_GL_AMO_DEPR_EXT, swap, atomic_swap)
+SYMM_CXX_GEN_DEPR(SYMM_GL_AMO_DEPR_EXT, fetch, atomic_fetch)
+SYMM_CXX_GEN_DEPR(SYMM_GL_AMO_DEPR_EXT, set, atomic_set)
+#pragma GCC diagnostic pop
 #endif /* C++11 */
 
 #endif /* SHMEM_H */

@@ -5,6 +5,10 @@
 symm_pe_test(amo)
 # The deprecated names are called on purpose.
 target_compile_options(amo PRIVATE -Wno-deprecated-declarations)
+# shmem.h in a C99 program: the untyped long shmem_swap (C11 and C++ make
+# the name the deprecated generic, generic.cmake checks its selection).
+symm_pe_test(amo_c99)
+set_target_properties(amo_c99 PROPERTIES C_STANDARD 99 C_EXTENSIONS OFF)
 # Distributed locks: mutual exclusion (heap and global lock words),
 # shmem_test_lock; and FIFO order of acquisition (mode fifo, which reads
 # the queue tail of symm's MCS lock to know when a PE is in line).

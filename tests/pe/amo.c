@@ -552,6 +552,10 @@ SHMEM_AMO_DEPR_STD_TYPES(DEF_DEPR_STD)
 SHMEM_AMO_DEPR_EXT_TYPES(DEF_DEPR_EXT)
 
 static long swap_glob;
+/* The untyped symbol from before 1.0, as a program compiled before C11 calls
+ * it: in C11 shmem.h makes shmem_swap the deprecated generic (whose
+ * selection generic_dispatch checks) and declares no such routine. */
+long(shmem_swap)(long *dest, long value, int pe);
 
 static void test_deprecated(void)
 {
@@ -561,12 +565,12 @@ static void test_deprecated(void)
         SHMEM_AMO_DEPR_STD_TYPES(RUN_DEPR_STD)
         SHMEM_AMO_DEPR_EXT_TYPES(RUN_DEPR_EXT)
     }
-    /* shmem_swap (long): a chain on PE 0's global word. */
+    /* The untyped shmem_swap (long): a chain on PE 0's global word. */
     swap_glob = -1;
     shmem_barrier_all();
     long got[K];
     for (int k = 0; k < K; k++)
-        got[k] = shmem_swap(&swap_glob, (long)me * K + k, 0);
+        got[k] = (shmem_swap)(&swap_glob, (long)me * K + k, 0);
     shmem_long_put((long *)(void *)gath + (size_t)me * K, got, K, 0);
     shmem_barrier_all();
     if (me == 0) {

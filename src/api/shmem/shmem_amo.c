@@ -204,6 +204,10 @@ SHMEM_AMO_DEPR_STD_TYPES(DEF_AMO_DEPR_STD)
     SYMM_PALIAS(shmem_##N##_swap) SYMM_PALIAS(shmem_##N##_fetch) SYMM_PALIAS(shmem_##N##_set)
 SHMEM_AMO_DEPR_EXT_TYPES(DEF_AMO_DEPR_EXT)
 
+/* The untyped form from before 1.0: the symbol stays, while shmem.h makes
+ * the name the deprecated generic for C11 and C++. */
+#undef shmem_swap
+SYMM_API long shmem_swap(long *dest, long value, int pe);
 long shmem_swap(long *dest, long value, int pe)
 {
     return amo_long_atomic_swap(DEFAULT_CTX, __func__, dest, value, pe);

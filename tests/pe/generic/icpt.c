@@ -59,6 +59,23 @@ SHMEM_AMO_STD_TYPES(I_AMO_STD)
 #define I_AMO_BIT(T, N) I_AMO_BIT_OP(T, N, and) I_AMO_BIT_OP(T, N, or) I_AMO_BIT_OP(T, N, xor)
 SHMEM_AMO_BIT_TYPES(I_AMO_BIT)
 
+/* The deprecated typed names the deprecated generics select (no ctx forms). */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+#define I_AMO_DEPR_STD(T, N)                                                   \
+    ICPT_R(T, T, shmem_##N##_cswap, (T * d, T c, T v, int pe), (d, c, v, pe)) \
+    ICPT_R(T, T, shmem_##N##_finc, (T * d, int pe), (d, pe))                   \
+    ICPT_V(T, shmem_##N##_inc, (T * d, int pe), (d, pe))                       \
+    ICPT_R(T, T, shmem_##N##_fadd, (T * d, T v, int pe), (d, v, pe))           \
+    ICPT_V(T, shmem_##N##_add, (T * d, T v, int pe), (d, v, pe))
+SHMEM_AMO_DEPR_STD_TYPES(I_AMO_DEPR_STD)
+#define I_AMO_DEPR_EXT(T, N)                                                   \
+    ICPT_R(T, T, shmem_##N##_swap, (T * d, T v, int pe), (d, v, pe))           \
+    ICPT_R(T, T, shmem_##N##_fetch, (const T *s, int pe), (s, pe))             \
+    ICPT_V(T, shmem_##N##_set, (T * d, T v, int pe), (d, v, pe))
+SHMEM_AMO_DEPR_EXT_TYPES(I_AMO_DEPR_EXT)
+#pragma GCC diagnostic pop
+
 #define RMA_P(T) ARGS(T *d, const T *s, size_t n, int pe)
 #define RMA_A ARGS(d, s, n, pe)
 #define STR_P(T) ARGS(T *d, const T *s, ptrdiff_t dst, ptrdiff_t sst, size_t n, int pe)
