@@ -493,6 +493,26 @@ static int lowest_live_on_node(const symm_instance_t *s, const int *gone)
     return 1;
 }
 
+/* A mapped PE that said why the job ends (it called shmem_global_exit, or
+ * exited early or aborted after its report): 1 with its status in
+ * *status_p. The deaths that follow (the launcher or that PE ends the
+ * others) are its consequence, not news. */
+static int job_end_explained(const symm_instance_t *s, int *status_p)
+{
+    for (int q = 0; q < s->n_pes; q++) {
+        const symm_pe_status_t *r = symm_pe_status_of(s, q);
+        if (r == NULL)
+            continue;
+        int ph = __atomic_load_n(&r->phase, __ATOMIC_ACQUIRE);
+        if (ph == SYMM_PHASE_GLOBAL_EXIT || ph == SYMM_PHASE_EXITED ||
+            ph == SYMM_PHASE_ABORTED) {
+            *status_p = r->status;
+            return 1;
+        }
+    }
+    return 0;
+}
+
 static void peer_gone(struct symm_watch *w, int idx, int *gone)
 {
     symm_instance_t *s = w->s;
@@ -521,6 +541,8 @@ static void peer_gone(struct symm_watch *w, int idx, int *gone)
     if (symm_pe_report_elsewhere(s))
         symm_pe_end(s, symm_pe_report_status(s, 1), 0);
     int status = 1, ws;
+    if (job_end_explained(s, &status))
+        symm_pe_end(s, status, 0);
     char cause[96], *line = w->text;
     if (phase == SYMM_PHASE_SIGNALED) {
         snprintf(cause, sizeof(cause), "killed by %s", sig_name(r->status));
