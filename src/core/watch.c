@@ -494,13 +494,14 @@ static int lowest_live_on_node(const symm_instance_t *s, const int *gone)
 }
 
 /* A mapped PE that said why the job ends (it called shmem_global_exit, or
- * exited early or aborted after its report): 1 with its status in
- * *status_p. The deaths that follow (the launcher or that PE ends the
- * others) are its consequence, not news. */
-static int job_end_explained(const symm_instance_t *s, int *status_p)
+ * exited early or aborted after its report), the dead PE dead first: 1 with
+ * its status in *status_p. The dead PE's end is then expected, and so are
+ * the deaths that follow another's (the launcher or that PE ends the
+ * others): its consequence, not news. */
+static int job_end_explained(const symm_instance_t *s, int dead, int *status_p)
 {
-    for (int q = 0; q < s->n_pes; q++) {
-        const symm_pe_status_t *r = symm_pe_status_of(s, q);
+    for (int k = 0; k < s->n_pes; k++) {
+        const symm_pe_status_t *r = symm_pe_status_of(s, (dead + k) % s->n_pes);
         if (r == NULL)
             continue;
         int ph = __atomic_load_n(&r->phase, __ATOMIC_ACQUIRE);
@@ -530,19 +531,14 @@ static void peer_gone(struct symm_watch *w, int idx, int *gone)
     gone[pe] = 1;
     if (phase == SYMM_PHASE_FINALIZED)
         return; /* a normal end after finalize's barrier */
-    if (phase == SYMM_PHASE_EXITED || phase == SYMM_PHASE_GLOBAL_EXIT ||
-        phase == SYMM_PHASE_ABORTED) {
-        /* It said why; the job ends with its status. */
-        symm_pe_end(s, r->status, 0);
-    }
+    int status = 1, ws;
+    if (job_end_explained(s, pe, &status))
+        symm_pe_end(s, status, 0); /* the job ends with that PE's status */
     /* The job's report is another PE's (this one deferred to it, or it
      * marked this node): an end now is its consequence, or its reporter's
      * own where its record is not mapped here (SYMM_TRANSPORT=ucx). */
     if (symm_pe_report_elsewhere(s))
         symm_pe_end(s, symm_pe_report_status(s, 1), 0);
-    int status = 1, ws;
-    if (job_end_explained(s, &status))
-        symm_pe_end(s, status, 0);
     char cause[96], *line = w->text;
     if (phase == SYMM_PHASE_SIGNALED) {
         snprintf(cause, sizeof(cause), "killed by %s", sig_name(r->status));

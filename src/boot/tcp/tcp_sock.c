@@ -180,11 +180,11 @@ static int connect_retryable(int err)
 }
 
 /* Whether fd is connected to itself. When nobody listens on a port of this
- * host yet, a connect retried often enough may be given that very port as its
- * own and TCP's simultaneous open joins the socket to itself: the PE would
- * then talk to itself instead of rank 0 while rank 0 cannot listen on the
- * port its socket holds (seen under load in shell-loop launches, about 1 in
- * 250). */
+ * host's ephemeral range yet, a connect retried often enough may be given
+ * that very port as its own and TCP's simultaneous open joins the socket to
+ * itself: the PE would then talk to itself instead of rank 0, while rank 0
+ * cannot listen on the port its socket holds (tests/scripts/self_connect.sh
+ * makes it happen). */
 static int connected_to_self(int fd)
 {
     struct sockaddr_storage me, peer;
