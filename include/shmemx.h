@@ -19,6 +19,23 @@ SYMM_API double shmemx_wtime(void);
 SYMM_API size_t shmemx_heap_size(void);
 SYMM_API size_t shmemx_heap_free(void);
 
+/* A team made by the PEs pes[0..npes) alone (world PE numbers, distinct,
+ * in team order; the first is the team's PE 0), with MPI_Comm_create_group's
+ * semantics: every listed PE calls it with the same list, no other PE takes
+ * part (unlike the splits, which are collective over the parent). PEs that
+ * share two groups create them in the same order. Returns 0 with the team
+ * in *new_team, or non-zero on every member, each saying why, with
+ * SHMEM_TEAM_INVALID. At most SYMM_MAX_GROUP_TEAMS such teams exist at
+ * once in the job; destroy them with shmem_team_destroy (collective over
+ * the team). */
+SYMM_API int shmemx_team_create_group(const int *pes, int npes, const shmem_team_config_t *config,
+                                      long config_mask, shmem_team_t *new_team);
+/* An index in [0, SYMM_MAX_TEAMS + SYMM_MAX_GROUP_TEAMS) for team, the same
+ * on every member: no two live teams that share a PE have the same index,
+ * so it can name per-team resources a program keeps (-1 for
+ * SHMEM_TEAM_INVALID). */
+SYMM_API int shmemx_team_index(shmem_team_t team);
+
 /* The OpenSHMEM team of an aclshmem team handle (ACLSHMEM_TEAM_WORLD is
  * SHMEM_TEAM_WORLD; a handle from aclshmem_team_split_*) in the current
  * instance, so that code holding aclshmem handles calls shmem_team_* and

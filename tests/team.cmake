@@ -20,6 +20,15 @@ symm_pe_test(team_limit PROGRAM team NPS 1 2 3 4 TIMEOUT 30 ENV SYMM_MAX_TEAMS=4
 # The same past 64 teams (more than one word of the slot bitmap).
 symm_pe_test(team_limit130 PROGRAM team NPS 1 2 3 4 TIMEOUT 30 ENV SYMM_MAX_TEAMS=130 ARGS limit)
 
+# Teams made by their members alone (pe/team_group.c): disjoint groups at
+# once, overlapping pairs, a reversed list while another PE is elsewhere,
+# 100 create/destroy cycles (past SYMM_MAX_GROUP_TEAMS), bad lists; 3 PEs
+# for the odd sizes; and with just the group slots the test needs at once
+# (5 at 4 PEs), each reused many times.
+symm_pe_test(team_group NPS 1 2 3 4 TIMEOUT 60)
+symm_pe_test(team_group_few_slots PROGRAM team_group NPS 2 4 TIMEOUT 60 NOUCX ARGS 40
+  ENV SYMM_MAX_GROUP_TEAMS=5)
+
 # Team misuse that ends the job (pe/team_errors.c).
 add_executable(team_errors pe/team_errors.c)
 target_link_libraries(team_errors PRIVATE symm)

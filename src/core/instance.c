@@ -111,8 +111,13 @@ static int choose_sizes(symm_instance_t *inst)
     inst->max_teams = inst->cfg.core.max_teams < 2                     ? 2
                       : inst->cfg.core.max_teams > SYMM_TEAM_SLOTS_MAX ? SYMM_TEAM_SLOTS_MAX
                                                                        : inst->cfg.core.max_teams;
-    size_t scratch = page_round(SYMM_MISC_SCRATCH +
-                                (size_t)inst->max_teams * SYMM_TEAM_SLOT_SIZE);
+    int groups = inst->cfg.core.group_teams;
+    inst->group_teams = groups < 0 ? 0
+                        : groups > SYMM_TEAM_SLOTS_MAX - inst->max_teams
+                            ? SYMM_TEAM_SLOTS_MAX - inst->max_teams
+                            : groups;
+    size_t scratch = page_round(SYMM_MISC_SCRATCH + (size_t)(inst->max_teams + inst->group_teams) *
+                                                        SYMM_TEAM_SLOT_SIZE);
     /* Both sizes are the program's: the team scratch comes on top. */
     size_t heap = page_round(inst->cfg.core.heap_size + scratch);
     size_t max = page_round(inst->cfg.core.heap_max + scratch);

@@ -72,6 +72,9 @@
       "make the program's global and static data symmetric (remapped at init)")                    \
     X(SYMM_MAX_TEAMS, INT, USER, core, max_teams, "64",                                            \
       "teams that may exist at once, predefined ones included (at most 512)")                      \
+    X(SYMM_MAX_GROUP_TEAMS, INT, USER, core, group_teams, "32",                                    \
+      "teams made by their members alone (shmemx_team_create_group) that may exist at once in "    \
+      "the job, on top of SYMM_MAX_TEAMS (the two at most 512)")                                   \
     X(SYMM_FAULT, STR, USER, core, fault, "",                                                      \
       "testing aid: SITE[@PE][#N],... makes step SITE (ftruncate, mmap, calloc, team, "            \
       "ucx_reg, ucx_worker, hugepages; same_address: the PE finds the node's proposed heap "      \

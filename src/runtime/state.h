@@ -125,7 +125,9 @@ typedef struct symm_instance {
     /* --- allocator and internal scratch --- */
     struct symm_heap_alloc *alloc;   /* mem/alloc.h */
     size_t scratch_size;     /* reserved bytes at the start of the heap */
-    int max_teams;           /* team scratch slots in the reserved region */
+    int max_teams;           /* team scratch slots for splits (and the predefined teams) */
+    int group_teams;         /* and after them, slots for teams made by their members alone
+                              * (team/team_group.c), unique in the job */
     struct symm_team_slots *team_slots; /* team/: which slots this PE uses */
     int spin;                /* polls before yielding */
     long spin_ns;            /* then polls on for this long before yielding (network waits) */

@@ -22,18 +22,6 @@
 #include "runtime/log.h"
 #include "runtime/status.h"
 
-/* Which scratch slots this PE's teams hold (private to each PE), and which
- * a split in progress has chosen: under THREAD_MULTIPLE two threads may
- * split different parents at once, and must not both take one slot. */
-struct symm_team_slots {
-    pthread_mutex_t lock;
-    uint64_t used[SYMM_TEAM_SLOTS_MAX / 64];
-    uint64_t reserved[SYMM_TEAM_SLOTS_MAX / 64];
-    /* The team in each used slot: finalize frees those the program did
-     * not destroy (the spec lets it leave them to finalize). */
-    struct symm_team *live[SYMM_TEAM_SLOTS_MAX];
-};
-
 static int slot_words(const symm_instance_t *s) { return (s->max_teams + 63) / 64; }
 
 /* Slot `slot` now holds team t, or nothing (t NULL). */
@@ -54,9 +42,8 @@ static char *slot_scratch(symm_instance_t *s, int slot)
     return s->heap_base + SYMM_MISC_SCRATCH + (size_t)slot * SYMM_TEAM_SLOT_SIZE;
 }
 
-/* A team of the given world PEs (members is taken over), which include me. */
-static struct symm_team *team_new(symm_instance_t *s, int *members, int size, int slot,
-                                  const shmem_team_config_t *config, long mask)
+struct symm_team *symm_team_new(symm_instance_t *s, int *members, int size, int slot,
+                               const shmem_team_config_t *config, long mask)
 {
     struct symm_team *t = calloc(1, sizeof(*t));
     if (t == NULL) {
@@ -100,8 +87,10 @@ int symm_team_init_predefined(symm_instance_t *inst)
     int *wm = malloc(sizeof(int) * (size_t)inst->n_pes);
     int *sm = malloc(sizeof(int) * (size_t)inst->n_local);
     inst->team_slots = calloc(1, sizeof(*inst->team_slots));
-    if (inst->team_slots != NULL)
+    if (inst->team_slots != NULL) {
         pthread_mutex_init(&inst->team_slots->lock, NULL);
+        pthread_mutex_init(&inst->team_slots->group_lock, NULL);
+    }
     if (wm == NULL || sm == NULL || inst->team_slots == NULL) {
         free(wm);
         free(sm);
@@ -112,8 +101,8 @@ int symm_team_init_predefined(symm_instance_t *inst)
     for (int i = 0; i < inst->n_pes; i++)
         wm[i] = i;
     memcpy(sm, inst->local_pes, sizeof(int) * (size_t)inst->n_local);
-    inst->team_world = team_new(inst, wm, inst->n_pes, 0, NULL, 0);
-    inst->team_shared = team_new(inst, sm, inst->n_local, 1, NULL, 0);
+    inst->team_world = symm_team_new(inst, wm, inst->n_pes, 0, NULL, 0);
+    inst->team_shared = symm_team_new(inst, sm, inst->n_local, 1, NULL, 0);
     if (inst->team_world == NULL || inst->team_shared == NULL) {
         symm_team_fini_predefined(inst);
         return SYMM_ERR_NOMEM;
@@ -124,7 +113,7 @@ int symm_team_init_predefined(symm_instance_t *inst)
     return SYMM_OK;
 }
 
-static void team_free(struct symm_team *t)
+void symm_team_free(struct symm_team *t)
 {
     if (t == NULL)
         return;
@@ -142,13 +131,16 @@ void symm_team_fini_predefined(symm_instance_t *inst)
     for (int i = 0; inst->team_slots != NULL && i < SYMM_TEAM_SLOTS_MAX; i++) {
         struct symm_team *t = inst->team_slots->live[i];
         if (t != NULL && t != inst->team_world && t != inst->team_shared)
-            team_free(t);
+            symm_team_free(t);
     }
-    team_free(inst->team_shared);
-    team_free(inst->team_world);
+    symm_team_free(inst->team_shared);
+    symm_team_free(inst->team_world);
     inst->team_shared = inst->team_world = NULL;
-    if (inst->team_slots != NULL)
+    if (inst->team_slots != NULL) {
         pthread_mutex_destroy(&inst->team_slots->lock);
+        pthread_mutex_destroy(&inst->team_slots->group_lock);
+        free(inst->team_slots->group_seen);
+    }
     free(inst->team_slots);
     inst->team_slots = NULL;
 }
@@ -310,7 +302,7 @@ int symm_team_split(struct symm_team *parent, int start, int stride, int size,
         int *members = symm_fault("team") ? NULL : malloc(sizeof(int) * (size_t)size);
         for (int i = 0; members != NULL && i < size; i++)
             members[i] = parent->members[start + i * stride];
-        if (members == NULL || (*team_p = team_new(s, members, size, slot, config, mask)) == NULL) {
+        if (members == NULL || (*team_p = symm_team_new(s, members, size, slot, config, mask)) == NULL) {
             symm_error(routine, "no memory for a team of %d PEs", size);
             rc = SYMM_ERR_NOMEM;
         }
@@ -319,7 +311,7 @@ int symm_team_split(struct symm_team *parent, int start, int stride, int size,
      * a peer's new slot before the peer has zeroed it. */
     rc = symm_team_agree(parent, rc, 0, routine);
     if (rc != SYMM_OK) {
-        team_free(*team_p);
+        symm_team_free(*team_p);
         *team_p = NULL;
     }
     slots_reserve(s, &slot, 1, 0);
@@ -358,8 +350,8 @@ int symm_team_split_2d(struct symm_team *parent, int xrange, const shmem_team_co
             xm[i] = parent->members[y * xrange + i];
         for (int i = 0; i < ysize; i++)
             ym[i] = parent->members[x + i * xrange];
-        *x_p = team_new(s, xm, xsize, slots[0], xcfg, xmask);
-        *y_p = team_new(s, ym, ysize, slots[1], ycfg, ymask);
+        *x_p = symm_team_new(s, xm, xsize, slots[0], xcfg, xmask);
+        *y_p = symm_team_new(s, ym, ysize, slots[1], ycfg, ymask);
         if (*x_p == NULL || *y_p == NULL) {
             symm_error(routine, "no memory for teams of %d and %d PEs", xsize, ysize);
             rc = SYMM_ERR_NOMEM;
@@ -369,8 +361,8 @@ int symm_team_split_2d(struct symm_team *parent, int xrange, const shmem_team_co
      * a peer's new slot before the peer has zeroed it. */
     rc = symm_team_agree(parent, rc, 0, routine);
     if (rc != SYMM_OK) {
-        team_free(*x_p);
-        team_free(*y_p);
+        symm_team_free(*x_p);
+        symm_team_free(*y_p);
         *x_p = *y_p = NULL;
     }
     slots_reserve(s, slots, 2, 0);
@@ -382,7 +374,9 @@ void symm_team_destroy(struct symm_team *t)
     /* Every member is done with the team's scratch before its slot frees. */
     symm_team_barrier(t, 1);
     symm_team_barrier_drain(t);
-    team_free(t);
+    if (t->slot >= t->inst->max_teams && t->my_idx == 0)
+        symm_team_group_release(t->inst, t->slot);
+    symm_team_free(t);
 }
 
 /* A member's collective, as SHMEM_DEBUG compares it: in the team's slot

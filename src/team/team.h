@@ -48,8 +48,27 @@
 #define SYMM_ACTIVE_SIG_OFF (44 * 1024) /* in the misc scratch: SHMEM_DEBUG's active-set
                                            * signatures, SYMM_ACTIVE_SIG_SLOTS of 128 B */
 #define SYMM_ACTIVE_SIG_SLOTS 8
+#define SYMM_GROUP_BOARD_OFF (56 * 1024) /* in the misc scratch: this PE's board as the
+                                          * leader of a group's creation (team/team_group.c) */
+#define SYMM_GROUP_SLOTS_OFF (57 * 1024) /* and PE 0's: which group slots the job uses */
 #define SYMM_MISC_SCRATCH 65536      /* reserved bytes before the team slots; the PE status
                                       * record is in it (runtime/pestatus.h) */
+
+/* Which scratch slots this PE's teams hold (private to each PE), and which
+ * a split in progress has chosen: under THREAD_MULTIPLE two threads may
+ * split different parents at once, and must not both take one slot. */
+struct symm_team_slots {
+    pthread_mutex_t lock;
+    uint64_t used[SYMM_TEAM_SLOTS_MAX / 64];
+    uint64_t reserved[SYMM_TEAM_SLOTS_MAX / 64];
+    /* The team in each used slot: finalize frees those the program did
+     * not destroy (the spec lets it leave them to finalize). */
+    struct symm_team *live[SYMM_TEAM_SLOTS_MAX];
+    /* Group creation (team/team_group.c): one at a time on this PE, and
+     * the last creation seen on each PE's board (made on first use). */
+    pthread_mutex_t group_lock;
+    uint64_t *group_seen;
+};
 
 struct symm_team {
     symm_instance_t *inst;
@@ -149,6 +168,25 @@ int symm_team_split(struct symm_team *parent, int start, int stride, int size,
 int symm_team_split_2d(struct symm_team *parent, int xrange, const shmem_team_config_t *xcfg,
                        long xmask, struct symm_team **x_p, const shmem_team_config_t *ycfg,
                        long ymask, struct symm_team **y_p, const char *routine);
+/* Made by the PEs pes[0..n) alone, each passing the same list (world PEs,
+ * distinct, in team order), with no other PE taking part: MPI's
+ * Comm_create_group. The team's slot is one of the job's group slots
+ * (after the split slots), claimed by pes[0] in PE 0's table, so it is
+ * free on every member by construction. PEs that share two groups create
+ * them in the same order. On failure *team_p is NULL on every member and
+ * each returns the same status (team/team_group.c). */
+int symm_team_create_group(symm_instance_t *s, const int *pes, int n,
+                           const shmem_team_config_t *config, long mask,
+                           struct symm_team **team_p, const char *routine);
+/* A group team's destroy gives its slot back to the job (its first member). */
+void symm_team_group_release(symm_instance_t *s, int slot);
+
+/* A team of the given world PEs (members is taken over), which include me,
+ * in scratch slot `slot` (zeroed here); NULL without memory. */
+struct symm_team *symm_team_new(symm_instance_t *s, int *members, int size, int slot,
+                                const shmem_team_config_t *config, long mask);
+/* Free a team's memory and its slot on this PE (no communication). */
+void symm_team_free(struct symm_team *t);
 void symm_team_destroy(struct symm_team *t);
 /* Index of world PE pe in t, or -1. */
 int symm_team_index_of(const struct symm_team *t, int pe);

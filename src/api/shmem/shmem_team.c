@@ -8,6 +8,7 @@
 #include "mem/seg.h"
 #include "runtime/log.h"
 #include "shmem.h"
+#include "shmemx.h"
 #include "team/team.h"
 
 #define TEAM(t) ((struct symm_team *)(t))
@@ -64,6 +65,24 @@ int shmem_team_split_strided(shmem_team_t parent_team, int start, int stride, in
                              __func__);
     *new_team = (shmem_team_t)t;
     return rc == 0 ? 0 : -1;
+}
+
+int shmemx_team_create_group(const int *pes, int npes, const shmem_team_config_t *config,
+                             long config_mask, shmem_team_t *new_team)
+{
+    symm_instance_t *s = symm_inst(__func__);
+    struct symm_team *t = NULL;
+    if (new_team == NULL)
+        symm_fatal(__func__, "new_team is NULL");
+    int rc = symm_team_create_group(s, pes, npes, config, config_mask, &t, __func__);
+    *new_team = rc == 0 ? (shmem_team_t)t : SHMEM_TEAM_INVALID;
+    return rc == 0 ? 0 : -1;
+}
+
+int shmemx_team_index(shmem_team_t team)
+{
+    symm_inst(__func__);
+    return team == SHMEM_TEAM_INVALID ? -1 : TEAM(team)->slot;
 }
 
 int shmem_team_split_2d(shmem_team_t parent_team, int xrange,
