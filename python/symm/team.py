@@ -1,7 +1,9 @@
-"""Teams: TEAM_WORLD, TEAM_SHARED and the teams split from them.
+"""Teams: TEAM_WORLD, TEAM_SHARED, the teams split from them, and teams
+made by their members alone (create_group).
 
 A Team wraps an OpenSHMEM team handle. Splits are collective over the
-parent team and return None on PEs that are not members of the new team.
+parent team and return None on PEs that are not members of the new team;
+create_group is called by the members only (MPI_Comm_create_group).
 Teams die at destroy() or finalize.
 """
 
@@ -83,6 +85,11 @@ class Team:
         return (Team(x.value, name="x team of %s" % self._name) if x.value else None,
                 Team(y.value, name="y team of %s" % self._name) if y.value else None)
 
+    def index(self):
+        """An index the same on every member, unique among the live teams
+        of each member (shmemx_team_index): names per-team resources."""
+        return fn("shmemx_team_index", c_int, [c_void_p])(self.handle)
+
     def translate_pe(self, pe, dest_team=None):
         """PE pe of this team as numbered in dest_team (default TEAM_WORLD);
         -1 if it is not a member there."""
@@ -132,6 +139,23 @@ class Team:
         if not state.initialized:
             return "<symm.Team %s>" % self._name
         return "<symm.Team %s: PE %d of %d>" % (self._name, self.my_pe(), self.n_pes())
+
+
+def create_group(pes, name=None):
+    """The team of world PEs pes (in team order), made by those PEs alone:
+    every listed PE calls it with the same list, no other PE takes part
+    (shmemx_team_create_group). PEs that share two groups make them in the
+    same order. Raises SymmError on every member if it cannot be made."""
+    pes = [_arrays.int_arg(p, "create_group", "pes[%d]" % i) for i, p in enumerate(pes)]
+    arr = (c_int * max(1, len(pes)))(*pes)
+    new = c_void_p()
+    mark = _lib.log_mark()
+    rc = fn("shmemx_team_create_group", c_int,
+            [c_void_p, c_int, c_void_p, c_long, ctypes.POINTER(c_void_p)])(
+        arr, len(pes), None, 0, ctypes.byref(new))
+    if rc != 0 or not new.value:
+        _lib.fail("create_group", "cannot make the team of PEs %s" % pes, mark)
+    return Team(new.value, name=name or "group %s" % pes)
 
 
 TEAM_WORLD = Team(var="SHMEM_TEAM_WORLD", name="TEAM_WORLD")

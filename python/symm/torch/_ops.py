@@ -20,7 +20,7 @@ import torch
 from .. import coll
 from .._lib import SymmError
 from . import _engine
-from ._engine import (_DTYPE, _NUMEL, _OP, _ROOT, DTYPE_CODE, NATIVE, np_view,
+from ._engine import (_DTYPE, _EXTRA, _NUMEL, _OP, _ROOT, DTYPE_CODE, NATIVE, np_view,
                       view)
 
 # Op codes in descriptors, and each one's local form.
@@ -98,17 +98,17 @@ def _local_op(op, dtype):
             "bxor": torch.bitwise_xor}[op]
 
 
-def _check(eng, kind, t, op=None, root=0, extra=0, err=0):
-    """The handshake of a collective on tensor t; returns the descriptors."""
+def _check(eng, kind, t, op=None, root=0, extra=0, err=0, same=None, counts=None):
+    """The handshake of a collective on tensor t (engine.handshake); the
+    leader's result."""
     err = err or tensor_err(t)
     if not err and op is not None and not op_allowed(t.dtype, op):
         err = 3
     if not err and not 0 <= root < eng.size:
         err = 5
     ok = not err
-    rows = eng.handshake(kind, t.numel() if ok else 0, t.dtype if ok else None,
-                         OPS.index(op) if op in OPS else -1, root, err, extra)
-    return rows
+    return eng.handshake(kind, t.numel() if ok else 0, t.dtype if ok else None,
+                         OPS.index(op) if op in OPS else -1, root, err, extra, same, counts)
 
 
 # ---- reductions -------------------------------------------------------------
@@ -146,9 +146,9 @@ def _reduce_scatter_blocks(eng, flat, dtype, op, chunk):
 
 
 def all_reduce(eng, t, op):
-    rows = _check(eng, "all_reduce", t, op)
-    eng.same(rows, "all_reduce", "the tensor's number of elements, its dtype and the op",
-             (_NUMEL, _DTYPE, _OP))
+    _check(eng, "all_reduce", t, op,
+           same=("the tensor's layout, number of elements, its dtype and the op",
+                 (_NUMEL, _DTYPE, _OP, _EXTRA)))
 
     def run():
         allreduce_flat(eng, t, op)
@@ -156,11 +156,34 @@ def all_reduce(eng, t, op):
     return run
 
 
+def _step_elems(eng, es, factor):
+    """Elements per step when a step stages factor x its bytes and the
+    group's staging is bounded (a subgroup's window); None: no bound."""
+    limit = eng.staging_limit()
+    if limit is None:
+        return None
+    unit = _ALIGN * eng.size
+    return max(unit, (limit // factor) // (es * unit) * unit)
+
+
 def allreduce_flat(eng, t, op):
-    """all_reduce after the handshake (the hooks' path too)."""
+    """all_reduce after the handshake (the hooks' path too); in steps that
+    fit a subgroup's staging window."""
     n = t.numel()
     if n == 0 or eng.size == 1:
         return t
+    step = _step_elems(eng, t.element_size(), 3)
+    if step is not None and step < n:
+        flat = _flat(t)
+        for lo in range(0, n, step):
+            _allreduce_step(eng, flat[lo:lo + step], op)
+        _put_back(t, flat)
+        return t
+    return _allreduce_step(eng, t, op)
+
+
+def _allreduce_step(eng, t, op):
+    n = t.numel()
     flat = _flat(t)
     dtype = t.dtype
     if dtype in NATIVE:  # every op _check let through has a symm reduction
@@ -193,9 +216,8 @@ def reduce_scatter(eng, out, inputs, op):
     if not err and (len(inputs) != eng.size or any(x.numel() != out.numel() or
                                                    x.dtype != out.dtype for x in inputs)):
         err = 6
-    rows = _check(eng, "reduce_scatter", out, op, err=err)
-    eng.same(rows, "reduce_scatter", "the output's number of elements, its dtype and the op",
-             (_NUMEL, _DTYPE, _OP))
+    _check(eng, "reduce_scatter", out, op, err=err,
+           same=("the output's number of elements, its dtype and the op", (_NUMEL, _DTYPE, _OP)))
 
     def run():
         n = out.numel()
@@ -220,9 +242,8 @@ def reduce_scatter_base(eng, out, inp, op):
     err = tensor_err(out) or tensor_err(inp)
     if not err and (inp.numel() != eng.size * out.numel() or inp.dtype != out.dtype):
         err = 6
-    rows = _check(eng, "reduce_scatter", out, op, err=err)
-    eng.same(rows, "reduce_scatter", "the output's number of elements, its dtype and the op",
-             (_NUMEL, _DTYPE, _OP))
+    _check(eng, "reduce_scatter", out, op, err=err,
+           same=("the output's number of elements, its dtype and the op", (_NUMEL, _DTYPE, _OP)))
 
     def run():
         if out.numel() == 0:
@@ -236,9 +257,8 @@ def reduce_scatter_base(eng, out, inp, op):
 
 
 def reduce(eng, t, root, op):
-    rows = _check(eng, "reduce", t, op, root=root)
-    eng.same(rows, "reduce", "the tensor's number of elements, its dtype, the op and the root",
-             (_NUMEL, _DTYPE, _OP, _ROOT))
+    _check(eng, "reduce", t, op, root=root,
+           same=("the tensor's number of elements, its dtype, the op and the root", (_NUMEL, _DTYPE, _OP, _ROOT)))
 
     def run():
         tmp = t.clone() if eng.rank != root else t
@@ -251,26 +271,33 @@ def reduce(eng, t, root, op):
 
 
 def broadcast(eng, t, root):
-    rows = _check(eng, "broadcast", t, root=root)
-    eng.same(rows, "broadcast", "the tensor's number of elements, its dtype and the root",
-             (_NUMEL, _DTYPE, _ROOT))
+    _check(eng, "broadcast", t, root=root,
+           same=("the tensor's number of elements, its dtype and the root", (_NUMEL, _DTYPE, _ROOT)))
 
     def run():
         n = t.numel()
         if n == 0 or eng.size == 1:
             return t
         flat = _flat(t)
-        nb = n * flat.element_size()
-        off = _round(nb)
-        buf = eng.staging(2 * off)
-        if eng.rank == root:
-            view(buf, 0, n, t.dtype).copy_(flat)
-        coll.broadcast(buf[off:off + nb], buf[:nb], root=root, team=eng.team)
+        step = _step_elems(eng, flat.element_size(), 2) or n
+        for lo in range(0, n, step):
+            _broadcast_step(eng, flat[lo:lo + step], root)
         if eng.rank != root:
-            flat.copy_(view(buf, off, n, t.dtype))
             _put_back(t, flat)
         return t
     return run
+
+
+def _broadcast_step(eng, flat, root):
+    n = flat.numel()
+    nb = n * flat.element_size()
+    off = _round(nb)
+    buf = eng.staging(2 * off)
+    if eng.rank == root:
+        view(buf, 0, n, flat.dtype).copy_(flat)
+    coll.broadcast(buf[off:off + nb], buf[:nb], root=root, team=eng.team)
+    if eng.rank != root:
+        flat.copy_(view(buf, off, n, flat.dtype))
 
 
 def _gather_to_staging(eng, t):
@@ -291,9 +318,8 @@ def all_gather(eng, outs, t):
     if not err and (len(outs) != eng.size or any(o.numel() != t.numel() or o.dtype != t.dtype
                                                  for o in outs)):
         err = 6
-    rows = _check(eng, "all_gather", t, err=err)
-    eng.same(rows, "all_gather", "the tensor's number of elements and its dtype",
-             (_NUMEL, _DTYPE))
+    _check(eng, "all_gather", t, err=err,
+           same=("the tensor's number of elements and its dtype", (_NUMEL, _DTYPE)))
 
     def run():
         if t.numel() == 0:
@@ -312,9 +338,8 @@ def all_gather_base(eng, out, t):
     err = tensor_err(t) or tensor_err(out)
     if not err and (out.numel() != eng.size * t.numel() or out.dtype != t.dtype):
         err = 6
-    rows = _check(eng, "all_gather", t, err=err)
-    eng.same(rows, "all_gather", "the tensor's number of elements and its dtype",
-             (_NUMEL, _DTYPE))
+    _check(eng, "all_gather", t, err=err,
+           same=("the tensor's number of elements and its dtype", (_NUMEL, _DTYPE)))
 
     def run():
         if t.numel() == 0:
@@ -333,9 +358,8 @@ def gather(eng, outs, t, root):
     if not err and eng.rank == root and (len(outs) != eng.size or any(
             o.numel() != t.numel() or o.dtype != t.dtype for o in outs)):
         err = 6
-    rows = _check(eng, "gather", t, root=root, err=err)
-    eng.same(rows, "gather", "the tensor's number of elements, its dtype and the root",
-             (_NUMEL, _DTYPE, _ROOT))
+    _check(eng, "gather", t, root=root, err=err,
+           same=("the tensor's number of elements, its dtype and the root", (_NUMEL, _DTYPE, _ROOT)))
 
     def run():
         if t.numel() == 0:
@@ -353,9 +377,8 @@ def scatter(eng, t, ins, root):
     if not err and eng.rank == root and (len(ins) != eng.size or any(
             x.numel() != t.numel() or x.dtype != t.dtype for x in ins)):
         err = 6
-    rows = _check(eng, "scatter", t, root=root, err=err)
-    eng.same(rows, "scatter", "the tensor's number of elements, its dtype and the root",
-             (_NUMEL, _DTYPE, _ROOT))
+    _check(eng, "scatter", t, root=root, err=err,
+           same=("the tensor's number of elements, its dtype and the root", (_NUMEL, _DTYPE, _ROOT)))
 
     def run():
         n = t.numel()
@@ -398,25 +421,11 @@ def all_to_all(eng, out, inp, out_splits, in_splits):
                 len(out_splits) != size or sum(in_splits) != rows_in or
                 sum(out_splits) != rows_out):
             err = 6
-    rows = _check(eng, "all_to_all", inp, err=err)
-    eng.same(rows, "all_to_all", "the tensors' dtype", (_DTYPE,))
-    ic, oc = [s * row for s in in_splits], [s * row for s in out_splits]
-    block = _pairs(eng, ic, oc)
+    ic = [s * row for s in in_splits] if not err else [0] * size
+    oc = [s * row for s in out_splits] if not err else [0] * size
+    block = _check(eng, "all_to_all", inp, err=err, same=("the tensors' dtype", (_DTYPE,)),
+                   counts=ic + oc)
     return lambda: _alltoallv(eng, out, inp, ic, oc, block)
-
-
-def _pairs(eng, in_counts, out_counts):
-    """Every rank's element counts (in the caller's thread); raise on every
-    rank unless what i sends j is what j expects from i. Returns the
-    largest block."""
-    size = eng.size
-    m = eng.counts(np.array(list(in_counts) + list(out_counts), dtype=np.int64))
-    for i in range(size):
-        for j in range(size):
-            if m[i, j] != m[j, size + i]:
-                raise SymmError("symm.torch: all_to_all: rank %d sends %d elements to rank %d, "
-                                "which expects %d from it" % (i, m[i, j], j, m[j, size + i]))
-    return int(m[:, :size].max())
 
 
 def _alltoallv(eng, out, inp, in_counts, out_counts, block):
@@ -456,10 +465,10 @@ def all_to_all_list(eng, outs, ins):
                     len({x.dtype for x in list(outs) + list(ins)}) != 1):
         err = 6
     probe = ins[0] if ins else torch.empty(0)
-    rows = _check(eng, "all_to_all", probe, err=err)
-    eng.same(rows, "all_to_all", "the tensors' dtype", (_DTYPE,))
-    ic, oc = [x.numel() for x in ins], [o.numel() for o in outs]
-    block = _pairs(eng, ic, oc)
+    ic = [x.numel() for x in ins] if not err else [0] * eng.size
+    oc = [o.numel() for o in outs] if not err else [0] * eng.size
+    block = _check(eng, "all_to_all", probe, err=err, same=("the tensors' dtype", (_DTYPE,)),
+                   counts=ic + oc)
 
     def run():
         inp = torch.cat([_flat(x) for x in ins])
@@ -473,10 +482,48 @@ def all_to_all_list(eng, outs, ins):
     return run
 
 
-def barrier(eng):
-    """Every rank arrived (the handshake is an allgather), and every
-    collective queued before it has run on the engine's thread."""
-    eng.handshake("barrier")
+def all_reduce_sparse(eng, t, op):
+    """all_reduce of a sparse COO tensor, as gloo does it: every rank's
+    indices and values gathered (padded to the largest count), summed."""
+    err = 0 if t.device.type == "cpu" else 1
+    if not err and t.dtype not in DTYPE_CODE:
+        err = 2
+    if not err and op != "sum":
+        err = 3
+    eng.handshake("all_reduce", t.numel() if not err else 0, t.dtype if not err else None,
+                  OPS.index(op) if op in OPS else -1, 0, err, 1,
+                  ("the tensor's layout, number of elements, its dtype and the op",
+                   (_NUMEL, _DTYPE, _OP, _EXTRA)))
+    n = torch.tensor([t._nnz()], dtype=torch.int64)
+    counts = [torch.zeros(1, dtype=torch.int64) for _ in range(eng.size)]
+    eng.submit(all_gather(eng, counts, n), True).wait()
+    c = t.coalesce()
+    idx, val = c._indices(), c._values()
+    m = max(int(x) for x in counts)
+    pidx = torch.zeros((idx.shape[0], m), dtype=idx.dtype)
+    pval = torch.zeros((m,) + tuple(val.shape[1:]), dtype=val.dtype)
+    pidx[:, :idx.shape[1]] = idx
+    pval[:val.shape[0]] = val
+    gi = [torch.empty_like(pidx) for _ in range(eng.size)]
+    gv = [torch.empty_like(pval) for _ in range(eng.size)]
+    eng.submit(all_gather(eng, gi, pidx), True).wait()
+    eng.submit(all_gather(eng, gv, pval), True).wait()
+    k = [int(x) for x in counts]
+    total = torch.sparse_coo_tensor(
+        torch.cat([g[:, :k[r]] for r, g in enumerate(gi)], 1),
+        torch.cat([g[:k[r]] for r, g in enumerate(gv)], 0), t.shape).coalesce()
+
+    def run():
+        t.copy_(total)
+        return t
+    return run
+
+
+def barrier(eng, timeout=None):
+    """Every rank arrived (the handshake), and every collective queued
+    before it has run on the engine's thread. timeout: seconds (default
+    the group's)."""
+    eng.handshake("barrier", timeout=timeout)
     return lambda: coll.barrier(eng.team)
 
 

@@ -17,6 +17,7 @@ in order; a receive whose size or tag differs from the message's raises
 
 import collections
 import threading
+import time
 
 import numpy as np
 import torch
@@ -115,6 +116,39 @@ class Channels:
             raise SymmError("symm.torch: recv takes a CPU tensor")
         return self._thread(self._receivers, src, "recv").run(
             lambda: self._recv(t, src, tag) or [t])
+
+    def recv_any(self, t, pes, tag, source):
+        """A receive from whichever of pes (world ranks) sends first; the
+        index in pes of the sender goes to source[0]. Runs on its own
+        thread, then on the sender's receive thread (its messages stay in
+        order)."""
+        if not isinstance(t, torch.Tensor) or t.device.type != "cpu":
+            raise SymmError("symm.torch: recv takes a CPU tensor")
+        others = [p for p in pes if p != self.rank]
+        out = torch.futures.Future()
+
+        def pick():
+            polls = 0
+            while True:
+                for p in others:
+                    if int(self.ready[p]) > self.got[p]:
+                        return p
+                polls += 1
+                if polls > 64:
+                    time.sleep(min(1e-3, 1e-6 * polls))
+
+        def go():
+            try:
+                src = pick()
+                source[0] = pes.index(src)
+                self._thread(self._receivers, src, "recv").run(
+                    lambda: self._recv(t, src, tag) or [t]).wait()
+            except BaseException as e:
+                out.set_exception(e)
+            else:
+                out.set_result([t])
+        threading.Thread(target=go, name="symm.torch recv any", daemon=True).start()
+        return out
 
     def _chunk(self, src):
         k = self.got[src]

@@ -13,27 +13,77 @@ symm starts from the process group's own store the way symm.rfc starts
 (rank 0 makes a unique id with a fresh job secret and hands it over the
 store; TLS kept), unless it runs already (under oshrun or mpirun, or
 started by the program), in which case the group's rank and size must be
-symm's. Serves the default group (every rank of the job); a subgroup
-(new_group with a subset of the ranks) is refused with a clear error,
-since symm's teams are made collectively by every rank and torch calls a
-backend only on a subgroup's members.
+symm's.
+
+Groups: the default group is symm's world. Every other group (new_group,
+new_subgroups, ...) is a symm team its members make alone
+(shmemx_team_create_group: torch calls a backend only on a group's
+members), with its own engine, ordering and handshake, staged through its
+window of a pool the default group set aside (SYMM_TORCH_GROUP_WINDOW
+bytes each, SYMM_TORCH_GROUPS windows). Every handshake honours the
+group's timeout; a group whose rank left or timed out is aborted and
+raises on every rank (_engine.py).
 """
 
-import torch.distributed as dist
-from torch._C._distributed_c10d import ProcessGroup, _create_work_from_future
+import atexit
+import os
+import weakref
 
-from .. import _start, runtime
+import torch.distributed as dist
+import torch
+from torch._C._distributed_c10d import ProcessGroup, Work, _create_work_from_future
+
+import numpy as np
+
+from .. import _start, coll, memory, runtime
+from .. import team as team_mod
 from .._lib import SymmError
 from . import _engine, _ops
 
-_world = {"engine": None}
+_world = {"engine": None, "pool": None}
+_engines = weakref.WeakSet()
 
 
-def world_engine():
+def _env_int(name, default):
+    try:
+        return int(os.environ.get(name, "") or default)
+    except ValueError:
+        raise SymmError("symm.torch: %s=%r is not a number" % (name, os.environ[name]))
+
+
+def _window_bytes():
+    return _env_int("SYMM_TORCH_GROUP_WINDOW", 8 << 20)
+
+
+def world_engine(timeout=None):
     """The engine of the world team (made on first use; symm must run)."""
     if _world["engine"] is None:
-        _world["engine"] = _engine.Engine()
+        _world["engine"] = _engine.Engine(timeout=timeout or 1800.0)
+        _engines.add(_world["engine"])
+    elif timeout:
+        _world["engine"].timeout = timeout
     return _world["engine"]
+
+
+def _make_pool():
+    """The subgroups' windows (collective over the world, in the world
+    engine's order): SYMM_TORCH_GROUPS windows of SYMM_TORCH_GROUP_WINDOW
+    bytes, one per group team slot."""
+    if _world["pool"] is None:
+        n, w = _env_int("SYMM_TORCH_GROUPS", 16), _window_bytes()
+        if n > 0 and w > 0:
+            w = (w + 4095) // 4096 * 4096
+            _world["pool"] = (memory.empty(n * w, np.uint8), n, w)
+
+
+def _leave_all():
+    """At exit: every group this process is in is left, so peers still
+    waiting in one of its collectives raise now, naming this rank."""
+    for eng in list(_engines):
+        eng.leave("its process is exiting")
+
+
+atexit.register(_leave_all)
 
 
 def ensure_symm(rank, size, store):
@@ -54,17 +104,117 @@ def _work(fut):
     return _create_work_from_future(fut)
 
 
-class ProcessGroupSymm(ProcessGroup):
-    """torch.distributed's collectives over symm (the default group)."""
+def _seconds(timeout, default=1800.0):
+    """A timedelta (or seconds) as seconds; default for none or unset."""
+    if timeout is None:
+        return default
+    secs = timeout.total_seconds() if hasattr(timeout, "total_seconds") else float(timeout)
+    return secs if secs > 0 else default
 
-    def __init__(self, store, rank, size, timeout):
+
+class _P2PWork(Work):
+    """A send's or receive's Work: wait() raises the operation's error
+    (torch 1.13's Work made from a future drops it), and a receive from
+    any source tells its source."""
+
+    def __init__(self, fut, source=-1):
+        super().__init__()
+        self._fut = fut
+        self._source = source
+
+    def wait(self, timeout=None):
+        self._fut.wait()  # raises the error
+        return True
+
+    def is_completed(self):
+        return self._fut.done()
+
+    def is_success(self):
+        if not self._fut.done():
+            return False
+        try:
+            self._fut.value()
+        except Exception:
+            return False
+        return True
+
+    def get_future(self):
+        return self._fut
+
+    def result(self):
+        return self._fut.wait()
+
+    def _source_rank(self):
+        self._fut.wait()
+        return self._source[0] if isinstance(self._source, list) else self._source
+
+    def source_rank(self):
+        return self._source_rank()
+
+
+def _max_teams():
+    """The first group team slot (SYMM_MAX_TEAMS, as the C library reads it)."""
+    return min(512, max(2, _env_int("SYMM_MAX_TEAMS", 64)))
+
+
+def _group_engine(store, rank, ranks, timeout, name):
+    """The engine of a group of world ranks `ranks` (sorted, this rank in
+    them), made by its members alone."""
+    if not runtime.initialized() or _world["engine"] is None:
+        raise SymmError("symm.torch: new_group(ranks=%s) on the symm backend needs the default "
+                        "group on symm (init_process_group('symm')), which sets aside the "
+                        "groups' memory" % list(ranks))
+    if _world["pool"] is None:
+        raise SymmError("symm.torch: new_group(ranks=%s): SYMM_TORCH_GROUPS or "
+                        "SYMM_TORCH_GROUP_WINDOW is 0: no group but the default one"
+                        % list(ranks))
+    from datetime import timedelta
+    keys = ["symm_member/%d" % r for r in range(len(ranks))]
+    store.set(keys[rank], "1")
+    try:
+        store.wait(keys, timedelta(seconds=timeout))
+    except RuntimeError:
+        missing = [ranks[i] for i, k in enumerate(keys) if not store.check([k])]
+        raise SymmError("symm.torch: new_group(ranks=%s): rank%s %s did not make the group "
+                        "within the timeout (%.1f s)" % (list(ranks), "s" if len(missing) != 1
+                                                         else "", missing, timeout))
+    team = team_mod.create_group(ranks, name=name)
+    pool, n, w = _world["pool"]
+    idx = team.index() - _max_teams()
+    cbytes = (_engine.control_words(len(ranks)) * 8 + 4095) // 4096 * 4096
+    if not 0 <= idx < n or cbytes + 4096 > w:
+        team.destroy()
+        raise SymmError("symm.torch: new_group(ranks=%s): %s" % (list(ranks), (
+            "more than %d groups on symm at once in the job (SYMM_TORCH_GROUPS)" % n
+            if not 0 <= idx < n else "a group of %d ranks needs a window over %d bytes "
+            "(SYMM_TORCH_GROUP_WINDOW)" % (len(ranks), cbytes + 4096))))
+    window = pool[idx * w:(idx + 1) * w]
+    ctrl = window[:cbytes].view(np.int64)[:_engine.control_words(len(ranks))]
+    ctrl[:] = 0
+    coll.barrier(team)  # nobody writes into a member's control area before it is zero
+    eng = _engine.Engine(team=team, pes=ranks, name=name, timeout=timeout, ctrl=ctrl,
+                         window=window[cbytes:])
+    _engines.add(eng)
+    return eng
+
+
+class ProcessGroupSymm(ProcessGroup):
+    """torch.distributed's collectives over symm: the default group (symm's
+    world) or a group of some ranks (a symm team they made alone)."""
+
+    def __init__(self, store, rank, size, timeout, ranks=None, name=None):
         super().__init__(rank, size)
-        ensure_symm(rank, size, store)
-        self._eng = world_engine()
+        secs = _seconds(timeout)
         self._timeout = timeout
         from . import _p2p
-        # Symmetric memory is allocated in the engine's order (collective).
-        self._eng.submit(lambda: _p2p.make(rank, size), sync=True).wait()
+        if ranks is None:
+            ensure_symm(rank, size, store)
+            self._eng = world_engine(secs)
+            # Symmetric memory is allocated in the engine's order (collective).
+            self._eng.submit(lambda: (_p2p.make(rank, size), _make_pool()), sync=True).wait()
+        else:
+            self._eng = _group_engine(store, rank, list(ranks), secs,
+                                      name or "group %s" % list(ranks))
 
     def getBackendName(self):
         return "symm"
@@ -88,12 +238,12 @@ class ProcessGroupSymm(ProcessGroup):
     # ---- collectives ---------------------------------------------------------
     def allreduce(self, tensors, opts=None):
         t = self._one(tensors, "all_reduce")
-        op = _ops.op_name(opts.reduceOp if opts is not None else dist.ReduceOp.SUM)
-        return self._go(_ops.all_reduce(self._eng, t, op), tensors)
+        if t.layout == torch.sparse_coo:
+            return self._go(_ops.all_reduce_sparse(self._eng, t, _reduce_op(opts)), tensors)
+        return self._go(_ops.all_reduce(self._eng, t, _reduce_op(opts)), tensors)
 
     def allreduce_coalesced(self, tensors, opts=None):
-        op = _ops.op_name(opts.reduceOp if opts is not None else dist.ReduceOp.SUM)
-
+        op = _reduce_op(opts)
         runs = [_ops.all_reduce(self._eng, t, op) for t in tensors]
         return self._go(lambda: [r() for r in runs], tensors)
 
@@ -104,8 +254,8 @@ class ProcessGroupSymm(ProcessGroup):
 
     def reduce(self, tensors, opts=None):
         t = self._one(tensors, "reduce")
-        op = _ops.op_name(opts.reduceOp)
-        return self._go(_ops.reduce(self._eng, t, int(opts.rootRank), op), tensors)
+        return self._go(_ops.reduce(self._eng, t, int(opts.rootRank), _reduce_op(opts)),
+                        tensors)
 
     def allgather(self, output_lists, input_tensors, opts=None):
         t = self._one(input_tensors, "all_gather")
@@ -116,7 +266,17 @@ class ProcessGroupSymm(ProcessGroup):
         return self._go(_ops.all_gather_base(self._eng, output, input), [output])
 
     def allgather_coalesced(self, output_lists, input_list, opts=None):
-        runs = [_ops.all_gather(self._eng, outs, t) for outs, t in zip(output_lists, input_list)]
+        # output_lists[r][k] receives rank r's input_list[k] (gloo's layout).
+        size = self._eng.size
+        shaped = len(output_lists) == size and all(len(o) == len(input_list)
+                                                   for o in output_lists)
+        runs = []
+        for k, t in enumerate(input_list):
+            outs = [output_lists[r][k] for r in range(size)] if shaped else []
+            runs.append(_ops.all_gather(self._eng, outs, t))
+        if not input_list or not shaped:
+            # Every rank raises the same error in the handshake.
+            _ops.all_gather(self._eng, [], input_list[0] if input_list else torch.empty(0))
         return self._go(lambda: [r() for r in runs], output_lists)
 
     def gather(self, output_lists, input_tensors, opts=None):
@@ -134,12 +294,12 @@ class ProcessGroupSymm(ProcessGroup):
     def reduce_scatter(self, output_tensors, input_lists, opts=None):
         out = self._one(output_tensors, "reduce_scatter")
         ins = self._one(input_lists, "reduce_scatter")
-        op = _ops.op_name(opts.reduceOp if opts is not None else dist.ReduceOp.SUM)
-        return self._go(_ops.reduce_scatter(self._eng, out, ins, op), output_tensors)
+        return self._go(_ops.reduce_scatter(self._eng, out, ins, _reduce_op(opts)),
+                        output_tensors)
 
     def _reduce_scatter_base(self, output, input, opts=None):
-        op = _ops.op_name(opts.reduceOp if opts is not None else dist.ReduceOp.SUM)
-        return self._go(_ops.reduce_scatter_base(self._eng, output, input, op), [output])
+        return self._go(_ops.reduce_scatter_base(self._eng, output, input, _reduce_op(opts)),
+                        [output])
 
     def alltoall_base(self, output, input, output_split_sizes, input_split_sizes, opts=None):
         return self._go(_ops.all_to_all(self._eng, output, input,
@@ -151,25 +311,54 @@ class ProcessGroupSymm(ProcessGroup):
                         output_tensors)
 
     def barrier(self, opts=None):
-        return self._go(_ops.barrier(self._eng), [])
+        return self._go(_ops.barrier(self._eng, _opt_timeout(opts)), [])
 
     def monitored_barrier(self, opts=None, wait_all_ranks=False):
-        self._eng.submit(_ops.barrier(self._eng), False).wait()
+        timeout = _opt_timeout(opts)
+        try:
+            run = _ops.barrier(self._eng, timeout)
+        except _engine.GroupAborted as e:
+            raise RuntimeError("%s (monitored_barrier)" % e) from None
+        self._eng.submit(run, False).wait()
 
     # ---- point to point ------------------------------------------------------
+    def _peer(self, rank, what):
+        if not 0 <= rank < self._eng.size:
+            raise SymmError("symm.torch: %s: rank %d outside the group of %d ranks on %s"
+                            % (what, rank, self._eng.size, self._eng.describe()))
+        return self._eng.pes[rank]
+
     def send(self, tensors, dst, tag=0):
         from . import _p2p
         t = self._one(tensors, "send")
-        return _work(_p2p.channels().send(t, int(dst), int(tag)))
+        return _P2PWork(_p2p.channels().send(t, self._peer(int(dst), "send"), int(tag)))
 
     def recv(self, tensors, src, tag=0):
         from . import _p2p
         t = self._one(tensors, "recv")
-        return _work(_p2p.channels().recv(t, int(src), int(tag)))
+        src = int(src)
+        return _P2PWork(_p2p.channels().recv(t, self._peer(src, "recv"), int(tag)), src)
 
     def recv_anysource(self, tensors, tag=0):
-        raise SymmError("symm.torch: recv from any source is not supported by the symm backend; "
-                        "name the source rank")
+        from . import _p2p
+        t = self._one(tensors, "recv")
+        source = [-1]
+        pes = self._eng.pes
+        fut = _p2p.channels().recv_any(t, pes, int(tag), source)
+        return _P2PWork(fut, source)
+
+
+def _reduce_op(opts):
+    return _ops.op_name(opts.reduceOp if opts is not None else dist.ReduceOp.SUM)
+
+
+def _opt_timeout(opts):
+    """A call's own timeout in seconds (BarrierOptions.timeout), or None."""
+    t = getattr(opts, "timeout", None) if opts is not None else None
+    if t is None:
+        return None
+    secs = t.total_seconds() if hasattr(t, "total_seconds") else float(t)
+    return secs if secs > 0 else None
 
 
 def _create(store, rank, size, timeout):
@@ -177,12 +366,12 @@ def _create(store, rank, size, timeout):
 
 
 def _create_extended(opts, pg_options=None):
-    world = dist.get_world_size() if dist.is_initialized() else None
     ranks = list(opts.global_ranks_in_group)
-    if ranks and world is not None and sorted(ranks) != list(range(world)):
-        raise SymmError("symm.torch: new_group(ranks=%s): the symm backend serves the default "
-                        "group (every rank) only; give the subgroup backend='gloo'" % ranks)
-    return ProcessGroupSymm(opts.store, opts.group_rank, opts.group_size, opts.timeout)
+    if not ranks:  # the default group
+        return ProcessGroupSymm(opts.store, opts.group_rank, opts.group_size, opts.timeout)
+    name = getattr(opts, "group_id", None)
+    return ProcessGroupSymm(opts.store, opts.group_rank, opts.group_size, opts.timeout,
+                            ranks=ranks, name="group %s" % name if name else None)
 
 
 def register():

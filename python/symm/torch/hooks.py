@@ -5,8 +5,9 @@ conventions (torch.distributed.algorithms.ddp_comm_hooks):
 
 A hook takes the state and a GradBucket and returns a torch.futures.Future
 of the bucket's averaged gradients. state None means the default group, as
-with PyTorch's allreduce_hook; a process group (gloo's or symm's) of every
-rank is accepted too. The reduction runs on symm's engine thread: the hook
+with PyTorch's allreduce_hook; a symm process group (the default one or a
+subgroup: the reduction is then over its ranks), or another backend's
+group of every rank, is accepted too. The reduction runs on symm's engine thread: the hook
 returns at once and backward goes on while symm reduces (ctypes releases
 the GIL in symm's calls). The bucket is staged through the engine's
 symmetric buffer, kept and reused across steps. symm starts from the
@@ -37,17 +38,20 @@ def _engine_of(state):
         from torch.distributed import distributed_c10d
         backend.ensure_symm(dist.get_rank(), dist.get_world_size(),
                             distributed_c10d._get_default_store())
+    if isinstance(state, backend.ProcessGroupSymm):
+        return state._eng  # its own group: the world or a subgroup
     eng = backend.world_engine()
     if state is not None and state.size() != eng.size:
-        raise SymmError("symm.torch: the hook's process group has %d ranks; symm's hooks "
-                        "reduce over every rank (%d)" % (state.size(), eng.size))
+        raise SymmError("symm.torch: the hook's process group (%s) has %d ranks: give a symm "
+                        "group (new_group(..., backend='symm')) to reduce over some ranks; "
+                        "another backend's group is taken only when it has every rank (%d)"
+                        % (state.name(), state.size(), eng.size))
     return eng
 
 
 def _check_bucket(eng, t):
-    rows = _ops._check(eng, "hook", t, "sum")
-    eng.same(rows, "DDP hook", "the bucket's number of elements and dtype",
-             (_engine._NUMEL, _engine._DTYPE))
+    _ops._check(eng, "hook", t, "sum", same=("the bucket's number of elements and dtype",
+                                             (_engine._NUMEL, _engine._DTYPE)))
 
 
 def _reduce_bucket(eng, t, wire):
