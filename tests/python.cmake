@@ -174,6 +174,19 @@ if(SYMM_HAVE_TORCH)
         ENVIRONMENT "${SYMM_PY_TEST_ENV};SYMM_TRANSPORT=ucx" LABELS "python;ucx")
     endif()
   endif()
+  # PyTorch's own distributed suite against the symm backend
+  # (python/torch_suite.py): a slice of it at 2 and 4 ranks (collectives,
+  # all_gather_coalesced, sparse all_reduce, send/recv from any source,
+  # barriers, groups); the whole suite runs by hand (docs/user-guide/python.md).
+  foreach(np 2 4)
+    add_test(NAME python_torch_suite.np${np}
+      COMMAND ${SYMM_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/python/torch_suite.py
+              -k test_all_reduce_sum -k test_all_gather_coalesced -k test_sparse_all_reduce
+              -k test_send_recv_any_source -k test_barrier_group -k test_new_subgroups
+              -k test_all_reduce_group)
+    set_tests_properties(python_torch_suite.np${np} PROPERTIES TIMEOUT 900 LABELS python
+      ENVIRONMENT "${SYMM_PY_TEST_ENV};WORLD_SIZE=${np}")
+  endforeach()
   foreach(mode pg env uid)
     foreach(np 2 4)
       symm_rfc_torchrun_test(python_rfc_start_${mode} ${np} 60 --timeout 50 --ok-line ${np}

@@ -333,7 +333,7 @@ class Engine:
         """Past the timeout in call seq: abort the group unless every rank
         has arrived meanwhile (then the verdict is on its way)."""
         missing = [self.pes[r] for r in self._missing(seq)]
-        why = ("timed out after %.1f s on rank %d: rank%s %s did not call collective #%d of "
+        why = ("Timed out after %.1f s on rank %d: rank%s %s did not call collective #%d of "
                "the group" % (self._limit, self.pes[self.rank], "s" if len(missing) != 1 else "",
                               _ranges(missing) if missing else "(none: an answer was lost)",
                               seq))
