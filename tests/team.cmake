@@ -26,7 +26,7 @@ symm_pe_test(team_limit130 PROGRAM team NPS 1 2 3 4 TIMEOUT 30 ENV SYMM_MAX_TEAM
 # for the odd sizes; and with just the group slots the test needs at once
 # (5 at 4 PEs), each reused many times.
 symm_pe_test(team_group NPS 1 2 3 4 TIMEOUT 60)
-symm_pe_test(team_group_few_slots PROGRAM team_group NPS 2 4 TIMEOUT 60 NOUCX ARGS 40
+symm_pe_test(team_group_few_slots PROGRAM team_group NPS 2 4 TIMEOUT 60 ARGS 40
   ENV SYMM_MAX_GROUP_TEAMS=5)
 
 # Team misuse that ends the job (pe/team_errors.c).
