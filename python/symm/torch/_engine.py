@@ -25,8 +25,11 @@ future does not re-raise a failed future's error in wait()):
   it will never join raises at once instead of at its timeout. An aborted
   group refuses every later collective.
 
-Every wait here polls the rank's own memory and backs off (sleeps) after a
-short spin, so oversubscribed ranks go on. After the handshake the data
+Every wait here polls the rank's own memory, running the network's
+progress at each poll (a peer's atomic on this rank's control area over
+tcp needs this rank to answer it: the progress thread backs off while the
+process calls symm often), and backs off (sleeps) after a short spin, so
+oversubscribed ranks go on. After the handshake the data
 phase cannot wait for a rank that did not arrive.
 
 Must never: run two collectives of one group at once, or allocate
@@ -64,6 +67,10 @@ NATIVE = {torch.float32: np.float32, torch.float64: np.float64, torch.int8: np.i
 _NUMPY = dict(NATIVE)
 _NUMPY.update({torch.float16: np.float16, torch.bool: np.bool_})
 
+# An all_reduce of this many bytes or more called from C++ (DDP's buckets)
+# runs detached, handshake and all, on the engine's thread (0: never).
+DETACH_BYTES = 64 << 10
+
 # Local errors a rank reports in its descriptor (every rank raises them).
 ERRORS = {1: "a tensor not on the CPU", 2: "a dtype symm.torch does not take",
           3: "a reduction op symm.torch does not take for this dtype",
@@ -76,6 +83,7 @@ _TEXT, _ATEXT, _TEXT_WORDS = 8, 72, 64        # verdict text, abort text: 512 by
 _TABLE = 136                                   # the leader's descriptors, then counts
 _GO, _ABORT, _COUNT = 1 << 18, 1 << 19, (1 << 18) - 1
 _V_GO, _V_ERR = 1, 2
+_CMP_NE = 1  # SHMEM_CMP_NE
 
 
 def control_words(size):
@@ -100,6 +108,10 @@ def _c():
         "get": fn("shmem_getmem", None, [c_void_p, c_void_p, ctypes.c_size_t, c_int]),
         "fence": fn("shmem_fence", None, []),
         "quiet": fn("shmem_quiet", None, []),
+        # A test of the abort word, which also runs the network's progress
+        # once: a peer's atomic on this PE's control area over a network
+        # without hardware atomics needs this PE to answer it.
+        "test": fn("shmem_int64_test", c_int, [c_void_p, c_int, i64]),
     }
 
 
@@ -153,10 +165,19 @@ class Engine:
         """The group as messages name it: its name and global ranks."""
         return "%s (ranks %s)" % (self.name, _ranges(self.pes))
     # ---- ordering -----------------------------------------------------------
-    def submit(self, fn, sync):
+    def idle(self):
+        """Nothing queued or running (a caller may then run a handshake in
+        its own thread without overtaking one)."""
+        with self._cv:
+            return not self._busy and not self._queue
+
+    def submit(self, fn, sync, poison=True):
         """Run fn() after every collective submitted before; a
         torch.futures.Future of its result. sync: with nothing queued or
-        running, fn runs here, in the caller's thread."""
+        running, fn runs here, in the caller's thread. poison: a failure of
+        fn on the engine's thread fails the group's later collectives (for
+        a result nobody may look at; False when the caller's Work raises
+        it)."""
         fut = torch.futures.Future()
         with self._cv:
             if self._closed:
@@ -165,7 +186,7 @@ class Engine:
             if inline:
                 self._busy = True
             else:
-                self._queue.append((fn, fut))
+                self._queue.append((fn, fut, poison))
                 if self._thread is None:
                     self._thread = threading.Thread(target=self._run, name="symm.torch",
                                                     daemon=True)
@@ -187,10 +208,10 @@ class Engine:
                     if self._closed and not self._queue:
                         return
                     self._cv.wait()
-                fn, fut = self._queue.popleft()
+                fn, fut, poison = self._queue.popleft()
                 self._busy = True
             try:
-                _complete(fut, fn, self)
+                _complete(fut, fn, self if poison else None)
             finally:
                 with self._cv:
                     self._busy = False
@@ -296,6 +317,7 @@ class Engine:
             if tb is not None or counts is not None:
                 c["fence"]()
             c["set"](self._word(_V), (seq << 8) | code, pe)
+        c["quiet"]()  # a verdict for a peer off the node must not wait in a queue
         if code != _V_GO:
             raise SymmError(text)
         return result
@@ -307,9 +329,9 @@ class Engine:
         """Poll done() (this rank's memory) until true, the group aborts,
         or the timeout passes (then abort the group). V's value."""
         polls, deadline = 0, time.monotonic() + self._limit
-        ctrl = self.ctrl
+        test, aborted = self._c["test"], self._word(_A)
         while not done():
-            if ctrl[_A]:
+            if test(aborted, _CMP_NE, 0):
                 self._await_abort(kind, seq)
             polls += 1
             if polls & 63 == 0:
@@ -318,7 +340,7 @@ class Engine:
                     self._time_out(kind, seq)
                     deadline = now + self._limit
             _backoff(polls)
-        return int(ctrl[_V])
+        return int(self.ctrl[_V])
 
     def _missing(self, seq):
         """The group ranks whose descriptor for call seq is not in the
@@ -369,7 +391,8 @@ class Engine:
         """The group is aborted: wait (briefly) for its text, then raise."""
         t0 = time.monotonic()
         polls = 0
-        while not self.ctrl[_A] and time.monotonic() - t0 < 10:
+        while (not self._c["test"](self._word(_A), _CMP_NE, 0) and
+               time.monotonic() - t0 < 10):
             polls += 1
             _backoff(polls + 256)
         self.aborted = _text(self.ctrl, _ATEXT) if self.ctrl[_A] else "aborted"

@@ -496,7 +496,7 @@ def all_reduce_sparse(eng, t, op):
                    (_NUMEL, _DTYPE, _OP, _EXTRA)))
     n = torch.tensor([t._nnz()], dtype=torch.int64)
     counts = [torch.zeros(1, dtype=torch.int64) for _ in range(eng.size)]
-    eng.submit(all_gather(eng, counts, n), True).wait()
+    all_gather(eng, counts, n)()  # in this call's turn: nothing else runs between
     c = t.coalesce()
     idx, val = c._indices(), c._values()
     m = max(int(x) for x in counts)
@@ -506,8 +506,8 @@ def all_reduce_sparse(eng, t, op):
     pval[:val.shape[0]] = val
     gi = [torch.empty_like(pidx) for _ in range(eng.size)]
     gv = [torch.empty_like(pval) for _ in range(eng.size)]
-    eng.submit(all_gather(eng, gi, pidx), True).wait()
-    eng.submit(all_gather(eng, gv, pval), True).wait()
+    all_gather(eng, gi, pidx)()
+    all_gather(eng, gv, pval)()
     k = [int(x) for x in counts]
     total = torch.sparse_coo_tensor(
         torch.cat([g[:, :k[r]] for r, g in enumerate(gi)], 1),

@@ -27,6 +27,7 @@ raises on every rank (_engine.py).
 
 import atexit
 import os
+import sys
 import weakref
 
 import torch.distributed as dist
@@ -112,10 +113,11 @@ def _seconds(timeout, default=1800.0):
     return secs if secs > 0 else default
 
 
-class _P2PWork(Work):
-    """A send's or receive's Work: wait() raises the operation's error
-    (torch 1.13's Work made from a future drops it), and a receive from
-    any source tells its source."""
+class _PyWork(Work):
+    """The Work given to torch's Python API: wait() raises the operation's
+    error (torch 1.13's Work made from a future drops it), and a receive
+    from any source tells its source. Never handed to C++: torch 1.13 keeps
+    no reference to a Python Work there, so its overrides would be lost."""
 
     def __init__(self, fut, source=-1):
         super().__init__()
@@ -222,11 +224,26 @@ class ProcessGroupSymm(ProcessGroup):
     def name(self):
         return "symm"
 
-    def _go(self, run, result):
-        """Run a checked collective's data phase: here when the engine is
-        idle (a hop to its thread costs more than a small all_reduce), else
-        queued behind what is in flight (a hook's reductions); its Work."""
-        return _work(self._eng.submit(lambda: (run(), result)[1], True))
+    def _go(self, make, result, detach=False):
+        """A collective: make() runs its handshake (raising on bad input,
+        on every rank) and returns its data phase. With the engine idle and
+        detach False, the handshake runs here (errors raise from the call)
+        and so does the data phase (cheapest: no hop to another thread).
+        Otherwise both are queued behind what is in flight (handshakes run
+        in the order of the calls, on every rank the same), and the call
+        returns at once: what DDP's reductions want, so backward goes on
+        while a late rank is awaited and the bucket reduced. The Work's
+        wait() raises a failure when torch's Python API asked; for a caller
+        in C++ (DDP), the future carries it and the group's next
+        collective raises it too."""
+        eng = self._eng
+        py = _python_api()
+        if (py or not detach) and eng.idle():
+            run = make()
+            fut = eng.submit(lambda: (run(), result)[1], True)
+        else:
+            fut = eng.submit(lambda: (make()(), result)[1], False, poison=not py)
+        return _PyWork(fut) if py else _work(fut)
 
     @staticmethod
     def _one(tensors, what):
@@ -237,89 +254,103 @@ class ProcessGroupSymm(ProcessGroup):
 
     # ---- collectives ---------------------------------------------------------
     def allreduce(self, tensors, opts=None):
-        t = self._one(tensors, "all_reduce")
+        t, op, eng = self._one(tensors, "all_reduce"), _reduce_op(opts), self._eng
         if t.layout == torch.sparse_coo:
-            return self._go(_ops.all_reduce_sparse(self._eng, t, _reduce_op(opts)), tensors)
-        return self._go(_ops.all_reduce(self._eng, t, _reduce_op(opts)), tensors)
+            return self._go(lambda: _ops.all_reduce_sparse(eng, t, op), tensors)
+        # A large reduction called from C++ (DDP's buckets) runs detached.
+        detach = (_engine.DETACH_BYTES and t.layout == torch.strided and
+                  t.numel() * t.element_size() >= _engine.DETACH_BYTES)
+        return self._go(lambda: _ops.all_reduce(eng, t, op), tensors, detach)
 
     def allreduce_coalesced(self, tensors, opts=None):
-        op = _reduce_op(opts)
-        runs = [_ops.all_reduce(self._eng, t, op) for t in tensors]
-        return self._go(lambda: [r() for r in runs], tensors)
+        op, eng = _reduce_op(opts), self._eng
+
+        def make():
+            runs = [_ops.all_reduce(eng, t, op) for t in tensors]
+            return lambda: [r() for r in runs]
+        return self._go(make, tensors)
 
     def broadcast(self, tensors, opts=None):
-        t = self._one(tensors, "broadcast")
+        t, eng = self._one(tensors, "broadcast"), self._eng
         root = int(opts.rootRank) if opts is not None else 0
-        return self._go(_ops.broadcast(self._eng, t, root), tensors)
+        return self._go(lambda: _ops.broadcast(eng, t, root), tensors)
 
     def reduce(self, tensors, opts=None):
-        t = self._one(tensors, "reduce")
-        return self._go(_ops.reduce(self._eng, t, int(opts.rootRank), _reduce_op(opts)),
-                        tensors)
+        t, eng = self._one(tensors, "reduce"), self._eng
+        root, op = int(opts.rootRank), _reduce_op(opts)
+        return self._go(lambda: _ops.reduce(eng, t, root, op), tensors)
 
     def allgather(self, output_lists, input_tensors, opts=None):
         t = self._one(input_tensors, "all_gather")
-        outs = self._one(output_lists, "all_gather")
-        return self._go(_ops.all_gather(self._eng, outs, t), output_lists)
+        outs, eng = self._one(output_lists, "all_gather"), self._eng
+        return self._go(lambda: _ops.all_gather(eng, outs, t), output_lists)
 
     def _allgather_base(self, output, input, opts=None):
-        return self._go(_ops.all_gather_base(self._eng, output, input), [output])
+        eng = self._eng
+        return self._go(lambda: _ops.all_gather_base(eng, output, input), [output])
 
     def allgather_coalesced(self, output_lists, input_list, opts=None):
         # output_lists[r][k] receives rank r's input_list[k] (gloo's layout).
-        size = self._eng.size
+        eng = self._eng
+        size = eng.size
         shaped = len(output_lists) == size and all(len(o) == len(input_list)
                                                    for o in output_lists)
-        runs = []
-        for k, t in enumerate(input_list):
-            outs = [output_lists[r][k] for r in range(size)] if shaped else []
-            runs.append(_ops.all_gather(self._eng, outs, t))
-        if not input_list or not shaped:
-            # Every rank raises the same error in the handshake.
-            _ops.all_gather(self._eng, [], input_list[0] if input_list else torch.empty(0))
-        return self._go(lambda: [r() for r in runs], output_lists)
+
+        def make():
+            runs = []
+            for k, t in enumerate(input_list):
+                outs = [output_lists[r][k] for r in range(size)] if shaped else []
+                runs.append(_ops.all_gather(eng, outs, t))
+            if not input_list or not shaped:
+                # Every rank raises the same error in the handshake.
+                _ops.all_gather(eng, [], input_list[0] if input_list else torch.empty(0))
+            return lambda: [r() for r in runs]
+        return self._go(make, output_lists)
 
     def gather(self, output_lists, input_tensors, opts=None):
-        t = self._one(input_tensors, "gather")
+        t, eng = self._one(input_tensors, "gather"), self._eng
         outs = output_lists[0] if output_lists else []
         root = int(opts.rootRank)
-        return self._go(_ops.gather(self._eng, outs, t, root), output_lists)
+        return self._go(lambda: _ops.gather(eng, outs, t, root), output_lists)
 
     def scatter(self, output_tensors, input_lists, opts=None):
-        t = self._one(output_tensors, "scatter")
+        t, eng = self._one(output_tensors, "scatter"), self._eng
         ins = input_lists[0] if input_lists else []
         root = int(opts.rootRank)
-        return self._go(_ops.scatter(self._eng, t, ins, root), output_tensors)
+        return self._go(lambda: _ops.scatter(eng, t, ins, root), output_tensors)
 
     def reduce_scatter(self, output_tensors, input_lists, opts=None):
         out = self._one(output_tensors, "reduce_scatter")
-        ins = self._one(input_lists, "reduce_scatter")
-        return self._go(_ops.reduce_scatter(self._eng, out, ins, _reduce_op(opts)),
-                        output_tensors)
+        ins, eng = self._one(input_lists, "reduce_scatter"), self._eng
+        op = _reduce_op(opts)
+        return self._go(lambda: _ops.reduce_scatter(eng, out, ins, op), output_tensors)
 
     def _reduce_scatter_base(self, output, input, opts=None):
-        return self._go(_ops.reduce_scatter_base(self._eng, output, input, _reduce_op(opts)),
-                        [output])
+        op, eng = _reduce_op(opts), self._eng
+        return self._go(lambda: _ops.reduce_scatter_base(eng, output, input, op), [output])
 
     def alltoall_base(self, output, input, output_split_sizes, input_split_sizes, opts=None):
-        return self._go(_ops.all_to_all(self._eng, output, input,
-                                                list(output_split_sizes),
-                                                list(input_split_sizes)), [output])
+        eng, osz, isz = self._eng, list(output_split_sizes), list(input_split_sizes)
+        return self._go(lambda: _ops.all_to_all(eng, output, input, osz, isz), [output])
 
     def alltoall(self, output_tensors, input_tensors, opts=None):
-        return self._go(_ops.all_to_all_list(self._eng, output_tensors, input_tensors),
+        eng = self._eng
+        return self._go(lambda: _ops.all_to_all_list(eng, output_tensors, input_tensors),
                         output_tensors)
 
     def barrier(self, opts=None):
-        return self._go(_ops.barrier(self._eng, _opt_timeout(opts)), [])
+        eng, timeout = self._eng, _opt_timeout(opts)
+        return self._go(lambda: _ops.barrier(eng, timeout), [])
 
     def monitored_barrier(self, opts=None, wait_all_ranks=False):
-        timeout = _opt_timeout(opts)
-        try:
-            run = _ops.barrier(self._eng, timeout)
-        except _engine.GroupAborted as e:
-            raise RuntimeError("%s (monitored_barrier)" % e) from None
-        self._eng.submit(run, False).wait()
+        eng, timeout = self._eng, _opt_timeout(opts)
+
+        def run():
+            try:
+                _ops.barrier(eng, timeout)()
+            except _engine.GroupAborted as e:
+                raise RuntimeError("%s (monitored_barrier)" % e) from None
+        eng.submit(run, True, poison=False).wait()
 
     # ---- point to point ------------------------------------------------------
     def _peer(self, rank, what):
@@ -331,13 +362,13 @@ class ProcessGroupSymm(ProcessGroup):
     def send(self, tensors, dst, tag=0):
         from . import _p2p
         t = self._one(tensors, "send")
-        return _P2PWork(_p2p.channels().send(t, self._peer(int(dst), "send"), int(tag)))
+        return _PyWork(_p2p.channels().send(t, self._peer(int(dst), "send"), int(tag)))
 
     def recv(self, tensors, src, tag=0):
         from . import _p2p
         t = self._one(tensors, "recv")
         src = int(src)
-        return _P2PWork(_p2p.channels().recv(t, self._peer(src, "recv"), int(tag)), src)
+        return _PyWork(_p2p.channels().recv(t, self._peer(src, "recv"), int(tag)), src)
 
     def recv_anysource(self, tensors, tag=0):
         from . import _p2p
@@ -345,7 +376,15 @@ class ProcessGroupSymm(ProcessGroup):
         source = [-1]
         pes = self._eng.pes
         fut = _p2p.channels().recv_any(t, pes, int(tag), source)
-        return _P2PWork(fut, source)
+        return _PyWork(fut, source)
+
+
+def _python_api():
+    """Whether the collective was called by torch's Python API
+    (distributed_c10d, which waits on the Work in Python) rather than from
+    C++ (DDP's reducer, _broadcast_coalesced) or other Python code."""
+    f = sys._getframe(3)  # _python_api <- _go <- the collective <- its caller
+    return f is not None and f.f_code.co_filename.endswith("distributed_c10d.py")
 
 
 def _reduce_op(opts):

@@ -70,8 +70,14 @@ def _reduce_bucket(eng, t, wire):
 def _hook(state, bucket, wire):
     eng = _engine_of(state)
     t = bucket.buffer() if callable(getattr(bucket, "buffer", None)) else bucket.get_tensor()
-    _check_bucket(eng, t)
-    return eng.submit(lambda: _reduce_bucket(eng, t, wire), sync=False)
+    nbytes = t.numel() * t.element_size()
+    if (not _engine.DETACH_BYTES or nbytes < _engine.DETACH_BYTES) and eng.idle():
+        _check_bucket(eng, t)  # here: nothing queued can be overtaken
+        return eng.submit(lambda: _reduce_bucket(eng, t, wire), sync=False)
+    # Handshake and reduction on the engine's thread, in the order of the
+    # calls: backward goes on while a late rank is awaited.
+    return eng.submit(lambda: (_check_bucket(eng, t), _reduce_bucket(eng, t, wire))[1],
+                      sync=False)
 
 
 def allreduce_hook(state, bucket):
