@@ -231,6 +231,24 @@ def test_bad_input_raises_everywhere_then_works():
     assert torch.equal(t, torch.full((10,), float(N)))
 
 
+def test_queued_collective_raises_from_wait_and_group_goes_on():
+    # Behind work in flight (as behind a hook's bucket) the handshake is
+    # queued too; its error must still reach the caller, from wait().
+    eng = dist.distributed_c10d._get_default_group()._eng
+    eng.submit(lambda: time.sleep(0.3), False)
+    n = 100 if ME != N - 1 else 101
+    w = dist.all_reduce(torch.ones(n), async_op=True)
+    ok = torch.ones(7)
+    w2 = dist.all_reduce(ok, async_op=True)
+    if N > 1:
+        with pytest.raises(RuntimeError, match="rank %d passed 101 elements" % (N - 1)):
+            w.wait()
+    else:
+        w.wait()
+    w2.wait()
+    assert torch.equal(ok, torch.full((7,), float(N)))
+
+
 def _train(hook, group, steps=6, state=None):
     torch.manual_seed(1234)
     model = torch.nn.Sequential(torch.nn.Linear(64, 256), torch.nn.ReLU(),

@@ -4,9 +4,11 @@ backend and the DDP hooks.
 
 Owns the order of the group's collectives (a FIFO worker thread), the
 symmetric staging memory they go through, and the handshake that opens
-every collective. The handshake runs in the caller's thread, so bad input
-raises from the call itself on every rank (torch 1.13's Work made from a
-future does not re-raise a failed future's error in wait()):
+every collective. The handshake runs in the caller's thread when nothing
+is in flight, so bad input raises from the call itself on every rank
+(torch 1.13's Work made from a future does not re-raise a failed future's
+error in wait()); behind work in flight it is queued with its data phase,
+so every rank runs the handshakes in the order of the calls:
 
 - every rank puts its descriptor (what it calls, how many elements of
   which dtype, the op, the root, its local error; all_to_all's counts too)
@@ -32,7 +34,9 @@ process calls symm often), and backs off (sleeps) after a short spin, so
 oversubscribed ranks go on. After the handshake the data
 phase cannot wait for a rank that did not arrive.
 
-Must never: run two collectives of one group at once, or allocate
+Must never: run two collectives of one group at once, run a handshake
+in the caller's thread while another is queued (it would overtake it on
+one rank and not on another), or allocate
 symmetric memory but in the worker's order on the world group (allocation
 is collective over the world; a subgroup's staging is its window of the
 world's pool, made when the world group was).
@@ -66,10 +70,6 @@ NATIVE = {torch.float32: np.float32, torch.float64: np.float64, torch.int8: np.i
           torch.complex128: np.complex128}
 _NUMPY = dict(NATIVE)
 _NUMPY.update({torch.float16: np.float16, torch.bool: np.bool_})
-
-# An all_reduce of this many bytes or more called from C++ (DDP's buckets)
-# runs detached, handshake and all, on the engine's thread (0: never).
-DETACH_BYTES = 64 << 10
 
 # Local errors a rank reports in its descriptor (every rank raises them).
 ERRORS = {1: "a tensor not on the CPU", 2: "a dtype symm.torch does not take",

@@ -224,21 +224,20 @@ class ProcessGroupSymm(ProcessGroup):
     def name(self):
         return "symm"
 
-    def _go(self, make, result, detach=False):
+    def _go(self, make, result):
         """A collective: make() runs its handshake (raising on bad input,
-        on every rank) and returns its data phase. With the engine idle and
-        detach False, the handshake runs here (errors raise from the call)
-        and so does the data phase (cheapest: no hop to another thread).
-        Otherwise both are queued behind what is in flight (handshakes run
-        in the order of the calls, on every rank the same), and the call
-        returns at once: what DDP's reductions want, so backward goes on
-        while a late rank is awaited and the bucket reduced. The Work's
-        wait() raises a failure when torch's Python API asked; for a caller
-        in C++ (DDP), the future carries it and the group's next
+        on every rank) and returns its data phase. With the engine idle,
+        both run here (errors raise from the call; no hop to another
+        thread: running DDP's buckets detached measured no faster on 2
+        cores, docs/performance.md). Otherwise both are queued behind what
+        is in flight (a hook's reductions), so handshakes run in the order
+        of the calls on every rank, and the call returns at once. The
+        Work's wait() raises a failure when torch's Python API asked; for a
+        caller in C++ the future carries it and the group's next
         collective raises it too."""
         eng = self._eng
         py = _python_api()
-        if (py or not detach) and eng.idle():
+        if eng.idle():
             run = make()
             fut = eng.submit(lambda: (run(), result)[1], True)
         else:
@@ -257,10 +256,7 @@ class ProcessGroupSymm(ProcessGroup):
         t, op, eng = self._one(tensors, "all_reduce"), _reduce_op(opts), self._eng
         if t.layout == torch.sparse_coo:
             return self._go(lambda: _ops.all_reduce_sparse(eng, t, op), tensors)
-        # A large reduction called from C++ (DDP's buckets) runs detached.
-        detach = (_engine.DETACH_BYTES and t.layout == torch.strided and
-                  t.numel() * t.element_size() >= _engine.DETACH_BYTES)
-        return self._go(lambda: _ops.all_reduce(eng, t, op), tensors, detach)
+        return self._go(lambda: _ops.all_reduce(eng, t, op), tensors)
 
     def allreduce_coalesced(self, tensors, opts=None):
         op, eng = _reduce_op(opts), self._eng

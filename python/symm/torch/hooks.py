@@ -70,12 +70,11 @@ def _reduce_bucket(eng, t, wire):
 def _hook(state, bucket, wire):
     eng = _engine_of(state)
     t = bucket.buffer() if callable(getattr(bucket, "buffer", None)) else bucket.get_tensor()
-    nbytes = t.numel() * t.element_size()
-    if (not _engine.DETACH_BYTES or nbytes < _engine.DETACH_BYTES) and eng.idle():
+    if eng.idle():
         _check_bucket(eng, t)  # here: nothing queued can be overtaken
         return eng.submit(lambda: _reduce_bucket(eng, t, wire), sync=False)
-    # Handshake and reduction on the engine's thread, in the order of the
-    # calls: backward goes on while a late rank is awaited.
+    # Behind a bucket in flight: the handshake too runs on the engine's
+    # thread, so handshakes keep the order of the calls on every rank.
     return eng.submit(lambda: (_check_bucket(eng, t), _reduce_bucket(eng, t, wire))[1],
                       sync=False)
 
