@@ -154,6 +154,25 @@ def reduce(dest, source, op="sum", team=None):
 
 allreduce = reduce
 
+_raw_fns = {}
+
+
+def reduce_raw(dest, source, op, team=None):
+    """reduce() of arrays the caller has checked already (symmetric,
+    contiguous, of one dtype and size, op valid for it): the C call alone,
+    its function bound once. For callers that reduce the same buffers many
+    times (symm.torch's staging)."""
+    key = (source.dtype, op)
+    f = _raw_fns.get(key)
+    if f is None:
+        name = "shmem_%s_%s_reduce" % (_arrays.C_NAME[source.dtype], op)
+        f = _raw_fns[key] = (name, fn(name, c_int, [c_void_p, c_void_p, c_void_p, c_size_t]))
+    t = TEAM_WORLD if team is None else team
+    mark = _lib.log_mark()
+    _rc(f[1](t.handle, _arrays.data_ptr(dest), _arrays.data_ptr(source), source.size),
+        "reduce", f[0], mark)
+    return dest
+
 
 def reduce_scatter(dest, source, op="sum", team=None):
     """source (symmetric, n_pes equal blocks) is reduced elementwise over

@@ -33,17 +33,23 @@ _INT = (torch.int8, torch.uint8, torch.int16, torch.int32, torch.int64)
 _ALIGN = 64
 
 
+_OP_TABLE = None
+
+
 def op_name(op):
     """ReduceOp (or a name) -> one of OPS; None for ops symm.torch lacks."""
+    global _OP_TABLE
     if isinstance(op, str):
         return op.lower() if op.lower() in OPS else None
-    import torch.distributed as dist
-    table = {dist.ReduceOp.SUM: "sum", dist.ReduceOp.PRODUCT: "prod", dist.ReduceOp.MIN: "min",
-             dist.ReduceOp.MAX: "max", dist.ReduceOp.BAND: "band", dist.ReduceOp.BOR: "bor",
-             dist.ReduceOp.BXOR: "bxor"}
-    if hasattr(dist.ReduceOp, "AVG"):
-        table[dist.ReduceOp.AVG] = "avg"
-    for k, v in table.items():
+    if _OP_TABLE is None:
+        import torch.distributed as dist
+        table = {dist.ReduceOp.SUM: "sum", dist.ReduceOp.PRODUCT: "prod",
+                 dist.ReduceOp.MIN: "min", dist.ReduceOp.MAX: "max", dist.ReduceOp.BAND: "band",
+                 dist.ReduceOp.BOR: "bor", dist.ReduceOp.BXOR: "bxor"}
+        if hasattr(dist.ReduceOp, "AVG"):
+            table[dist.ReduceOp.AVG] = "avg"
+        _OP_TABLE = list(table.items())
+    for k, v in _OP_TABLE:
         if op == k:
             return v
     return None
@@ -182,19 +188,39 @@ def allreduce_flat(eng, t, op):
     return _allreduce_step(eng, t, op)
 
 
+def _native_plan(eng, n, dtype, op):
+    """The staging views (source, dest: apart, as an in-place reduction
+    copies the vector once more) and the bound C reduction of an all_reduce
+    of n dtype elements, made once per shape and kept by the engine while
+    its staging buffer stays (a DDP step repeats the same few shapes, and
+    building them cost more than a small reduction)."""
+    nb = n * torch.empty((), dtype=dtype).element_size()
+    off = _round(nb)
+    buf = eng.staging(off + nb)
+    key = (buf.ctypes.data, n, dtype, op)
+    plan = eng.plans.get(key)
+    if plan is None:
+        src, dst = view(buf, 0, n, dtype), view(buf, off, n, dtype)
+        a_src, a_dst = np_view(buf, 0, n, dtype), np_view(buf, off, n, dtype)
+        symm_op, team = _SYMM_OP[op], eng.team
+
+        def reduce_fn():
+            coll.reduce_raw(a_dst, a_src, symm_op, team)
+        if len(eng.plans) >= 64:
+            eng.plans.clear()
+        plan = eng.plans[key] = (src, dst, reduce_fn)
+    return plan
+
+
 def _allreduce_step(eng, t, op):
     n = t.numel()
     flat = _flat(t)
     dtype = t.dtype
     if dtype in NATIVE:  # every op _check let through has a symm reduction
-        # Source and dest apart: an in-place reduction copies the vector once more.
-        nb = n * flat.element_size()
-        off = _round(nb)
-        buf = eng.staging(off + nb)
-        view(buf, 0, n, dtype).copy_(flat)
-        coll.reduce(np_view(buf, off, n, dtype), np_view(buf, 0, n, dtype), _SYMM_OP[op],
-                    team=eng.team)
-        flat.copy_(view(buf, off, n, dtype))
+        src, dst, reduce_fn = _native_plan(eng, n, dtype, op)
+        src.copy_(flat)
+        reduce_fn()
+        flat.copy_(dst)
         if op == "avg":
             flat.div_(eng.size)
     else:  # reduce-scatter, then allgather of the reduced blocks
