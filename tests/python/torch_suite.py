@@ -9,7 +9,8 @@ are symm's too. Usage (the package on PYTHONPATH, SYMM_LIBRARY set):
 
     WORLD_SIZE=2 python3 tests/python/torch_suite.py [-k PATTERN ...] [-v]
 
-Each test spawns WORLD_SIZE processes, as for gloo. Torch limits a few
+Each test spawns WORLD_SIZE processes, as for gloo. SYMM_SUITE_BACKEND=gloo
+runs the same selection on gloo itself, for the comparison. Torch limits a few
 checks to the name "gloo" (monitored_barrier's): those fail by name, not
 by behaviour; docs/user-guide/python.md lists what fails and why.
 """
@@ -51,7 +52,9 @@ def _as_symm(*args, **kwargs):
     return _init(*args, **kwargs)
 
 
-dist.init_process_group = _as_symm
+if os.environ.get("SYMM_SUITE_BACKEND", "symm") == "symm":
+    dist.init_process_group = _as_symm
+# else (SYMM_SUITE_BACKEND=gloo): the same tests on gloo itself, to compare.
 
 from torch.testing._internal.common_utils import run_tests  # noqa: E402
 from torch.testing._internal.distributed.distributed_test import (  # noqa: E402
