@@ -144,11 +144,8 @@ def reduce(dest, source, op="sum", team=None):
     dt = _arrays.dtype_in(s, _arrays.REDUCE_TYPES[op], routine, "source", "op %r" % op)
     if d.size != s.size:
         raise ValueError("symm.%s: dest has %d elements, source %d" % (routine, d.size, s.size))
-    cname = _arrays.C_NAME[dt]
-    mark = _lib.log_mark()
-    name = "shmem_%s_%s_reduce" % (cname, op)
-    _rc(fn(name, c_int, [c_void_p, c_void_p, c_void_p, c_size_t])(
-        t.handle, _arrays.data_ptr(d), _arrays.data_ptr(s), s.size), routine, name, mark)
+    del dt  # checked: the C routine is chosen by the source's dtype
+    reduce_raw(d, s, op, t)
     return dest
 
 

@@ -51,7 +51,7 @@ import numpy as np
 import torch
 
 from .. import memory, runtime
-from .._lib import SymmError, c_int, c_long, c_void_p, fn
+from .._lib import SymmError, c_int, c_void_p, fn
 
 # Descriptor slots (int64 each).
 _KIND, _SEQ, _NUMEL, _DTYPE, _OP, _ROOT, _ERR, _EXTRA = range(8)

@@ -14,11 +14,9 @@ allgather. Every rank gets the same bits: the order of the reduction is
 fixed.
 """
 
-import numpy as np
 import torch
 
 from .. import coll
-from .._lib import SymmError
 from . import _engine
 from ._engine import (_DTYPE, _EXTRA, _NUMEL, _OP, _ROOT, DTYPE_CODE, NATIVE, np_view,
                       view)
