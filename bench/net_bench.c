@@ -19,6 +19,10 @@
  * Output, PE 0 only, one row per line: "net_bench OP BYTES VALUE UNIT".
  * NET_BENCH_ONLY=ROW[,ROW...] runs only those rows, each OP (every size)
  * or OP:BYTES (fcollect:1048576); it must be the same on every PE.
+ * NET_BENCH_SIZES=B[,B...] replaces the collectives' sizes per PE (default
+ * 8,65536,1048576; multiples of 8): large rows need a symmetric heap of
+ * about 3 x npes x the largest (SHMEM_SYMMETRIC_SIZE). Rows past 1 MiB run
+ * fewer calls (at least 5).
  */
 #include <shmem.h>
 #include <stdio.h>
@@ -95,7 +99,23 @@ int main(int argc, char **argv)
         ((long *)psync)[i] = SHMEM_SYNC_VALUE;
     for (size_t i = 0; i < sizeof(psync_c) / sizeof(long); i++)
         ((long *)psync_c)[i] = SHMEM_SYNC_VALUE;
-    const size_t maxb = 1u << 20;
+    size_t sizes[32], n_sizes = 0;
+    const char *sz_env = getenv("NET_BENCH_SIZES");
+    for (const char *p = sz_env != NULL && *sz_env ? sz_env : "8,65536,1048576";
+         *p != '\0' && n_sizes < 32;) {
+        char *e;
+        size_t b = strtoull(p, &e, 0);
+        if (e == p || b % 8 != 0) {
+            if (me == 0)
+                printf("net_bench: NET_BENCH_SIZES: bad size at \"%s\" (a multiple of 8)\n", p);
+            shmem_global_exit(2);
+        }
+        sizes[n_sizes++] = b;
+        p = *e == ',' ? e + 1 : e;
+    }
+    size_t maxb = 1u << 20;
+    for (size_t i = 0; i < n_sizes; i++)
+        maxb = sizes[i] > maxb ? sizes[i] : maxb;
     double *src = shmem_malloc(maxb * npes), *dst = shmem_malloc(maxb * npes);
     double *wrk = shmem_malloc(maxb / 2 + 8 * SHMEM_REDUCE_MIN_WRKDATA_SIZE);
     long *word = shmem_malloc(sizeof(long));
@@ -139,18 +159,19 @@ int main(int argc, char **argv)
             if (wanted("fetch_add", 8))
                 row("fetch_add", 8, (now() - t0) / ops, "us");
             check(old == ops - 1, "fetch_add", 8);
+            const size_t bwb = 1u << 20;
             int win = 64, reps = iters / 50 > 4 ? iters / 50 : 4;
             for (int i = 0; i < win; i++)
-                shmem_putmem_nbi(dst, src, maxb, peer);
+                shmem_putmem_nbi(dst, src, bwb, peer);
             shmem_quiet();
             t0 = now();
             for (int r = 0; r < reps; r++) {
                 for (int i = 0; i < win; i++)
-                    shmem_putmem_nbi(dst, src, maxb, peer);
+                    shmem_putmem_nbi(dst, src, bwb, peer);
                 shmem_quiet();
             }
-            if (wanted("put_bw", maxb))
-                row("put_bw", maxb, (double)maxb * win * reps / (now() - t0), "MB/s");
+            if (wanted("put_bw", bwb))
+                row("put_bw", bwb, (double)bwb * win * reps / (now() - t0), "MB/s");
         }
         shmem_barrier_all();
     }
@@ -169,10 +190,13 @@ int main(int argc, char **argv)
         row("barrier", 0, v, "us");
 
     /* ---- collectives ------------------------------------------------------- */
-    static const size_t sizes[] = {8, 65536, 1u << 20};
-    for (size_t si = 0; si < sizeof(sizes) / sizeof(sizes[0]); si++) {
+    for (size_t si = 0; si < n_sizes; si++) {
         size_t bytes = sizes[si], n = bytes / 8;
         int it = bytes <= 65536 ? iters : (iters / 20 > 10 ? iters / 20 : 10);
+        if (bytes > (1u << 20)) { /* about 64 MiB a PE per row, at least 5 calls */
+            int few = (int)((64u << 20) / bytes);
+            it = few < 5 ? 5 : few < it ? few : it;
+        }
         for (size_t k = 0; k < n * npes; k++)
             src[k] = (double)(me * 1000 + (int)(k % 1000));
         shmem_barrier_all();

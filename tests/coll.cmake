@@ -12,6 +12,12 @@ symm_pe_test(coll_slice0 PROGRAM coll NPS 1 2 3 4 TIMEOUT 60 ARGS reduce
   ENV SYMM_REDUCE_SLICE_MIN=0)
 symm_pe_test(coll_noslice PROGRAM coll NPS 1 2 3 4 TIMEOUT 60 ARGS reduce
   ENV SYMM_REDUCE_SLICE_MIN=1G)
+# The pipelined reduction over the network (reduce/reduce_pipe.c) with
+# segments of a few elements and two receives in flight: many segments a
+# slice, the 128-segment cap on the large vectors, slots reused, members'
+# segments of different lengths, in place with members before this one.
+symm_pe_test(coll_pipe PROGRAM coll NPS 2 3 4 TIMEOUT 60 ARGS reduce UCXONLY
+  ENV SYMM_REDUCE_SLICE_MIN=0 SYMM_COLL_SEGMENT=40 SYMM_COLL_WINDOW=2)
 # Every routine and type again (up to 7 elements) under SHMEM_DEBUG's deep
 # argument checks: none may fire.
 symm_pe_test(coll_debug PROGRAM coll NPS 1 2 3 4 TIMEOUT 60 ARGS quick ENV SHMEM_DEBUG=1)

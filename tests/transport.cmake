@@ -56,6 +56,13 @@ if(SYMM_HAVE_UCX)
       $<TARGET_FILE:coll> $<TARGET_FILE:coll_skew> $<TARGET_FILE:active>)
   set_tests_properties(netns_mixed_cyclic PROPERTIES TIMEOUT ${netns_total} SKIP_RETURN_CODE 77
     LABELS ucx ENVIRONMENT "NETNS_PPN=2;NETNS_CYCLIC=1;NETNS_TIMEOUT=${netns_t}")
+  # More than two nodes (scripts/netns_cluster.sh's bridge): the reductions
+  # on 3 nodes of 2 PEs and 4 of 1, the pipelined form's segments short,
+  # eager and by rendezvous.
+  add_test(NAME netns_cluster_reduce
+    COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/scripts/netns_cluster_test.sh $<TARGET_FILE:coll> reduce)
+  set_tests_properties(netns_cluster_reduce PROPERTIES TIMEOUT ${netns_total}
+    SKIP_RETURN_CODE 77 LABELS ucx ENVIRONMENT "NETNS_TIMEOUT=${netns_t}")
   # A PE on the other "node" dies: its peer ends with a message naming it.
   add_test(NAME netns_death
     COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/scripts/netns_test.sh "$<TARGET_FILE:remote> die")

@@ -90,6 +90,12 @@ void symm_coll_reduce_msg_whole(symm_group_t *g, void *dest, const void *source,
                                 size_t elem, symm_reduce_fn op, const char *routine);
 void symm_coll_reduce_msg_slice(symm_group_t *g, void *dest, const void *source, size_t count,
                                 size_t elem, symm_reduce_fn op, const char *routine);
+/* The pipelined reduction among members who[0..m) (group indices; NULL:
+ * every member) by messages, self my index among them; the rounds of tag
+ * are its own (reduce/reduce_pipe.c). */
+void symm_coll_reduce_pipe(symm_group_t *g, const int *who, int m, int self, void *dest,
+                           const void *source, size_t count, size_t elem, symm_reduce_fn op,
+                           symm_msg_tag_t tag, const char *routine);
 void symm_coll_reduce_nodes(symm_group_t *g, const nodes_t *nd, void *dest, const void *source,
                             size_t count, size_t elem, symm_reduce_fn op, const char *routine);
 

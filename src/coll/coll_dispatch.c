@@ -65,10 +65,11 @@
  *   pull slice  reduce/reduce_pull.c       not msg, otherwise: each member reduces 1/n
  *   msg whole   reduce/reduce_msg.c        msg, n > count or below SYMM_REDUCE_SLICE_MIN:
  *                                          one round
- *   msg slice   reduce/reduce_msg.c        msg, otherwise: reduce-scatter then allgather,
- *                                          each member reduces 1/n
- *   nodes       reduce/reduce_nodes.c      msg, node layout, below SYMM_REDUCE_SLICE_MIN or
- *                                          2 nodes: only heads exchange (partials)
+ *   msg slice   reduce/reduce_pipe.c       msg, otherwise: reduce-scatter then allgather,
+ *                                          each member reduces 1/n, in segments pipelined
+ *                                          (SYMM_COLL_SEGMENT, SYMM_COLL_WINDOW)
+ *   nodes       reduce/reduce_nodes.c      msg, node layout: only heads exchange (partials):
+ *                                          whole below SYMM_REDUCE_SLICE_MIN, else as slice
  * scan
  *   pull        scan/scan_pull.c           not msg (or 1 PE): reads in place
  *   msg         scan/scan_msg.c            msg, 2+ PEs: each source to every later member
@@ -219,7 +220,7 @@ void symm_coll_reduce(symm_group_t *g, void *dest, const void *source, size_t co
     }
     if (use_msg(g) && n > 1) {
         const nodes_t *nd = count != 0 ? symm_coll_team_nodes(g) : NULL;
-        if (nd != NULL && (bytes < g->s->cfg.coll.reduce_slice_min || nd->n_nodes <= 2))
+        if (nd != NULL)
             symm_coll_reduce_nodes(g, nd, dest, source, count, elem, op, routine);
         else if (n < 2 || bytes < g->s->cfg.coll.reduce_slice_min || (size_t)n > count ||
                  pair_on_host(g))

@@ -68,24 +68,44 @@ size_t symm_coll_arrived(symm_group_t *g, symm_msg_tag_t tag, int round, int i)
     return len;
 }
 
+int symm_coll_recv_try(symm_group_t *g, symm_msg_tag_t tag, int round, int i, void *dst, size_t n,
+                       void **h, const char *routine)
+{
+    size_t len;
+    int pe = symm_group_pe(g, i);
+    tag.seq += (uint64_t)round;
+    if (!g->s->net->msg_probe(g->s, &tag, pe, &len))
+        return 0;
+    if (len != n)
+        symm_fatal(routine,
+                   "PE %d sent %zu bytes where this PE expects %zu: the members passed "
+                   "different sizes",
+                   pe, len, n);
+    int rc = g->s->net->msg_take(g->s, &tag, pe, dst, n, h);
+    if (rc != 0)
+        symm_fatal(routine, "receiving %zu bytes from PE %d failed: %s", n, pe,
+                   symm_status_str((symm_status_t)rc));
+    return 1;
+}
+
+void symm_coll_recv_wait(symm_group_t *g, void *h, const char *routine)
+{
+    int rc = g->s->net->msg_wait(g->s, h);
+    if (rc != 0)
+        symm_fatal(routine, "a collective message failed: %s", symm_status_str((symm_status_t)rc));
+}
+
 /* Receive member i's message under tag + round into dst: n bytes, or end
  * the job naming both PEs if it sent another size (the members passed
  * different sizes to one collective). */
 void symm_coll_recv_from(symm_group_t *g, symm_msg_tag_t tag, int round, int i, void *dst, size_t n,
                          const char *routine)
 {
-    size_t len = symm_coll_arrived(g, tag, round, i);
-    int pe = symm_group_pe(g, i);
-    if (len != n)
-        symm_fatal(routine,
-                   "PE %d sent %zu bytes where this PE expects %zu: the members passed "
-                   "different sizes",
-                   pe, len, n);
-    tag.seq += (uint64_t)round;
-    int rc = g->s->net->msg_take(g->s, &tag, pe, dst, n);
-    if (rc != 0)
-        symm_fatal(routine, "receiving %zu bytes from PE %d failed: %s", n, pe,
-                   symm_status_str((symm_status_t)rc));
+    void *h;
+    unsigned polls = 0;
+    while (!symm_coll_recv_try(g, tag, round, i, dst, n, &h, routine))
+        symm_wait_backoff(g->s, &polls);
+    symm_coll_recv_wait(g, h, routine);
 }
 
 /* out = the reduction, in the order of who[0..m) (group indices; NULL:

@@ -75,6 +75,16 @@ void symm_coll_send_to(symm_group_t *g, sends_t *q, symm_msg_tag_t tag, int roun
 /* Wait until member i's message under tag + round is here; its length. */
 size_t symm_coll_arrived(symm_group_t *g, symm_msg_tag_t tag, int round, int i);
 
+/* Start receiving member i's message under tag + round into dst if it is
+ * here: 1, and *h for symm_coll_recv_wait (NULL: in place already); 0 if
+ * it has not arrived (nothing done). A message of another size than n
+ * ends the job naming both PEs. Several may be in flight at once. */
+int symm_coll_recv_try(symm_group_t *g, symm_msg_tag_t tag, int round, int i, void *dst, size_t n,
+                       void **h, const char *routine);
+
+/* Wait until a receive of symm_coll_recv_try is in place. */
+void symm_coll_recv_wait(symm_group_t *g, void *h, const char *routine);
+
 /* Receive member i's message under tag + round into dst: n bytes, or end
  * the job naming both PEs if it sent another size (the members passed
  * different sizes to one collective). */

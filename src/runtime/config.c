@@ -134,6 +134,10 @@ int symm_config_load(symm_config_t *cfg)
         symm_error("shmem_init", "SYMM_BARRIER='%s' is not one of auto, dissemination, central", b);
         rc = SYMM_ERR_INVALID;
     }
+    if (cfg->coll.window < 1 || cfg->coll.window > 64) {
+        symm_error("shmem_init", "SYMM_COLL_WINDOW=%d is outside 1-64", cfg->coll.window);
+        rc = SYMM_ERR_INVALID;
+    }
     size_t stage;
     const char *st = cfg->coll.stage_max;
     if (strcmp(st, "auto") != 0 && symm_parse_size(st, &stage) != SYMM_OK) {

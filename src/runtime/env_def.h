@@ -165,6 +165,12 @@
       "most this (held at the receiver until it takes it): no rendezvous round trip where "  \
       "every member sends at once; beyond it, blocks above SYMM_COLL_EAGER_MAX by "          \
       "rendezvous (to a PE of the same host always: zero-copy there)")                      \
+    X(SYMM_COLL_SEGMENT, SIZE, USER, coll, segment, "1M",                                   \
+      "large reductions over the network cut each PE's slice into segments of this size "    \
+      "(at most 128 a slice): each segment is reduced and sent on while the next arrives")   \
+    X(SYMM_COLL_WINDOW, INT, USER, coll, window, "8",                                        \
+      "receives a pipelined reduction over the network keeps in flight (1-64): a "           \
+      "rendezvous transfer starts while the segment before it is reduced")                   \
     X(SYMM_COLL_NODE_AWARE, BOOL, USER, coll, node_aware, "1",                               \
       "teams spanning nodes with several PEs on one: broadcast, reduce, fcollect, collect, " \
       "alltoall share data on each node through memory and send between nodes from one PE "  \

@@ -92,16 +92,18 @@ typedef struct symm_transport_ops {
      * msg_send is non-blocking: *handle (NULL: complete already) goes to
      * msg_wait, after which src is reusable; how is a symm_msg_how_t.
      * msg_probe: 1 and the length if (tag, from) is here, else
-     * 0 (non-blocking; wait loops run progress). msg_take: receive a probed
-     * message into dst (len bytes, as probed), blocking until it is in
-     * place, and forget it. NULL msg_send: none (collectives pull). */
+     * 0 (non-blocking; wait loops run progress). msg_take: start receiving
+     * a probed message into dst (len bytes, as probed) and forget it;
+     * *handle (NULL: in place already) goes to msg_wait, after which dst
+     * holds it, so a collective keeps several receives in flight.
+     * NULL msg_send: none (collectives pull). */
     int (*msg_send)(struct symm_instance *inst, int pe, const symm_msg_tag_t *tag,
                     const void *src, size_t n, int how, void **handle);
     int (*msg_wait)(struct symm_instance *inst, void *handle);
     int (*msg_probe)(struct symm_instance *inst, const symm_msg_tag_t *tag, int from,
                      size_t *len);
     int (*msg_take)(struct symm_instance *inst, const symm_msg_tag_t *tag, int from, void *dst,
-                    size_t len);
+                    size_t len, void **handle);
     int (*fence)(struct symm_ctx *ctx);
     int (*quiet)(struct symm_ctx *ctx);
     /* Quiet towards the n (world) PEs of pes only: what ctx issued to them

@@ -6,8 +6,9 @@
  *          other and reduces all n
  *   slice  large vectors (SYMM_REDUCE_SLICE_MIN), 2 PEs too: reduce-scatter
  *          (slice j of every source goes to member j, which reduces it),
- *          then allgather of the reduced slices: the same bytes on the wire
- *          as the whole exchange at 2 PEs, half the reduction each
+ *          then allgather of the reduced slices, pipelined in segments
+ *          (reduce/reduce_pipe.c): the same bytes on the wire as the whole
+ *          exchange at 2 PEs, half the reduction each
  * Nothing is written to dest before my sends of source have completed, so
  * dest may be source.
  */
@@ -42,33 +43,6 @@ void symm_coll_reduce_msg_whole(symm_group_t *g, void *dest, const void *source,
 void symm_coll_reduce_msg_slice(symm_group_t *g, void *dest, const void *source, size_t count,
                                 size_t elem, symm_reduce_fn op, const char *routine)
 {
-    size_t bytes = count * elem;
-    int n = g->size;
-    symm_msg_tag_t tag = symm_group_next_tag(g);
-    sends_t q;
-    symm_coll_sends_init(&q, n, routine);
-    size_t lo = count * (size_t)g->me / (size_t)n, hi = count * (size_t)(g->me + 1) / (size_t)n;
-    /* Either round: n-1 slices of about bytes/n reach each member. */
-    int how = exchange_how(g, bytes);
-    for (int k = 1; k < n; k++) {
-        int j = (g->me + k) % n;
-        size_t jlo = count * (size_t)j / (size_t)n, jhi = count * (size_t)(j + 1) / (size_t)n;
-        symm_coll_send_to(g, &q, tag, 0, j, (const char *)source + jlo * elem, (jhi - jlo) * elem,
-                          how, routine);
-    }
-    char *acc = symm_coll_buf_get(g, (hi - lo) * elem + 1, routine);
-    symm_coll_reduce_taken(g, acc, (const char *)source + lo * elem, hi - lo, elem, op, tag, 0,
-                           NULL, n, g->me, routine);
-    symm_coll_sends_wait(g, &q, routine); /* every slice of source sent: dest may overwrite it */
-    char *mine = (char *)dest + lo * elem;
-    memcpy(mine, acc, (hi - lo) * elem);
-    symm_coll_buf_put(acc);
-    for (int k = 1; k < n; k++)
-        symm_coll_send_to(g, &q, tag, 1, (g->me + k) % n, mine, (hi - lo) * elem, how, routine);
-    for (int k = 1; k < n; k++) {
-        int j = (g->me - k + n) % n;
-        size_t jlo = count * (size_t)j / (size_t)n, jhi = count * (size_t)(j + 1) / (size_t)n;
-        symm_coll_recv_from(g, tag, 1, j, (char *)dest + jlo * elem, (jhi - jlo) * elem, routine);
-    }
-    symm_coll_sends_fini(g, &q, routine);
+    symm_coll_reduce_pipe(g, NULL, g->size, g->me, dest, source, count, elem, op,
+                          symm_group_next_tag(g), routine);
 }

@@ -11,8 +11,10 @@
 
 /* Reduction: each node's lowest member reduces its node's sources (read
  * through the mappings, in member order) into a partial, the heads exchange
- * partials and reduce them in node order (identical bits on every head),
- * every member copies its head's result. */
+ * partials and reduce them in node order (identical bits on every head):
+ * whole below SYMM_REDUCE_SLICE_MIN, else by the pipelined reduce-scatter
+ * and allgather (reduce/reduce_pipe.c); every member copies its head's
+ * result. */
 void symm_coll_reduce_nodes(symm_group_t *g, const nodes_t *nd, void *dest, const void *source,
                             size_t count, size_t elem, symm_reduce_fn op, const char *routine)
 {
@@ -38,6 +40,14 @@ void symm_coll_reduce_nodes(symm_group_t *g, const nodes_t *nd, void *dest, cons
             op(part, part, x, count);
     }
     /* My node's sources are read: dest is free to write, even in place. */
+    if (bytes >= g->s->cfg.coll.reduce_slice_min && count >= (size_t)N) {
+        symm_coll_reduce_pipe(g, nd->leader, N, nd->my_node, dest, part, count, elem, op, tag,
+                              routine);
+        node_give(g, nd, tag.seq);
+        node_given(g, nd);
+        symm_coll_buf_put(part);
+        return;
+    }
     sends_t q;
     symm_coll_sends_init(&q, N, routine);
     int how = exchange_how(g, bytes * (size_t)(N - 1));

@@ -335,7 +335,7 @@ int symm_ucx_msg_send(symm_instance_t *s, int pe, const symm_msg_tag_t *tag, con
 int symm_ucx_msg_wait(symm_instance_t *s, void *handle);
 int symm_ucx_msg_probe(symm_instance_t *s, const symm_msg_tag_t *tag, int from, size_t *len);
 int symm_ucx_msg_take(symm_instance_t *s, const symm_msg_tag_t *tag, int from, void *dst,
-                      size_t len);
+                      size_t len, void **handle);
 
 /* ucx_progress.c */
 /* Run the default worker and every context worker; how many events. */

@@ -129,7 +129,8 @@ typedef struct ucx_msg_hdr {
     uint32_t from, pad;
 } ucx_msg_hdr_t;
 
-/* A send in flight: UCX 1.13 reads the header until the send completes. */
+/* A send in flight (UCX 1.13 reads the header until the send completes),
+ * or a receive in flight (the header unused): what msg_wait waits for. */
 typedef struct ucx_send {
     ucx_msg_hdr_t h;
     void *req;
@@ -259,9 +260,10 @@ int symm_ucx_msg_probe(symm_instance_t *s, const symm_msg_tag_t *tag, int from, 
 }
 
 int symm_ucx_msg_take(symm_instance_t *s, const symm_msg_tag_t *tag, int from, void *dst,
-                      size_t len)
+                      size_t len, void **handle)
 {
     ucx_state_t *u = state_of(s);
+    *handle = NULL;
     /* Unlinked under the table's lock, received outside it: the handler
      * takes the lock inside UCX's worker lock, so UCX is never called with
      * it held. */
@@ -275,9 +277,20 @@ int symm_ucx_msg_take(symm_instance_t *s, const symm_msg_tag_t *tag, int from, v
                    e == NULL ? "has not arrived" : "has another length");
     ucs_status_t st = UCS_OK;
     if (e->kind == MSG_RNDV) {
+        /* The descriptor is consumed by the call: the entry is free once
+         * the receive is posted; the data lands in dst by msg_wait. */
         ucp_request_param_t prm = {.op_attr_mask = 0};
-        st = symm_ucx_wait_req(u, &u->dflt,
-                               ucp_am_recv_data_nbx(u->dflt.worker, e->data, dst, len, &prm));
+        ucs_status_ptr_t req = ucp_am_recv_data_nbx(u->dflt.worker, e->data, dst, len, &prm);
+        if (UCS_PTR_IS_PTR(req)) {
+            ucx_send_t *r = malloc(sizeof(*r));
+            if (r == NULL)
+                symm_fatal("ucx", "out of memory for a receive's handle");
+            r->req = req;
+            r->pe = from;
+            *handle = r;
+        } else {
+            st = UCS_PTR_STATUS(req);
+        }
     } else {
         if (len != 0)
             memcpy(dst, e->data, len);
