@@ -18,6 +18,13 @@ symm_pe_test(coll_noslice PROGRAM coll NPS 1 2 3 4 TIMEOUT 60 ARGS reduce
 # segments of different lengths, in place with members before this one.
 symm_pe_test(coll_pipe PROGRAM coll NPS 2 3 4 TIMEOUT 60 ARGS reduce UCXONLY
   ENV SYMM_REDUCE_SLICE_MIN=0 SYMM_COLL_SEGMENT=40 SYMM_COLL_WINDOW=2)
+# The flat exchange (fcollect, alltoall) in segments of a few bytes, two
+# receives in flight, eager and by rendezvous.
+symm_pe_test(coll_pipe_data PROGRAM coll NPS 2 3 4 TIMEOUT 60 ARGS data UCXONLY
+  ENV SYMM_COLL_NODE_AWARE=0 SYMM_COLL_SEGMENT=40 SYMM_COLL_WINDOW=2)
+symm_pe_test(coll_pipe_rndv PROGRAM coll NPS 2 4 TIMEOUT 60 ARGS data UCXONLY
+  ENV SYMM_COLL_NODE_AWARE=0 SYMM_COLL_SEGMENT=40 SYMM_COLL_WINDOW=2 SYMM_COLL_EAGER_MAX=0
+  SYMM_COLL_EXCHANGE_EAGER_MAX=0)
 # Every routine and type again (up to 7 elements) under SHMEM_DEBUG's deep
 # argument checks: none may fire.
 symm_pe_test(coll_debug PROGRAM coll NPS 1 2 3 4 TIMEOUT 60 ARGS quick ENV SHMEM_DEBUG=1)
