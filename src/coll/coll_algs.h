@@ -90,6 +90,13 @@ void symm_coll_reduce_msg_whole(symm_group_t *g, void *dest, const void *source,
                                 size_t elem, symm_reduce_fn op, const char *routine);
 void symm_coll_reduce_msg_slice(symm_group_t *g, void *dest, const void *source, size_t count,
                                 size_t elem, symm_reduce_fn op, const char *routine);
+/* The pipelined chain broadcast (bcast/bcast_chain.c): whether it beats
+ * the binomial tree among m members for nbytes, and one member's part:
+ * receive from prev (-1: the root, sending from out), forward to next (-1:
+ * none), group indices. */
+int symm_coll_bcast_chain_fits(const symm_group_t *g, int m, size_t nbytes);
+void symm_coll_bcast_chain(symm_group_t *g, symm_msg_tag_t tag, int prev, int next, void *dest,
+                           const void *out, size_t nbytes, int sync, const char *routine);
 /* The pipelined reduction among members who[0..m) (group indices; NULL:
  * every member) by messages, self my index among them; the rounds of tag
  * are its own (reduce/reduce_pipe.c). */

@@ -1,7 +1,8 @@
 /*
  * bcast_msg.c - broadcast by messages (a group with unmapped members, no
- * node-aware layout): a binomial tree from the root. Large blocks are
- * handed off rather than waited for (bcast_handoff.h).
+ * node-aware layout): a binomial tree from the root, or for large blocks
+ * among 3 or more the pipelined chain (bcast_chain.c). A tree's large
+ * blocks are handed off rather than waited for (bcast_handoff.h).
  */
 #include <string.h>
 
@@ -21,6 +22,13 @@ void symm_coll_bcast_msg(symm_group_t *g, void *dest, const void *source, size_t
     symm_msg_tag_t tag = symm_group_next_tag(g);
     int sync = (tag.seq >> 8) % SYNC_EVERY == 0;
     const void *from = source;
+    if (symm_coll_bcast_chain_fits(g, n, nbytes)) {
+        int prev = v == 0 ? -1 : (v - 1 + root) % n, next = v == n - 1 ? -1 : (v + 1 + root) % n;
+        symm_coll_bcast_chain(g, tag, prev, next, dest, source, nbytes, sync, routine);
+        if (v == 0 && update_root && dest != source)
+            memmove(dest, source, nbytes);
+        return;
+    }
     while (mask < n && !(v & mask))
         mask <<= 1;
     if (v != 0) {

@@ -10,7 +10,9 @@
 
 /* Broadcast: the root heads its node, each other node's lowest member
  * heads it; a binomial tree of messages over the heads, then every member
- * copies from its head's dest. Without update_root (the active-set form)
+ * copies from its head's dest (large blocks among 3 or more nodes: the
+ * pipelined chain of bcast_chain.c over the heads, in node order from the
+ * root's). Without update_root (the active-set form)
  * the root's dest stays untouched: the root sends, and its node's members
  * copy, from its source. */
 void symm_coll_bcast_nodes(symm_group_t *g, const nodes_t *nd, void *dest, const void *source,
@@ -27,6 +29,19 @@ void symm_coll_bcast_nodes(symm_group_t *g, const nodes_t *nd, void *dest, const
         return;
     }
     int v = (nd->my_node - R + N) % N, mask = 1;
+    if (symm_coll_bcast_chain_fits(g, N, nbytes)) {
+        int prev = v == 0 ? -1 : HEAD((v - 1 + R) % N);
+        int next = v == N - 1 ? -1 : HEAD((v + 1 + R) % N);
+        if (v == 0 && update_root && dest != source)
+            memmove(dest, source, nbytes);
+        if (v == 0) /* the root's node has its block already */
+            node_give(g, nd, tag.seq);
+        symm_coll_bcast_chain(g, tag, prev, next, dest, source, nbytes, sync, routine);
+        if (v != 0)
+            node_give(g, nd, tag.seq);
+        node_given(g, nd);
+        return;
+    }
     while (mask < N && !(v & mask))
         mask <<= 1;
     const void *out = dest;
