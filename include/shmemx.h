@@ -36,6 +36,22 @@ SYMM_API int shmemx_team_create_group(const int *pes, int npes, const shmem_team
  * SHMEM_TEAM_INVALID). */
 SYMM_API int shmemx_team_index(shmem_team_t team);
 
+/* A team reduction on memory private to this PE (a malloc'd buffer, a torch
+ * tensor's data): dest[i] = the reduction over the team of source[i], for
+ * count elements of the type and operation named by type_op, the spelling
+ * of the typed routine's middle ("float_sum", "longlong_max", "int_xor").
+ * Collective over the team, like shmem_TYPE_OP_reduce, and it may be mixed
+ * with it: each member chooses its own buffers. It serves where no other
+ * member of the team shares this PE's memory mapping (each on its own
+ * node, reached through the network), since only mapped peers read each
+ * other's buffers; elsewhere it returns -2 at once, on that PE alone and
+ * before anything is sent, and the caller uses symmetric buffers
+ * (shmem_TYPE_OP_reduce) for this call. dest may be source. Returns 0, -1
+ * for SHMEM_TEAM_INVALID or an unknown type_op (said on stderr), -2 as
+ * above. */
+SYMM_API int shmemx_reduce_private(shmem_team_t team, void *dest, const void *source, size_t count,
+                                   const char *type_op);
+
 /* The OpenSHMEM team of an aclshmem team handle (ACLSHMEM_TEAM_WORLD is
  * SHMEM_TEAM_WORLD; a handle from aclshmem_team_split_*) in the current
  * instance, so that code holding aclshmem handles calls shmem_team_* and

@@ -25,6 +25,9 @@ symm_pe_test(coll_pipe_data PROGRAM coll NPS 2 3 4 TIMEOUT 60 ARGS data UCXONLY
 symm_pe_test(coll_pipe_rndv PROGRAM coll NPS 2 4 TIMEOUT 60 ARGS data UCXONLY
   ENV SYMM_COLL_NODE_AWARE=0 SYMM_COLL_SEGMENT=40 SYMM_COLL_WINDOW=2 SYMM_COLL_EAGER_MAX=0
   SYMM_COLL_EXCHANGE_EAGER_MAX=0)
+# shmemx_reduce_private (private buffers; refused with -2 where peers are
+# mapped), segments of 4K so the large vector is pipelined in many.
+symm_pe_test(reduce_private NPS 1 2 3 4 TIMEOUT 60 ENV SYMM_COLL_SEGMENT=4K)
 # Every routine and type again (up to 7 elements) under SHMEM_DEBUG's deep
 # argument checks: none may fire.
 symm_pe_test(coll_debug PROGRAM coll NPS 1 2 3 4 TIMEOUT 60 ARGS quick ENV SHMEM_DEBUG=1)

@@ -26,6 +26,7 @@ os.environ.setdefault("SYMM_MAP_GLOBALS", "0")
 c_void_p = ctypes.c_void_p
 c_int = ctypes.c_int
 c_size_t = ctypes.c_size_t
+c_char_p = ctypes.c_char_p
 c_ptrdiff_t = ctypes.c_ssize_t
 c_uint64 = ctypes.c_uint64
 c_int32 = ctypes.c_int32

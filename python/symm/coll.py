@@ -13,7 +13,7 @@ import numpy as np
 
 from . import _arrays, _lib, runtime
 from ._arrays import as_array, symmetric
-from ._lib import c_int, c_size_t, c_void_p, fn
+from ._lib import c_char_p, c_int, c_size_t, c_void_p, fn
 from .team import TEAM_WORLD, team_arg
 
 OPS = ("sum", "prod", "min", "max", "and", "or", "xor")
@@ -169,6 +169,24 @@ def reduce_raw(dest, source, op, team=None):
     _rc(f[1](t.handle, _arrays.data_ptr(dest), _arrays.data_ptr(source), source.size),
         "reduce", f[0], mark)
     return dest
+
+
+def reduce_private(dest_ptr, source_ptr, count, dtype, op, team=None):
+    """Reduce count elements of numpy dtype at source_ptr over the team into
+    dest_ptr (may be source_ptr), both memory private to this PE (a
+    tensor's data), by shmemx_reduce_private. True when done; False, at
+    once and with nothing sent, where some other member of the team maps
+    this PE's memory: the caller then reduces through symmetric buffers
+    (reduce_raw) for this call. Collective over the team like reduce()."""
+    f = fn("shmemx_reduce_private", c_int, [c_void_p, c_void_p, c_void_p, c_size_t, c_char_p])
+    t = TEAM_WORLD if team is None else team
+    name = ("%s_%s" % (_arrays.C_NAME[np.dtype(dtype)], op)).encode()
+    mark = _lib.log_mark()
+    rc = f(t.handle, dest_ptr, source_ptr, count, name)
+    if rc == -2:
+        return False
+    _rc(rc, "reduce", "shmemx_reduce_private", mark)
+    return True
 
 
 def reduce_scatter(dest, source, op="sum", team=None):

@@ -92,6 +92,11 @@ void symm_coll_alltoall(symm_group_t *g, void *dest, const void *source, size_t 
  * it lands at dest[(i*nelems+k)*dst] on j, i being the sender. */
 void symm_coll_alltoalls(symm_group_t *g, void *dest, const void *source, ptrdiff_t dst,
                          ptrdiff_t sst, size_t nelems, size_t elem, const char *routine);
+/* Whether this member's reduction buffers may be private (not symmetric):
+ * the group goes by messages and no other member maps this PE's memory,
+ * so nobody reads them but this PE (shmemx_reduce_private). */
+int symm_coll_private_ok(const symm_group_t *g);
+
 void symm_coll_reduce(symm_group_t *g, void *dest, const void *source, size_t count, size_t elem,
                       symm_reduce_fn op, const char *routine);
 /* Prefix reduction (1.6 sum_inscan/exscan): member i's dest = op over the

@@ -205,6 +205,16 @@ static int pair_on_host(const symm_group_t *g)
     return g->size == 2 && g->s->peers[symm_group_pe(g, 1 - g->me)].same_node;
 }
 
+int symm_coll_private_ok(const symm_group_t *g)
+{
+    if (!use_msg(g))
+        return 0;
+    for (int i = 0; i < g->size; i++)
+        if (i != g->me && g->s->peers[symm_group_pe(g, i)].mapped)
+            return 0;
+    return 1;
+}
+
 void symm_coll_reduce(symm_group_t *g, void *dest, const void *source, size_t count, size_t elem,
                       symm_reduce_fn op, const char *routine)
 {

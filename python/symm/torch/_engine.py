@@ -157,6 +157,7 @@ class Engine:
         self.aborted = None  # the text of the group's abort
         self._buf = None
         self.plans = {}  # _ops' per-shape staging views, for this staging buffer
+        self.private = None  # whether reductions run on the tensors' own memory (_ops)
         self._lock = threading.Lock()
         self._cv = threading.Condition(self._lock)
         self._queue = collections.deque()

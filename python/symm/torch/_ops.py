@@ -214,6 +214,16 @@ def _allreduce_step(eng, t, op):
     n = t.numel()
     flat = _flat(t)
     dtype = t.dtype
+    if dtype in NATIVE and eng.private is not False:
+        # In place on the tensor's own memory, no staging copies, where no
+        # other rank of the group maps this one's memory (decided once).
+        eng.private = coll.reduce_private(flat.data_ptr(), flat.data_ptr(), n, NATIVE[dtype],
+                                          _SYMM_OP[op], eng.team)
+        if eng.private:
+            if op == "avg":
+                flat.div_(eng.size)
+            _put_back(t, flat)
+            return t
     if dtype in NATIVE:  # every op _check let through has a symm reduction
         src, dst, reduce_fn = _native_plan(eng, n, dtype, op)
         src.copy_(flat)

@@ -3,6 +3,8 @@
  * active-set forms, generated from the type tables. Each builds a group
  * (coll/coll.h) and calls one core routine.
  */
+#include <string.h>
+
 #include "api/api_coll.h"
 #include "api/shmem/shmem_profile.h"
 #include "coll/coll.h"
@@ -10,6 +12,7 @@
 #include "ops/rma.h"
 #include "runtime/log.h"
 #include "shmem.h"
+#include "shmemx.h"
 #include "team/team.h"
 
 /* The group of a team; -1 (and a message under SHMEM_DEBUG) if invalid. */
@@ -194,6 +197,49 @@ SYMM_PALIAS(shmem_alltoallmem) SYMM_PALIAS(shmem_alltoallsmem)
 SHMEM_REDUCE_BIT_TYPES(DEF_REDUCE_BIT)
 SHMEM_REDUCE_MINMAX_TYPES(DEF_REDUCE_MINMAX)
 SHMEM_REDUCE_ARITH_TYPES(DEF_REDUCE_ARITH)
+
+/* ---- shmemx_reduce_private: the reductions by name --------------------- */
+typedef struct reduce_entry {
+    const char *name;
+    size_t elem;
+    symm_reduce_fn fn;
+} reduce_entry_t;
+
+#define REDUCE_ENTRY(T, N, OP) {#N "_" #OP, sizeof(T), symm_reduce_##N##_##OP},
+#define REDUCE_ENTRY_BIT(T, N) REDUCE_ENTRY(T, N, and) REDUCE_ENTRY(T, N, or) REDUCE_ENTRY(T, N, xor)
+#define REDUCE_ENTRY_MINMAX(T, N) REDUCE_ENTRY(T, N, max) REDUCE_ENTRY(T, N, min)
+#define REDUCE_ENTRY_ARITH(T, N) REDUCE_ENTRY(T, N, sum) REDUCE_ENTRY(T, N, prod)
+static const reduce_entry_t reduce_by_name[] = {
+    SHMEM_REDUCE_BIT_TYPES(REDUCE_ENTRY_BIT) SHMEM_REDUCE_MINMAX_TYPES(REDUCE_ENTRY_MINMAX)
+        SHMEM_REDUCE_ARITH_TYPES(REDUCE_ENTRY_ARITH)};
+
+int shmemx_reduce_private(shmem_team_t team, void *dest, const void *source, size_t count,
+                          const char *type_op)
+{
+    const char *routine = __func__;
+    symm_group_t g;
+    if (team_group(team, &g, routine) != 0)
+        return -1;
+    const reduce_entry_t *e = NULL;
+    for (size_t i = 0; type_op != NULL && i < sizeof(reduce_by_name) / sizeof(*e); i++)
+        if (strcmp(reduce_by_name[i].name, type_op) == 0)
+            e = &reduce_by_name[i];
+    if (e == NULL) {
+        symm_error(routine, "type_op '%s' names no reduction (e.g. float_sum, long_max)",
+                   type_op != NULL ? type_op : "(null)");
+        return -1;
+    }
+    if (g.size == 1) {
+        memmove(dest, source, count * e->elem);
+        return 0;
+    }
+    if (!symm_coll_private_ok(&g))
+        return -2;
+    int taken = symm_group_doing(&g, routine, -1, count * e->elem);
+    symm_coll_reduce(&g, dest, source, count, e->elem, e->fn, routine);
+    symm_doing_end(taken);
+    return 0;
+}
 
 /* ---- OpenSHMEM 1.6 scans: the SUM reduction's types -------------------- */
 static int coll_scan(shmem_team_t team, void *dest, const void *source, size_t count,
