@@ -7,6 +7,7 @@
  *
  * Point to point, PE 0 to the last PE (across nodes when the job spans
  * two): put 8 B + quiet, get 8 B, fetch-add 8 B (per-op latency on PE 0),
+ * non-fetching atomic add 8 B back to back then quiet (per-op time),
  * put bandwidth at 1 MiB (windows of 64 put_nbi + quiet). The latency rows
  * run 10 x ITERS operations (10000 by default, as bench/ucx_raw.c does):
  * a loop of a few milliseconds is short enough for one scheduler hiccup on
@@ -159,6 +160,15 @@ int main(int argc, char **argv)
             if (wanted("fetch_add", 8))
                 row("fetch_add", 8, (now() - t0) / ops, "us");
             check(old == ops - 1, "fetch_add", 8);
+            /* Non-fetching adds back to back, then one quiet: the rate a
+             * histogram kernel (bale's histo) sees. */
+            t0 = now();
+            for (int i = 0; i < ops; i++)
+                shmem_long_atomic_add(word, 1, peer);
+            shmem_quiet();
+            if (wanted("atomic_add", 8))
+                row("atomic_add", 8, (now() - t0) / ops, "us");
+            check(shmem_long_atomic_fetch(word, peer) == 2L * ops, "atomic_add", 8);
             const size_t bwb = 1u << 20;
             int win = 64, reps = iters / 50 > 4 ? iters / 50 : 4;
             for (int i = 0; i < win; i++)

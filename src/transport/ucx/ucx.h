@@ -147,6 +147,10 @@ typedef struct ucx_conn {
      * connection's first use of any region, each key on first use of its
      * region (symm_ucx_region_rkey_lazy); dropped at deregistration. */
     ucp_rkey_h *reg_rkey;
+    /* A fetching atomic to the peer has completed on this endpoint: its
+     * non-fetching atomics may go as posts, completed by the worker
+     * flush of the next quiet (ucx_rma.c symm_ucx_amo). */
+    int amo_wired;
 } ucx_conn_t;
 
 /* A registered region's registration here and every PE's packed key. */
@@ -170,6 +174,7 @@ typedef struct ucx_wk {
     int pending_lock;
     uint64_t sink;           /* old values of non-fetching atomics */
     int unflushed;           /* a put was issued since the last flush */
+    unsigned posts;          /* atomic posts issued (ucx_rma.c: progress every few) */
     int flushing;            /* quiets that cleared unflushed and flush now */
     pthread_mutex_t connect_lock;
     struct ucx_wk *next;     /* context workers, for heap growth */

@@ -3,10 +3,12 @@
  * completes them, and fence and quiet of a context.
  *
  * Blocking calls wait for their request with progress and back-off. _nbi
- * operations keep their request until quiet waits for it; every atomic
- * fetches (non-fetching ones into a sink), so its request completes only
- * once applied; quiet then flushes the worker only if puts were issued
- * (wk_quiet_if). Fence is ucp_worker_fence.
+ * operations keep their request until quiet waits for it; atomics fetch
+ * (non-fetching ones into a sink), so their request completes only once
+ * applied, except non-fetching ones to a network peer once its endpoint
+ * has carried a fetch, which are posts marked like puts; quiet then
+ * flushes the worker only if puts or posts were issued (wk_quiet_if).
+ * Fence is ucp_worker_fence.
  *
  * Owns the hot paths of the transport: each operation is one UCP call on
  * the context's worker plus a wait or a kept request, with the address
@@ -283,6 +285,9 @@ static int self_bitwise(struct symm_ctx *ctx, symm_amo_op_t op, size_t size, int
     return rc;
 }
 
+/* Posts between two progress calls of the posting PE (a power of two). */
+#define POST_PROGRESS 16
+
 /* UCP has add, and, or, xor, swap and cswap on 32/64-bit words. Fetch is a
  * fetching add of 0; set is a swap whose old value is dropped (a put would
  * not be atomic against emulated AMOs); fetching and/or/xor/add are native.
@@ -321,6 +326,30 @@ int symm_ucx_amo(struct symm_ctx *ctx, symm_amo_op_t op, size_t size, int seg, s
     }
     ucp_request_param_t prm = {.op_attr_mask = UCP_OP_ATTR_FIELD_DATATYPE,
                                .datatype = ucp_dt_make_contig(size)};
+    /* A non-fetching add, and, or or xor to a network peer whose endpoint
+     * has carried a fetching one goes as a post: one message, where a fetch over a
+     * software-emulated transport (tcp) costs a request and a reply. It
+     * is marked like a put, so the next quiet's worker flush completes it
+     * at the target. (UCX 1.13's flush did not cover posts on a new
+     * endpoint: the first atomic to each peer fetches and is waited for.)
+     * To a mapped peer every atomic still fetches: its fence completes
+     * them (net_amo_mapped below). */
+    ucx_conn_t *c = conn_of(u, wk, pe);
+    int postable = opc == UCP_ATOMIC_OP_ADD || opc == UCP_ATOMIC_OP_AND ||
+                   opc == UCP_ATOMIC_OP_OR || opc == UCP_ATOMIC_OP_XOR; /* not set (a swap) */
+    if (result == NULL && postable && !ctx->inst->peers[pe].mapped &&
+        __atomic_load_n(&c->amo_wired, __ATOMIC_ACQUIRE)) {
+        ucs_status_ptr_t req = ucp_atomic_op_nbx(ep, opc, &value, 1, raddr, rkey, &prm);
+        if (!__atomic_load_n(&wk->unflushed, __ATOMIC_RELAXED))
+            __atomic_store_n(&wk->unflushed, 1, __ATOMIC_SEQ_CST);
+        /* A PE that only posts never waits, so nothing would run the
+         * target side of its peers' atomics (the progress thread keeps
+         * away while the PE is in symm calls): run it every few posts. */
+        if ((__atomic_add_fetch(&wk->posts, 1, __ATOMIC_RELAXED) & (POST_PROGRESS - 1)) == 0)
+            symm_ucx_progress_all(u);
+        return to_symm(u, symm_ucx_keep_req(u, wk, req), pe, "atomic");
+    }
+    int wire = result == NULL && postable && !ctx->inst->peers[pe].mapped;
     /* Every atomic fetches: a non-fetching one's old value goes to the
      * worker's sink, so its request completes only when the peer has
      * applied it, and quiet waits for that request. (UCX 1.13's flush
@@ -332,7 +361,7 @@ int symm_ucx_amo(struct symm_ctx *ctx, symm_amo_op_t op, size_t size, int seg, s
     prm.op_attr_mask |= UCP_OP_ATTR_FIELD_REPLY_BUFFER;
     if (result == NULL) {
         prm.reply_buffer = &wk->sink;
-        keep = 1;
+        keep = !wire;
     } else if (nbi && opc != UCP_ATOMIC_OP_CSWAP) {
         prm.reply_buffer = result;
         keep = 1;
@@ -349,6 +378,8 @@ int symm_ucx_amo(struct symm_ctx *ctx, symm_amo_op_t op, size_t size, int seg, s
         __atomic_store_n(&ctx->net_amo_mapped, 1, __ATOMIC_RELEASE);
     if (st == UCS_OK && result != NULL && prm.reply_buffer == &reply)
         memcpy(result, &reply, size);
+    if (st == UCS_OK && wire)
+        __atomic_store_n(&c->amo_wired, 1, __ATOMIC_RELEASE);
     return to_symm(u, st, pe, "atomic");
 }
 
