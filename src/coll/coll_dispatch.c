@@ -63,13 +63,15 @@
  *   pull whole  reduce/reduce_pull.c       not msg (or 1 PE), 2 PEs, n > count or below
  *                                          SYMM_REDUCE_SLICE_MIN: one barrier fewer
  *   pull slice  reduce/reduce_pull.c       not msg, otherwise: each member reduces 1/n
- *   msg whole   reduce/reduce_msg.c        msg, n > count or below SYMM_REDUCE_SLICE_MIN:
- *                                          one round
+ *   msg whole   reduce/reduce_msg.c        msg, n > count or below SYMM_REDUCE_SLICE_MIN,
+ *                                          or 2 members up to half of
+ *                                          SYMM_COLL_EXCHANGE_EAGER_MAX: one round
  *   msg slice   reduce/reduce_pipe.c       msg, otherwise: reduce-scatter then allgather,
  *                                          each member reduces 1/n, in segments pipelined
  *                                          (SYMM_COLL_SEGMENT, SYMM_COLL_WINDOW)
  *   nodes       reduce/reduce_nodes.c      msg, node layout: only heads exchange (partials):
- *                                          whole below SYMM_REDUCE_SLICE_MIN, else as slice
+ *                                          whole below SYMM_REDUCE_SLICE_MIN or as msg whole
+ *                                          for 2 nodes, else as slice
  * scan
  *   pull        scan/scan_pull.c           not msg (or 1 PE): reads in place
  *   msg         scan/scan_msg.c            msg, 2+ PEs: each source to every later member
@@ -205,6 +207,11 @@ static int pair_on_host(const symm_group_t *g)
     return g->size == 2 && g->s->peers[symm_group_pe(g, 1 - g->me)].same_node;
 }
 
+int symm_coll_pair_whole(const symm_group_t *g, int m, size_t bytes)
+{
+    return m == 2 && bytes <= g->s->cfg.coll.exchange_eager_max / 2;
+}
+
 int symm_coll_private_ok(const symm_group_t *g)
 {
     if (!use_msg(g))
@@ -233,7 +240,7 @@ void symm_coll_reduce(symm_group_t *g, void *dest, const void *source, size_t co
         if (nd != NULL)
             symm_coll_reduce_nodes(g, nd, dest, source, count, elem, op, routine);
         else if (n < 2 || bytes < g->s->cfg.coll.reduce_slice_min || (size_t)n > count ||
-                 pair_on_host(g))
+                 pair_on_host(g) || symm_coll_pair_whole(g, n, bytes))
             symm_coll_reduce_msg_whole(g, dest, source, count, elem, op, routine);
         else
             symm_coll_reduce_msg_slice(g, dest, source, count, elem, op, routine);

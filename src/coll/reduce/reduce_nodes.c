@@ -40,7 +40,8 @@ void symm_coll_reduce_nodes(symm_group_t *g, const nodes_t *nd, void *dest, cons
             op(part, part, x, count);
     }
     /* My node's sources are read: dest is free to write, even in place. */
-    if (bytes >= g->s->cfg.coll.reduce_slice_min && count >= (size_t)N) {
+    if (bytes >= g->s->cfg.coll.reduce_slice_min && count >= (size_t)N &&
+        !symm_coll_pair_whole(g, N, bytes)) {
         symm_coll_reduce_pipe(g, nd->leader, N, nd->my_node, dest, part, count, elem, op, tag,
                               routine);
         node_give(g, nd, tag.seq);
