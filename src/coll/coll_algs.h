@@ -98,9 +98,10 @@ int symm_coll_bcast_chain_fits(const symm_group_t *g, int m, size_t nbytes);
 void symm_coll_bcast_chain(symm_group_t *g, symm_msg_tag_t tag, int prev, int next, void *dest,
                            const void *out, size_t nbytes, int sync, const char *routine);
 /* Two members (m) whose reduction of bytes goes whole in one eager round:
- * below half of SYMM_COLL_EXCHANGE_EAGER_MAX the second round of the
- * pipelined slice form costs more than reducing the other half does
- * (docs/performance.md). The same on every member. */
+ * up to an eighth of SYMM_COLL_EXCHANGE_EAGER_MAX (1 MiB) the second round
+ * of the pipelined slice form costs more than reducing the other half
+ * does; at 4 MiB in place (a tensor) the whole form's private copy costs
+ * more (docs/performance.md). The same on every member. */
 int symm_coll_pair_whole(const symm_group_t *g, int m, size_t bytes);
 /* The pipelined reduction among members who[0..m) (group indices; NULL:
  * every member) by messages, self my index among them; the rounds of tag

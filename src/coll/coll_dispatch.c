@@ -64,7 +64,7 @@
  *                                          SYMM_REDUCE_SLICE_MIN: one barrier fewer
  *   pull slice  reduce/reduce_pull.c       not msg, otherwise: each member reduces 1/n
  *   msg whole   reduce/reduce_msg.c        msg, n > count or below SYMM_REDUCE_SLICE_MIN,
- *                                          or 2 members up to half of
+ *                                          or 2 members up to an eighth of
  *                                          SYMM_COLL_EXCHANGE_EAGER_MAX: one round
  *   msg slice   reduce/reduce_pipe.c       msg, otherwise: reduce-scatter then allgather,
  *                                          each member reduces 1/n, in segments pipelined
@@ -209,7 +209,7 @@ static int pair_on_host(const symm_group_t *g)
 
 int symm_coll_pair_whole(const symm_group_t *g, int m, size_t bytes)
 {
-    return m == 2 && bytes <= g->s->cfg.coll.exchange_eager_max / 2;
+    return m == 2 && bytes <= g->s->cfg.coll.exchange_eager_max / 8;
 }
 
 int symm_coll_private_ok(const symm_group_t *g)
