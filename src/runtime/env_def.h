@@ -166,11 +166,14 @@
       "every member sends at once; beyond it, blocks above SYMM_COLL_EAGER_MAX by "          \
       "rendezvous (to a PE of the same host always: zero-copy there)")                      \
     X(SYMM_COLL_SEGMENT, SIZE, USER, coll, segment, "1M",                                   \
-      "large reductions over the network cut each PE's slice into segments of this size "    \
-      "(at most 128 a slice): each segment is reduced and sent on while the next arrives")   \
+      "collectives over the network move large blocks in segments of this size (at most "    \
+      "128 a block, 255 for broadcast): a reduction reduces each segment and sends it on "   \
+      "while the next arrives, a broadcast chain forwards each as it comes, fcollect and "  \
+      "alltoall take every peer's first segment first")                                     \
     X(SYMM_COLL_WINDOW, INT, USER, coll, window, "8",                                        \
-      "receives a pipelined reduction over the network keeps in flight (1-64): a "           \
-      "rendezvous transfer starts while the segment before it is reduced")                   \
+      "receives a segmented collective over the network keeps in flight (1-64): a "         \
+      "rendezvous transfer starts while the segment before it is still moving or being "    \
+      "reduced")                                                                             \
     X(SYMM_COLL_NODE_AWARE, BOOL, USER, coll, node_aware, "1",                               \
       "teams spanning nodes with several PEs on one: broadcast, reduce, fcollect, collect, " \
       "alltoall share data on each node through memory and send between nodes from one PE "  \
