@@ -206,7 +206,8 @@ typedef struct reduce_entry {
 } reduce_entry_t;
 
 #define REDUCE_ENTRY(T, N, OP) {#N "_" #OP, sizeof(T), symm_reduce_##N##_##OP},
-#define REDUCE_ENTRY_BIT(T, N) REDUCE_ENTRY(T, N, and) REDUCE_ENTRY(T, N, or) REDUCE_ENTRY(T, N, xor)
+#define REDUCE_ENTRY_BIT(T, N)                                                               \
+    REDUCE_ENTRY(T, N, and) REDUCE_ENTRY(T, N, or) REDUCE_ENTRY(T, N, xor)
 #define REDUCE_ENTRY_MINMAX(T, N) REDUCE_ENTRY(T, N, max) REDUCE_ENTRY(T, N, min)
 #define REDUCE_ENTRY_ARITH(T, N) REDUCE_ENTRY(T, N, sum) REDUCE_ENTRY(T, N, prod)
 static const reduce_entry_t reduce_by_name[] = {

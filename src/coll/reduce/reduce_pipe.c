@@ -181,7 +181,8 @@ static int pipe_post(pipe_t *p, int i)
 static void pipe_fold(pipe_t *p, int i, const char **first, int *folded)
 {
     const pipe_rx_t *r = &p->rx[i];
-    size_t s = (size_t)r->round, a = p->lo + s * p->seg, b = a + p->seg < p->hi ? a + p->seg : p->hi;
+    size_t s = (size_t)r->round, a = p->lo + s * p->seg;
+    size_t b = a + p->seg < p->hi ? a + p->seg : p->hi;
     size_t n = b - a, off = (a - p->lo) * p->elem;
     char *acc = p->acc + off;
     const char *mine = p->mine + off;
