@@ -95,6 +95,36 @@ void symm_coll_recv_wait(symm_group_t *g, void *h, const char *routine)
         symm_fatal(routine, "a collective message failed: %s", symm_status_str((symm_status_t)rc));
 }
 
+void symm_coll_recv_window(symm_group_t *g, size_t total,
+                           int (*post)(void *arg, size_t i, void **h),
+                           void (*done)(void *arg, size_t i), void *arg, const char *routine)
+{
+    size_t window = (size_t)g->s->cfg.coll.window, finished = 0, posted = 0;
+    void *h[64];
+    unsigned polls = 0;
+    while (finished < total) {
+        while (posted < total && posted < finished + window && post(arg, posted, &h[posted % 64]))
+            posted++;
+        if (finished == posted) {
+            symm_wait_backoff(g->s, &polls);
+            continue;
+        }
+        polls = 0;
+        symm_coll_recv_wait(g, h[finished % 64], routine);
+        if (done != NULL)
+            done(arg, finished);
+        finished++;
+    }
+}
+
+size_t symm_coll_seg_bytes(const symm_group_t *g, size_t nbytes, size_t max)
+{
+    size_t seg = g->s->cfg.coll.segment != 0 ? g->s->cfg.coll.segment : 1;
+    if (nbytes / seg >= max)
+        seg = (nbytes + max - 1) / max;
+    return seg;
+}
+
 /* Receive member i's message under tag + round into dst: n bytes, or end
  * the job naming both PEs if it sent another size (the members passed
  * different sizes to one collective). */

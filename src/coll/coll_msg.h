@@ -85,6 +85,20 @@ int symm_coll_recv_try(symm_group_t *g, symm_msg_tag_t tag, int round, int i, vo
 /* Wait until a receive of symm_coll_recv_try is in place. */
 void symm_coll_recv_wait(symm_group_t *g, void *h, const char *routine);
 
+/* The receives of a segmented collective, total of them in the order it
+ * needs them: post(arg, i, &h) starts receive i if its message is here (1;
+ * 0: not yet), done(arg, i) runs once receive i is in place. At most
+ * SYMM_COLL_WINDOW (<= 64) are in flight; receive i is posted only after
+ * done(i - window) ran, so a buffer may be reused that far apart. */
+void symm_coll_recv_window(symm_group_t *g, size_t total,
+                           int (*post)(void *arg, size_t i, void **h),
+                           void (*done)(void *arg, size_t i), void *arg, const char *routine);
+
+/* Bytes in each segment of a block of nbytes (SYMM_COLL_SEGMENT, larger
+ * where the block would need more than max segments): the same on sender
+ * and receiver. */
+size_t symm_coll_seg_bytes(const symm_group_t *g, size_t nbytes, size_t max);
+
 /* Receive member i's message under tag + round into dst: n bytes, or end
  * the job naming both PEs if it sent another size (the members passed
  * different sizes to one collective). */

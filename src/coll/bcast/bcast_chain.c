@@ -12,16 +12,44 @@
 
 #include "coll/coll_algs.h"
 #include "coll/coll_msg.h"
-#include "ops/sync.h"
 
 #define CHAIN_SEG_MAX 255 /* a collective's tag has 256 rounds */
 
 static size_t chain_seg(const symm_group_t *g, size_t nbytes)
 {
-    size_t seg = g->s->cfg.coll.segment != 0 ? g->s->cfg.coll.segment : 1;
-    if (nbytes / seg >= CHAIN_SEG_MAX)
-        seg = (nbytes + CHAIN_SEG_MAX - 1) / CHAIN_SEG_MAX;
-    return seg;
+    return symm_coll_seg_bytes(g, nbytes, CHAIN_SEG_MAX);
+}
+
+/* One member's part, for symm_coll_recv_window. */
+typedef struct chain {
+    symm_group_t *g;
+    symm_msg_tag_t tag;
+    int prev, next, how;
+    char *dest;
+    size_t nbytes, seg;
+    sends_t q;
+    const char *routine;
+} chain_t;
+
+static size_t chain_len(const chain_t *c, size_t s)
+{
+    size_t a = s * c->seg;
+    return c->nbytes - a < c->seg ? c->nbytes - a : c->seg;
+}
+
+static int chain_post(void *arg, size_t s, void **h)
+{
+    chain_t *c = arg;
+    return symm_coll_recv_try(c->g, c->tag, (int)s, c->prev, c->dest + s * c->seg,
+                              chain_len(c, s), h, c->routine);
+}
+
+/* Segment s is in: on to the next member. */
+static void chain_forward(void *arg, size_t s)
+{
+    chain_t *c = arg;
+    symm_coll_send_to(c->g, &c->q, c->tag, (int)s, c->next, c->dest + s * c->seg,
+                      chain_len(c, s), c->how, c->routine);
 }
 
 /* The chain beats the tree when filling the pipe, (m - 2) segments, costs
@@ -44,39 +72,16 @@ int symm_coll_bcast_chain_fits(const symm_group_t *g, int m, size_t nbytes)
 void symm_coll_bcast_chain(symm_group_t *g, symm_msg_tag_t tag, int prev, int next, void *dest,
                            const void *out, size_t nbytes, int sync, const char *routine)
 {
-    size_t seg = chain_seg(g, nbytes), nseg = (nbytes + seg - 1) / seg;
-    int how = sync ? SEND_SYNC : SEND_SIZE;
-    sends_t q;
-    symm_coll_sends_init(&q, next >= 0 ? (int)nseg : 0, routine);
+    chain_t c = {.g = g, .tag = tag, .prev = prev, .next = next, .how = sync ? SEND_SYNC : SEND_SIZE,
+                 .dest = dest, .nbytes = nbytes, .seg = chain_seg(g, nbytes), .routine = routine};
+    size_t nseg = (nbytes + c.seg - 1) / c.seg;
+    symm_coll_sends_init(&c.q, next >= 0 ? (int)nseg : 0, routine);
     if (prev < 0) {
-        for (size_t s = 0; s < nseg && next >= 0; s++) {
-            size_t a = s * seg, len = nbytes - a < seg ? nbytes - a : seg;
-            symm_coll_send_to(g, &q, tag, (int)s, next, (const char *)out + a, len, how, routine);
-        }
-        symm_coll_sends_fini(g, &q, routine);
-        return;
+        for (size_t s = 0; s < nseg && next >= 0; s++)
+            symm_coll_send_to(g, &c.q, tag, (int)s, next, (const char *)out + s * c.seg,
+                              chain_len(&c, s), c.how, routine);
+    } else {
+        symm_coll_recv_window(g, nseg, chain_post, next >= 0 ? chain_forward : NULL, &c, routine);
     }
-    size_t window = (size_t)g->s->cfg.coll.window, done = 0, posted = 0;
-    void *h[64];
-    unsigned polls = 0;
-    while (done < nseg) {
-        for (; posted < nseg && posted < done + window; posted++) {
-            size_t a = posted * seg, len = nbytes - a < seg ? nbytes - a : seg;
-            if (!symm_coll_recv_try(g, tag, (int)posted, prev, (char *)dest + a, len,
-                                    &h[posted % 64], routine))
-                break;
-        }
-        if (done == posted) {
-            symm_wait_backoff(g->s, &polls);
-            continue;
-        }
-        polls = 0;
-        symm_coll_recv_wait(g, h[done % 64], routine);
-        if (next >= 0) {
-            size_t a = done * seg, len = nbytes - a < seg ? nbytes - a : seg;
-            symm_coll_send_to(g, &q, tag, (int)done, next, (char *)dest + a, len, how, routine);
-        }
-        done++;
-    }
-    symm_coll_sends_fini(g, &q, routine);
+    symm_coll_sends_fini(g, &c.q, routine);
 }

@@ -31,7 +31,6 @@
 #include "coll/coll_algs.h"
 #include "coll/coll_bufpool.h"
 #include "coll/coll_msg.h"
-#include "ops/sync.h"
 #include "runtime/log.h"
 
 #define SEG_MAX 128 /* segments per slice: rounds 0..127 and 128..255 */
@@ -40,10 +39,8 @@
 typedef struct pipe_rx {
     char *dst;
     size_t bytes;
-    void *h;
     int who;   /* index into the member list */
     int round; /* < SEG_MAX: reduce-scatter segment; else allgather */
-    int posted;
 } pipe_rx_t;
 
 typedef struct pipe {
@@ -65,6 +62,9 @@ typedef struct pipe {
     symm_msg_tag_t tag;
     sends_t q;
     int n_scatter; /* q's first handles: the reduce-scatter's sends */
+    int scatter_done; /* they have completed (or need not) */
+    const char *first; /* the first member's part of the segment being folded */
+    int folded;        /* members folded into it so far */
     int how;
     const char *routine;
 } pipe_t;
@@ -165,22 +165,37 @@ static void pipe_plan(pipe_t *p, char *dest, int in_place)
 
 /* Start receive i if its message is here (reduce-scatter segments into a
  * slot; a slot is reused window + 1 receives later, when the one before
- * has been folded in). */
-static int pipe_post(pipe_t *p, int i)
+ * has been folded in). In place, the allgather lands on what my
+ * reduce-scatter sends read: before its first receive, those sends
+ * complete (those alone: my allgather sends complete only as the others
+ * take them, after this same wait). */
+static int pipe_post(void *arg, size_t i, void **h)
 {
+    pipe_t *p = arg;
     pipe_rx_t *r = &p->rx[i];
+    if (r->round >= SEG_MAX && !p->scatter_done) {
+        for (int k = 0; k < p->n_scatter; k++) {
+            symm_coll_recv_wait(p->g, p->q.h[k], p->routine);
+            p->q.h[k] = NULL;
+        }
+        p->scatter_done = 1;
+    }
     if (r->round < SEG_MAX)
-        r->dst = p->slots + (size_t)(i % (p->window + 1)) * p->seg_bytes;
-    r->posted = symm_coll_recv_try(p->g, p->tag, r->round, member(p, r->who), r->dst, r->bytes,
-                                   &r->h, p->routine);
-    return r->posted;
+        r->dst = p->slots + (i % (size_t)(p->window + 1)) * p->seg_bytes;
+    return symm_coll_recv_try(p->g, p->tag, r->round, member(p, r->who), r->dst, r->bytes, h,
+                              p->routine);
 }
 
 /* Fold the reduce-scatter receive i into my segment: members in order,
  * mine where it falls; the last one of a segment sends the segment on. */
-static void pipe_fold(pipe_t *p, int i, const char **first, int *folded)
+static void pipe_fold(void *arg, size_t i)
 {
+    pipe_t *p = arg;
     const pipe_rx_t *r = &p->rx[i];
+    if (r->round >= SEG_MAX) /* an allgather segment: in place already */
+        return;
+    const char **first = &p->first;
+    int *folded = &p->folded;
     size_t s = (size_t)r->round, a = p->lo + s * p->seg;
     size_t b = a + p->seg < p->hi ? a + p->seg : p->hi;
     size_t n = b - a, off = (a - p->lo) * p->elem;
@@ -209,39 +224,6 @@ static void pipe_fold(pipe_t *p, int i, const char **first, int *folded)
     for (int k = 1; k < p->m; k++)
         symm_coll_send_to(p->g, &p->q, p->tag, SEG_MAX + (int)s, member(p, (p->self + k) % p->m),
                           acc, n * p->elem, p->how, p->routine);
-}
-
-static void pipe_run(pipe_t *p, int in_place)
-{
-    int done = 0, posted = 0, folded = 0, waited_sends = !in_place;
-    const char *first = NULL;
-    unsigned polls = 0;
-    while (done < p->n_rx) {
-        while (posted < p->n_rx && posted < done + p->window) {
-            if (!waited_sends && p->rx[posted].round >= SEG_MAX) {
-                /* In place: the allgather lands on what my reduce-scatter
-                 * sends read. Those alone: my allgather sends complete
-                 * only as the others take them, after this same wait. */
-                for (int i = 0; i < p->n_scatter; i++) {
-                    symm_coll_recv_wait(p->g, p->q.h[i], p->routine);
-                    p->q.h[i] = NULL;
-                }
-                waited_sends = 1;
-            }
-            if (!pipe_post(p, posted))
-                break;
-            posted++;
-        }
-        if (!p->rx[done].posted) {
-            symm_wait_backoff(p->g->s, &polls);
-            continue;
-        }
-        polls = 0;
-        symm_coll_recv_wait(p->g, p->rx[done].h, p->routine);
-        if (p->rx[done].round < SEG_MAX)
-            pipe_fold(p, done, &first, &folded);
-        done++;
-    }
 }
 
 void symm_coll_reduce_pipe(symm_group_t *g, const int *who, int m, int self, void *dest,
@@ -278,7 +260,8 @@ void symm_coll_reduce_pipe(symm_group_t *g, const int *who, int m, int self, voi
     pipe_send_slices(&p, source);
     p.n_scatter = p.q.n;
     pipe_plan(&p, dest, in_place);
-    pipe_run(&p, in_place);
+    p.scatter_done = !in_place;
+    symm_coll_recv_window(g, (size_t)p.n_rx, pipe_post, pipe_fold, &p, routine);
     symm_coll_sends_fini(g, &p.q, routine);
     free(p.rx);
     symm_coll_buf_put(p.slots);
