@@ -23,7 +23,7 @@ symm_pe_test(coll_pipe PROGRAM coll NPS 2 3 4 TIMEOUT 60 ARGS reduce UCXONLY
 symm_pe_test(coll_pipe_data PROGRAM coll NPS 2 3 4 TIMEOUT 60 ARGS data UCXONLY
   ENV SYMM_COLL_NODE_AWARE=0 SYMM_COLL_SEGMENT=40 SYMM_COLL_WINDOW=2)
 symm_pe_test(coll_pipe_rndv PROGRAM coll NPS 2 4 TIMEOUT 60 ARGS data UCXONLY
-  ENV SYMM_COLL_NODE_AWARE=0 SYMM_COLL_SEGMENT=40 SYMM_COLL_WINDOW=2 SYMM_COLL_EAGER_MAX=0
+  ENV SYMM_COLL_NODE_AWARE=0 SYMM_COLL_SEGMENT=400 SYMM_COLL_WINDOW=2 SYMM_COLL_EAGER_MAX=0
   SYMM_COLL_EXCHANGE_EAGER_MAX=0)
 # shmemx_reduce_private (private buffers; refused with -2 where peers are
 # mapped), segments of 4K so the large vector is pipelined in many.
