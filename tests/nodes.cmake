@@ -63,6 +63,18 @@ if(SYMM_HAVE_UCX)
   symm_nodes_test(coll_nodes_xeager coll 2 1 ARGS data ENV SYMM_COLL_EAGER_MAX=1K)
   symm_nodes_test(coll_nodes_xeager coll 4 2 ARGS data
     ENV SYMM_COLL_EAGER_MAX=1K SYMM_COLL_EXCHANGE_EAGER_MAX=4K)
+  # The split fcollect and alltoall (no head; SYMM_COLL_SPLIT_MIN=1 sends
+  # every block that way): nodes of 2, of 3 dealt cyclically, uneven nodes
+  # (5 PEs in nodes of 2, 2 and 1: member r mod L of a smaller node), by
+  # rendezvous in short segments, back to back with a PE lagging.
+  symm_nodes_test(coll_nodes_split coll 4 2 ARGS quick ENV SYMM_COLL_SPLIT_MIN=1)
+  symm_nodes_test(coll_nodes_split coll 5 2 ARGS quick ENV SYMM_COLL_SPLIT_MIN=1)
+  symm_nodes_test(coll_nodes_split coll 6 3 ARGS quick ENV SYMM_COLL_SPLIT_MIN=1 SYMM_NODE_CYCLIC=1)
+  symm_nodes_test(coll_nodes_split_rndv coll 4 2 ARGS data
+    ENV SYMM_COLL_SPLIT_MIN=1 SYMM_COLL_EAGER_MAX=0 SYMM_COLL_EXCHANGE_EAGER_MAX=0
+        SYMM_COLL_SEGMENT=40 SYMM_COLL_WINDOW=2)
+  symm_nodes_test(coll_skew_nodes_split coll_skew 4 2 ENV SYMM_COLL_SPLIT_MIN=1)
+  symm_nodes_test(coll_skew_nodes_split coll_skew 6 3 ENV SYMM_COLL_SPLIT_MIN=1 SYMM_NODE_CYCLIC=1)
   symm_nodes_test(coll_skew_nodes coll_skew 4 2)
   symm_nodes_test(coll_skew_nodes coll_skew 6 2 ENV SYMM_COLL_HEADS=bruck SYMM_NODE_CYCLIC=1)
   symm_nodes_test(coll_skew_nodes coll_skew 8 2 ENV SYMM_COLL_HEADS=ring)

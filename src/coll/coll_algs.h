@@ -56,12 +56,25 @@ void symm_coll_fcollect_pull(symm_group_t *g, void *dest, const void *source, si
                              const char *routine);
 void symm_coll_fcollect_nodes(symm_group_t *g, const nodes_t *nd, void *dest, const void *source,
                               size_t nbytes, const char *routine);
+void symm_coll_fcollect_split(symm_group_t *g, const nodes_t *nd, void *dest, const void *source,
+                              size_t nbytes, const char *routine);
 
 /* coll_exchange.c: the flat message exchange of fcollect (per_peer 0: my
  * whole source to every member) and alltoall (per_peer 1: block j of my
  * source to member j). */
 void symm_coll_exchange_msg(symm_group_t *g, void *dest, const void *source, size_t nbytes,
                             int per_peer, const char *routine);
+
+/* The exchange under it, between lists of members: the nbytes at src +
+ * to[k]*stride to each member to[k] (segment by segment), each block from
+ * member from[k] into dest + from[k]*nbytes, with SYMM_COLL_WINDOW receives
+ * in flight; between(arg), if given, runs once the sends are out and
+ * before the receives, each(arg) after every segment received (work
+ * that overlaps the transfers). Returns once every send is complete. */
+void symm_coll_exchange_lists(symm_group_t *g, symm_msg_tag_t tag, void *dest, const void *src,
+                              size_t nbytes, size_t stride, const int *to, int nto,
+                              const int *from, int nfrom, void (*between)(void *arg),
+                              void (*each)(void *arg), void *arg, const char *routine);
 
 /* collect/ */
 void symm_coll_collect_stage(symm_group_t *g, void *dest, const void *source, size_t nbytes,
@@ -77,6 +90,8 @@ void symm_coll_collect_nodes(symm_group_t *g, const nodes_t *nd, void *dest, con
 void symm_coll_alltoall_pull(symm_group_t *g, void *dest, const void *source, size_t nbytes,
                              const char *routine);
 void symm_coll_alltoall_nodes(symm_group_t *g, const nodes_t *nd, void *dest, const void *source,
+                              size_t nbytes, const char *routine);
+void symm_coll_alltoall_split(symm_group_t *g, const nodes_t *nd, void *dest, const void *source,
                               size_t nbytes, const char *routine);
 void symm_coll_alltoalls_pull(symm_group_t *g, void *dest, const void *source, ptrdiff_t dst,
                               ptrdiff_t sst, size_t nelems, size_t elem, const char *routine);

@@ -39,6 +39,9 @@
  *   pull        fcollect/fcollect_pull.c   not msg, or 0 bytes: one copy per block
  *   msg         coll_exchange.c            msg, no heads layout: one round, all blocks at once
  *   nodes       fcollect/fcollect_nodes.c  msg, heads layout: N(N-1) messages, not n(n-1)
+ *   split       fcollect/fcollect_split.c  msg, node layout, blocks of SYMM_COLL_SPLIT_MIN
+ *                                          or more: member r sends to member r mod L of
+ *                                          each other node, members share by memory
  * collect
  *   stage       collect/collect_stage.c    stage on: counts and blocks up to the stage
  *                                          limit staged; larger ones read in place, barrier
@@ -54,6 +57,10 @@
  *   nodes       alltoall/alltoall_nodes.c  msg, heads layout, not in place: one pack per
  *                                          pair of heads (direct, or pairwise rounds)
  *   nodes Bruck alltoall/alltoall_bruck.c  as nodes, heads by Bruck: log2 N messages a head
+ *   split       alltoall/alltoall_split.c  msg, node layout, not in place, blocks of
+ *                                          SYMM_COLL_SPLIT_MIN or more: every member sends
+ *                                          its own blocks off node, writes its node's
+ *                                          blocks through memory
  * alltoalls
  *   pull        alltoall/alltoalls_pull.c  always: strided gets
  * reduce (all in member order: identical bits everywhere)
@@ -121,6 +128,15 @@ void symm_coll_broadcast(symm_group_t *g, void *dest, const void *source, size_t
     symm_coll_bcast_pull(g, dest, source, nbytes, root, update_root, routine);
 }
 
+/* Whether a node-aware fcollect or alltoall goes split (no head): blocks of
+ * SYMM_COLL_SPLIT_MIN or more, several members on some node. Past it the
+ * heads' copies and their one link each cost more than the messages the
+ * split form adds (n(n-L) where the heads send N(N-1)). */
+static int split_fits(const symm_group_t *g, const nodes_t *nd, size_t nbytes)
+{
+    return nd->n_nodes < g->size && nbytes >= g->s->cfg.coll.split_min;
+}
+
 void symm_coll_fcollect(symm_group_t *g, void *dest, const void *source, size_t nbytes,
                         const char *routine)
 {
@@ -134,7 +150,9 @@ void symm_coll_fcollect(symm_group_t *g, void *dest, const void *source, size_t 
     }
     if (nbytes != 0 && use_msg(g)) {
         const nodes_t *nd = symm_coll_heads_nodes(g, nbytes * (size_t)g->size, 0, routine);
-        if (nd != NULL)
+        if (nd != NULL && split_fits(g, nd, nbytes))
+            symm_coll_fcollect_split(g, nd, dest, source, nbytes, routine);
+        else if (nd != NULL)
             symm_coll_fcollect_nodes(g, nd, dest, source, nbytes, routine);
         else
             symm_coll_exchange_msg(g, dest, source, nbytes, 0, routine);
@@ -180,8 +198,11 @@ void symm_coll_alltoall(symm_group_t *g, void *dest, const void *source, size_t 
         size_t all = nbytes * (size_t)g->size;
         const nodes_t *nd = symm_coll_heads_nodes(g, all, 1, routine);
         /* In place (spec: undefined, but the flat exchange copes) runs flat. */
-        if (nd != NULL && ((const char *)source + all <= (char *)dest ||
-                           (char *)dest + all <= (const char *)source))
+        int apart = (const char *)source + all <= (char *)dest ||
+                    (char *)dest + all <= (const char *)source;
+        if (nd != NULL && apart && split_fits(g, nd, nbytes))
+            symm_coll_alltoall_split(g, nd, dest, source, nbytes, routine);
+        else if (nd != NULL && apart)
             symm_coll_alltoall_nodes(g, nd, dest, source, nbytes, routine);
         else
             symm_coll_exchange_msg(g, dest, source, nbytes, 1, routine);

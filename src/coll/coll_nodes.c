@@ -21,13 +21,14 @@ static const nodes_t *team_layout(symm_group_t *g)
     nodes_t *nd = __atomic_load_n((nodes_t **)&t->coll_nodes, __ATOMIC_ACQUIRE);
     if (nd == NULL) {
         int n = t->size;
-        nd = malloc(sizeof(*nd) + sizeof(int) * 4 * (size_t)n);
+        nd = malloc(sizeof(*nd) + sizeof(int) * 5 * (size_t)n);
         if (nd == NULL)
             return NULL; /* the flat messages work as well */
         nd->local = (int *)(void *)(nd + 1);
         nd->node_of = nd->local + n;
         nd->leader = nd->node_of + n;
         nd->count = nd->leader + n;
+        nd->rank = nd->count + n;
         nd->n_nodes = nd->n_local = 0;
         nd->contig = 1;
         int mine = g->s->peers[g->s->my_pe].map_node;
@@ -41,7 +42,7 @@ static const nodes_t *team_layout(symm_group_t *g)
             }
             if (i > 0 && nd->node_of[i - 1] != k && nd->count[k] != 0)
                 nd->contig = 0;
-            nd->count[k]++;
+            nd->rank[i] = nd->count[k]++;
             nd->node_of[i] = k;
             if (key == mine)
                 nd->local[nd->n_local++] = i;

@@ -36,6 +36,7 @@ typedef struct nodes {
     int *node_of; /* [size] node number of each member, nodes numbered by first member */
     int *leader;  /* [n_nodes] each node's lowest team index */
     int *count;   /* [n_nodes] members on each node */
+    int *rank;    /* [size] each member's place among its node's members (0: the head) */
     int contig;   /* every node's members are consecutive in the team: nodes' blocks lie
                    * in node order in a collect's dest */
 } nodes_t;

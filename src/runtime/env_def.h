@@ -189,7 +189,11 @@
     X(SYMM_COLL_RING_MIN, SIZE, USER, coll, ring_min, "1M",                                  \
       "SYMM_COLL_HEADS=auto past SYMM_COLL_DIRECT_NODES nodes: a collective moving at "      \
       "least this many bytes per PE (the result of fcollect and collect; alltoall: its "     \
-      "source times Bruck's rounds) runs the ring, a smaller one Bruck")
+      "source times Bruck's rounds) runs the ring, a smaller one Bruck")                     \
+    X(SYMM_COLL_SPLIT_MIN, SIZE, USER, coll, split_min, "256K",                              \
+      "node-aware fcollect and alltoall: blocks of at least this many bytes go split (every "\
+      "member sends its own blocks to the other nodes, its node's members copy through "     \
+      "memory, no head), smaller ones through the heads (fewer messages)")
 
 /* read by the tools (oshrun, oshcc) and the Python package, never by the library:
  * rows here so that SHMEM_INFO, symm-info and docs/environment.md list them. */
