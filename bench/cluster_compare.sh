@@ -12,8 +12,11 @@
 # alltoall and sum_reduce (double) at SIZES bytes per PE (default 64K, 1M,
 # 4M, 16M and 64M / P, P the PE count: Open MPI 4.1's OpenSHMEM fails a
 # shmem_malloc of 128 MiB, and net_bench allocates P times the largest),
-# RUNS times (default 5), the libraries alternating; each cell is the median. Open MPI runs under its mpirun with spml ucx, symm
-# under its own rendezvous start; both over UCX_TLS=tcp between nodes.
+# RUNS times (default 5), the libraries alternating; each cell is the median.
+# Open MPI runs under its mpirun with spml ucx, symm under its own rendezvous
+# start; both over UCX_TLS=tcp between nodes. Open MPI's MPI layer gets btl
+# self,tcp: its shared-memory btl (vader) crashed in MPI_Comm_dup at start
+# with 2 PEs per namespace (the namespaces share one hostname and /dev/shm).
 #
 # The limit is the time the busiest link needs for the bytes it must carry
 # at RATE (no protocol overhead): broadcast S (every node receives it),
@@ -22,7 +25,8 @@
 # among nodes), for P PEs on N nodes. Timing is OSU's (each call alone,
 # averaged over PEs), so a broadcast root's early return shows below it.
 # Environment: RUNS, SYMM_PREFIX (default build/install), SYMM_ENV
-# (VAR=VALUE ... for symm's PEs only), HEAP (symmetric heap per PE).
+# (VAR=VALUE ... for symm's PEs only), HEAP (symmetric heap per PE), DELAY
+# (one-way delay on every link, each way, e.g. 20us: netem).
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 nodes=${1:?usage: cluster_compare.sh NODES PPN RATE [SIZES]}
@@ -41,8 +45,9 @@ have_ompi=0
 if /usr/bin/oshcc -O2 "$here/net_bench.c" -o "$work/nb_ompi" 2>/dev/null; then have_ompi=1; fi
 shape=()
 [ "$rate" = none ] || shape=(-r "$rate")
+[ -z "${DELAY:-}" ] || shape+=(-d "$DELAY")
 only=broadcast,fcollect,alltoall,sum_reduce
-echo "# $nodes nodes x $ppn PEs, link $rate, UCX_TLS=tcp, $runs runs, $(nproc) cores," \
+echo "# $nodes nodes x $ppn PEs, link $rate${DELAY:+ delay $DELAY}, UCX_TLS=tcp, $runs runs, $(nproc) cores," \
      "symm $(git -C "$here/.." rev-parse --short HEAD 2>/dev/null || echo '?')"
 for ((r = 1; r <= runs; r++)); do
   # shellcheck disable=SC2086
@@ -53,7 +58,7 @@ for ((r = 1; r <= runs; r++)); do
   if [ $have_ompi = 1 ]; then
     NET_BENCH_SIZES=$sizes NET_BENCH_ONLY=$only SHMEM_SYMMETRIC_SIZE=$heap \
       "$here/../scripts/netns_cluster.sh" -n "$nodes" -p "$ppn" "${shape[@]}" -l mpirun -- \
-      -x NET_BENCH_SIZES -x NET_BENCH_ONLY -x SHMEM_SYMMETRIC_SIZE --mca spml ucx \
+      -x NET_BENCH_SIZES -x NET_BENCH_ONLY -x SHMEM_SYMMETRIC_SIZE --mca spml ucx --mca btl self,tcp \
       "$work/nb_ompi" 100 2>/dev/null | awk '$1 == "net_bench" { print "ompi", $2, $3, $4 }' \
       >>"$work/rows" || true
   fi

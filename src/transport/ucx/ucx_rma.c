@@ -343,10 +343,11 @@ int symm_ucx_amo(struct symm_ctx *ctx, symm_amo_op_t op, size_t size, int seg, s
         if (!__atomic_load_n(&wk->unflushed, __ATOMIC_RELAXED))
             __atomic_store_n(&wk->unflushed, 1, __ATOMIC_SEQ_CST);
         /* A PE that only posts never waits, so nothing would run the
-         * target side of its peers' atomics (the progress thread keeps
-         * away while the PE is in symm calls): run it every few posts. */
+         * target side of its peers' atomics: run it every few posts, and
+         * count it as the PE's own progress, so the progress thread keeps
+         * away rather than contend for the worker between the posts. */
         if ((__atomic_add_fetch(&wk->posts, 1, __ATOMIC_RELAXED) & (POST_PROGRESS - 1)) == 0)
-            symm_ucx_progress_all(u);
+            symm_ucx_progress(ctx->inst);
         return to_symm(u, symm_ucx_keep_req(u, wk, req), pe, "atomic");
     }
     int wire = result == NULL && postable && !ctx->inst->peers[pe].mapped;
