@@ -30,8 +30,8 @@ void symm_coll_bcast_ll(symm_group_t *g, void *dest, const void *source, size_t 
                         int update_root);
 void symm_coll_exchange_ll(symm_group_t *g, void *dest, const void *source, size_t nbytes,
                            int per_peer);
-void symm_coll_reduce_ll(symm_group_t *g, void *dest, const void *source, size_t count,
-                         size_t elem, symm_reduce_fn op);
+void symm_coll_reduce_ll(symm_group_t *g, void *dest, const void *source, size_t count, size_t elem,
+                         symm_reduce_fn op);
 
 /* The staged form (coll_stage.h, when symm_coll_stage_fits):
  * fcollect/fcollect_stage.c (fcollect, per_peer 0, and alltoall, per_peer
@@ -72,9 +72,9 @@ void symm_coll_exchange_msg(symm_group_t *g, void *dest, const void *source, siz
  * before the receives, each(arg) after every segment received (work
  * that overlaps the transfers). Returns once every send is complete. */
 void symm_coll_exchange_lists(symm_group_t *g, symm_msg_tag_t tag, void *dest, const void *src,
-                              size_t nbytes, size_t stride, const int *to, int nto,
-                              const int *from, int nfrom, void (*between)(void *arg),
-                              void (*each)(void *arg), void *arg, const char *routine);
+                              size_t nbytes, size_t stride, const int *to, int nto, const int *from,
+                              int nfrom, void (*between)(void *arg), void (*each)(void *arg),
+                              void *arg, const char *routine);
 
 /* collect/ */
 void symm_coll_collect_stage(symm_group_t *g, void *dest, const void *source, size_t nbytes,

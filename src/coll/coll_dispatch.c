@@ -189,8 +189,7 @@ void symm_coll_alltoall(symm_group_t *g, void *dest, const void *source, size_t 
         symm_coll_exchange_ll(g, dest, source, nbytes, 1);
         return;
     }
-    if (nbytes <= SIZE_MAX / (size_t)g->size &&
-        symm_coll_stage_fits(g, nbytes * (size_t)g->size)) {
+    if (nbytes <= SIZE_MAX / (size_t)g->size && symm_coll_stage_fits(g, nbytes * (size_t)g->size)) {
         symm_coll_exchange_stage(g, dest, source, nbytes, 1);
         return;
     }

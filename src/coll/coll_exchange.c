@@ -16,6 +16,12 @@
 
 #define EXCHANGE_SEG_MAX 128 /* segments a block: rounds of one tag */
 
+/* Receives in flight per sender (the window is also SYMM_COLL_WINDOW's):
+ * more from one sender only share its connection, so the first completes
+ * later and the last no sooner (measured: docs/performance.md, split
+ * fcollect). */
+#define EXCHANGE_PER_SENDER 2
+
 /* The receives: every sender's first segment (in list order), then every
  * sender's second, ... straight into place (symm_coll_recv_window). */
 typedef struct exchange_rx {
@@ -43,14 +49,14 @@ static int exchange_post(void *arg, size_t i, void **h)
     size_t s = i / (size_t)x->nfrom, a = s * x->seg;
     int j = x->from[i % (size_t)x->nfrom];
     size_t len = x->nbytes - a < x->seg ? x->nbytes - a : x->seg;
-    return symm_coll_recv_try(x->g, x->tag, (int)s, j, x->dest + (size_t)j * x->nbytes + a, len,
-                              h, x->routine);
+    return symm_coll_recv_try(x->g, x->tag, (int)s, j, x->dest + (size_t)j * x->nbytes + a, len, h,
+                              x->routine);
 }
 
 void symm_coll_exchange_lists(symm_group_t *g, symm_msg_tag_t tag, void *dest, const void *src,
-                              size_t nbytes, size_t stride, const int *to, int nto,
-                              const int *from, int nfrom, void (*between)(void *arg),
-                              void (*each)(void *arg), void *arg, const char *routine)
+                              size_t nbytes, size_t stride, const int *to, int nto, const int *from,
+                              int nfrom, void (*between)(void *arg), void (*each)(void *arg),
+                              void *arg, const char *routine)
 {
     size_t seg = symm_coll_seg_bytes(g, nbytes, EXCHANGE_SEG_MAX);
     size_t nseg = nbytes == 0 ? 1 : (nbytes + seg - 1) / seg;
@@ -60,16 +66,23 @@ void symm_coll_exchange_lists(symm_group_t *g, symm_msg_tag_t tag, void *dest, c
     for (size_t s = 0; s < nseg; s++)
         for (int k = 0; k < nto; k++) {
             size_t a = s * seg, len = nbytes - a < seg ? nbytes - a : seg;
-            symm_coll_send_to(g, &q, tag, (int)s, to[k], (const char *)src + (size_t)to[k] * stride + a,
-                              len, how, routine);
+            symm_coll_send_to(g, &q, tag, (int)s, to[k],
+                              (const char *)src + (size_t)to[k] * stride + a, len, how, routine);
         }
     if (between != NULL)
         between(arg);
-    exchange_rx_t x = {.g = g, .tag = tag, .dest = dest, .nbytes = nbytes, .seg = seg,
-                       .from = from, .nfrom = nfrom, .each = each, .arg = arg,
+    exchange_rx_t x = {.g = g,
+                       .tag = tag,
+                       .dest = dest,
+                       .nbytes = nbytes,
+                       .seg = seg,
+                       .from = from,
+                       .nfrom = nfrom,
+                       .each = each,
+                       .arg = arg,
                        .routine = routine};
     if (nfrom > 0)
-        symm_coll_recv_window(g, nseg * (size_t)nfrom, exchange_post,
+        symm_coll_recv_window(g, nseg * (size_t)nfrom, EXCHANGE_PER_SENDER * nfrom, exchange_post,
                               each != NULL ? exchange_done : NULL, &x, routine);
     symm_coll_sends_fini(g, &q, routine);
 }
@@ -96,8 +109,8 @@ void symm_coll_exchange_msg(symm_group_t *g, void *dest, const void *source, siz
         to[k - 1] = (g->me + k) % n;
         from[k - 1] = (g->me - k + n) % n;
     }
-    symm_coll_exchange_lists(g, tag, dest, src, nbytes, stride, to, n - 1, from, n - 1, NULL,
-                             NULL, NULL, routine);
+    symm_coll_exchange_lists(g, tag, dest, src, nbytes, stride, to, n - 1, from, n - 1, NULL, NULL,
+                             NULL, routine);
     memmove((char *)dest + (size_t)g->me * nbytes, src + (size_t)g->me * stride, nbytes);
     if (to != here)
         free(to);

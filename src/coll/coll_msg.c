@@ -95,11 +95,12 @@ void symm_coll_recv_wait(symm_group_t *g, void *h, const char *routine)
         symm_fatal(routine, "a collective message failed: %s", symm_status_str((symm_status_t)rc));
 }
 
-void symm_coll_recv_window(symm_group_t *g, size_t total,
+void symm_coll_recv_window(symm_group_t *g, size_t total, int window_max,
                            int (*post)(void *arg, size_t i, void **h),
                            void (*done)(void *arg, size_t i), void *arg, const char *routine)
 {
-    size_t window = (size_t)g->s->cfg.coll.window, finished = 0, posted = 0;
+    int w = g->s->cfg.coll.window < window_max ? g->s->cfg.coll.window : window_max;
+    size_t window = (size_t)(w > 0 ? w : 1), finished = 0, posted = 0;
     void *h[64];
     unsigned polls = 0;
     while (finished < total) {

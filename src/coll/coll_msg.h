@@ -88,9 +88,9 @@ void symm_coll_recv_wait(symm_group_t *g, void *h, const char *routine);
 /* The receives of a segmented collective, total of them in the order it
  * needs them: post(arg, i, &h) starts receive i if its message is here (1;
  * 0: not yet), done(arg, i) runs once receive i is in place. At most
- * SYMM_COLL_WINDOW (<= 64) are in flight; receive i is posted only after
+ * SYMM_COLL_WINDOW (<= 64), and at most window_max, are in flight; receive i is posted only after
  * done(i - window) ran, so a buffer may be reused that far apart. */
-void symm_coll_recv_window(symm_group_t *g, size_t total,
+void symm_coll_recv_window(symm_group_t *g, size_t total, int window_max,
                            int (*post)(void *arg, size_t i, void **h),
                            void (*done)(void *arg, size_t i), void *arg, const char *routine);
 

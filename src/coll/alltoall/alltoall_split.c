@@ -66,8 +66,8 @@ void symm_coll_alltoall_split(symm_group_t *g, const nodes_t *nd, void *dest, co
         if (nd->node_of[i] != nd->my_node)
             from[nfrom++] = i;
     }
-    split_local_t x = {.g = g, .nd = nd, .dest = dest, .source = source, .nbytes = nbytes,
-                       .routine = routine};
+    split_local_t x = {
+        .g = g, .nd = nd, .dest = dest, .source = source, .nbytes = nbytes, .routine = routine};
     symm_coll_exchange_lists(g, tag, dest, source, nbytes, nbytes, to, nto, from, nfrom,
                              split_local_copies, NULL, &x, routine);
     uint64_t *done = node_word(g, NODE_DONE, g->me);

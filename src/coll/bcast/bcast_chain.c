@@ -40,16 +40,16 @@ static size_t chain_len(const chain_t *c, size_t s)
 static int chain_post(void *arg, size_t s, void **h)
 {
     chain_t *c = arg;
-    return symm_coll_recv_try(c->g, c->tag, (int)s, c->prev, c->dest + s * c->seg,
-                              chain_len(c, s), h, c->routine);
+    return symm_coll_recv_try(c->g, c->tag, (int)s, c->prev, c->dest + s * c->seg, chain_len(c, s),
+                              h, c->routine);
 }
 
 /* Segment s is in: on to the next member. */
 static void chain_forward(void *arg, size_t s)
 {
     chain_t *c = arg;
-    symm_coll_send_to(c->g, &c->q, c->tag, (int)s, c->next, c->dest + s * c->seg,
-                      chain_len(c, s), c->how, c->routine);
+    symm_coll_send_to(c->g, &c->q, c->tag, (int)s, c->next, c->dest + s * c->seg, chain_len(c, s),
+                      c->how, c->routine);
 }
 
 /* The chain beats the tree when filling the pipe, (m - 2) segments, costs
@@ -72,8 +72,15 @@ int symm_coll_bcast_chain_fits(const symm_group_t *g, int m, size_t nbytes)
 void symm_coll_bcast_chain(symm_group_t *g, symm_msg_tag_t tag, int prev, int next, void *dest,
                            const void *out, size_t nbytes, int sync, const char *routine)
 {
-    chain_t c = {.g = g, .tag = tag, .prev = prev, .next = next, .how = sync ? SEND_SYNC : SEND_SIZE,
-                 .dest = dest, .nbytes = nbytes, .seg = chain_seg(g, nbytes), .routine = routine};
+    chain_t c = {.g = g,
+                 .tag = tag,
+                 .prev = prev,
+                 .next = next,
+                 .how = sync ? SEND_SYNC : SEND_SIZE,
+                 .dest = dest,
+                 .nbytes = nbytes,
+                 .seg = chain_seg(g, nbytes),
+                 .routine = routine};
     size_t nseg = (nbytes + c.seg - 1) / c.seg;
     symm_coll_sends_init(&c.q, next >= 0 ? (int)nseg : 0, routine);
     if (prev < 0) {
@@ -81,7 +88,8 @@ void symm_coll_bcast_chain(symm_group_t *g, symm_msg_tag_t tag, int prev, int ne
             symm_coll_send_to(g, &c.q, tag, (int)s, next, (const char *)out + s * c.seg,
                               chain_len(&c, s), c.how, routine);
     } else {
-        symm_coll_recv_window(g, nseg, chain_post, next >= 0 ? chain_forward : NULL, &c, routine);
+        symm_coll_recv_window(g, nseg, 64, chain_post, next >= 0 ? chain_forward : NULL, &c,
+                              routine);
     }
     symm_coll_sends_fini(g, &c.q, routine);
 }

@@ -101,8 +101,8 @@ void symm_coll_fcollect_split(symm_group_t *g, const nodes_t *nd, void *dest, co
     symm_msg_tag_t tag = symm_group_next_tag(g);
     int n = g->size, N = nd->n_nodes, me = g->me;
     void *tmp;
-    const void *mine = symm_coll_unaliased(g, source, nbytes, dest, nbytes * (size_t)n, &tmp,
-                                           routine);
+    const void *mine =
+        symm_coll_unaliased(g, source, nbytes, dest, nbytes * (size_t)n, &tmp, routine);
     __atomic_store_n(node_word(g, NODE_IN, me), tag.seq, __ATOMIC_RELEASE);
     int here[2 * 64], *to = n <= 64 ? here : malloc(sizeof(int) * 2 * (size_t)n);
     if (to == NULL)
@@ -117,8 +117,14 @@ void symm_coll_fcollect_split(symm_group_t *g, const nodes_t *nd, void *dest, co
         if (nd->node_of[i] != nd->my_node && split_taker(nd, i) == me)
             from[nfrom++] = i;
     }
-    split_locals_t x = {.g = g, .nd = nd, .dest = dest, .source = source, .nbytes = nbytes,
-                        .piece = symm_coll_seg_bytes(g, nbytes, 128), .k = tmp != NULL ? nd->n_local : 1, .seq = tag.seq,
+    split_locals_t x = {.g = g,
+                        .nd = nd,
+                        .dest = dest,
+                        .source = source,
+                        .nbytes = nbytes,
+                        .piece = symm_coll_seg_bytes(g, nbytes, 128),
+                        .k = tmp != NULL ? nd->n_local : 1,
+                        .seq = tag.seq,
                         .routine = routine};
     /* fcollect sends one block to all: stride 0. */
     symm_coll_exchange_lists(g, tag, dest, mine, nbytes, 0, to, nto, from, nfrom, NULL,

@@ -48,21 +48,21 @@ typedef struct pipe {
     const int *who; /* group indices of the members (NULL: every member) */
     int m, self;
     size_t count, elem;
-    size_t lo, hi;        /* my slice, elements */
-    size_t seg;           /* elements in each of my segments */
-    size_t seg_bytes;     /* the largest segment of any member, bytes */
-    char *acc;            /* my slice of dest */
-    const char *mine;     /* my slice of source */
-    char *mine_copy;      /* a segment of mine, where reducing in place overwrites it */
-    char *slots;          /* window + 1 receive buffers of seg_bytes */
+    size_t lo, hi;    /* my slice, elements */
+    size_t seg;       /* elements in each of my segments */
+    size_t seg_bytes; /* the largest segment of any member, bytes */
+    char *acc;        /* my slice of dest */
+    const char *mine; /* my slice of source */
+    char *mine_copy;  /* a segment of mine, where reducing in place overwrites it */
+    char *slots;      /* window + 1 receive buffers of seg_bytes */
     int window;
     pipe_rx_t *rx;
     int n_rx;
     symm_reduce_fn op;
     symm_msg_tag_t tag;
     sends_t q;
-    int n_scatter; /* q's first handles: the reduce-scatter's sends */
-    int scatter_done; /* they have completed (or need not) */
+    int n_scatter;     /* q's first handles: the reduce-scatter's sends */
+    int scatter_done;  /* they have completed (or need not) */
     const char *first; /* the first member's part of the segment being folded */
     int folded;        /* members folded into it so far */
     int how;
@@ -131,7 +131,9 @@ static int pipe_plan_gather(pipe_t *p, char *dest, size_t s, int n)
         if (k == p->self || a >= hi)
             continue;
         size_t b = a + se < hi ? a + se : hi;
-        p->rx[n++] = (pipe_rx_t){.dst = dest + a * p->elem, .bytes = (b - a) * p->elem, .who = k,
+        p->rx[n++] = (pipe_rx_t){.dst = dest + a * p->elem,
+                                 .bytes = (b - a) * p->elem,
+                                 .who = k,
                                  .round = SEG_MAX + (int)s};
     }
     return n;
@@ -236,8 +238,16 @@ void symm_coll_reduce_pipe(symm_group_t *g, const int *who, int m, int self, voi
     if (d != s && bytes != 0 && d < s + bytes && s < d + bytes) /* overlapping, not in place */
         dest = whole = symm_coll_buf_get(g, bytes, routine);
     int in_place = dest == source && bytes != 0;
-    pipe_t p = {.g = g, .who = who, .m = m, .self = self, .count = count, .elem = elem, .op = op,
-                .tag = tag, .routine = routine, .window = g->s->cfg.coll.window};
+    pipe_t p = {.g = g,
+                .who = who,
+                .m = m,
+                .self = self,
+                .count = count,
+                .elem = elem,
+                .op = op,
+                .tag = tag,
+                .routine = routine,
+                .window = g->s->cfg.coll.window};
     p.how = exchange_how(g, bytes);
     slice_of(&p, self, &p.lo, &p.hi);
     p.seg = seg_elems(&p, p.hi - p.lo);
@@ -261,7 +271,7 @@ void symm_coll_reduce_pipe(symm_group_t *g, const int *who, int m, int self, voi
     p.n_scatter = p.q.n;
     pipe_plan(&p, dest, in_place);
     p.scatter_done = !in_place;
-    symm_coll_recv_window(g, (size_t)p.n_rx, pipe_post, pipe_fold, &p, routine);
+    symm_coll_recv_window(g, (size_t)p.n_rx, 64, pipe_post, pipe_fold, &p, routine);
     symm_coll_sends_fini(g, &p.q, routine);
     free(p.rx);
     symm_coll_buf_put(p.slots);
