@@ -94,6 +94,8 @@ threads:shm-threads2-np4:201:250 threads:shm-threads3-np3:202:250 threads:shm-th
 threads:heap-small-threads3-np2:204:200 threads:ucx-threads2-np3:24:200 threads:ucx-threads3-np2:205:150
 ucx:ucx-np2:301:400 ucx:ucx-np3:302:250 ucx:ucx-np4:303:400 ucx:ucx-noprog-np4:25:200
 ucx:ucx-noprog-np3:304:150 ucx:ucx-heap-small-np3:305:200
+ucx:ucx-tls-posix-np3:306:200 ucx:ucx-tls-sysv-np3:307:150 ucx:ucx-tls-tcp-np4:308:200
+nodes:nodes-split-2x2:410:150 nodes:nodes-split-cyclic-3x2:411:100
 nodes:nodes-2x2:401:200 nodes:nodes-3x2:402:150 nodes:nodes-cyclic-2x2:403:150
 nodes:nodes-noprog-2x2:406:150 nodes:nodes-threads2-2x2:404:120 nodes:nodes-4x1:405:120
 nodes:nodes-netamo-2x2:407:150 nodes:nodes-rndv-3x2:408:100 nodes:nodes-xeager-2x2:409:100
