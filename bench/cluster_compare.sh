@@ -47,6 +47,8 @@ shape=()
 [ "$rate" = none ] || shape=(-r "$rate")
 [ -z "${DELAY:-}" ] || shape+=(-d "$DELAY")
 only=broadcast,fcollect,alltoall,sum_reduce
+# The links can be shaped here (tc, netem for DELAY): fail now, saying why.
+"$here/../scripts/netns_cluster.sh" -n 2 "${shape[@]}" -q -- true >/dev/null
 echo "# $nodes nodes x $ppn PEs, link $rate${DELAY:+ delay $DELAY}, UCX_TLS=tcp, $runs runs, $(nproc) cores," \
      "symm $(git -C "$here/.." rev-parse --short HEAD 2>/dev/null || echo '?')"
 for ((r = 1; r <= runs; r++)); do

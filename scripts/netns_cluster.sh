@@ -84,10 +84,14 @@ shape() {
     ip netns exec "$ns" tc qdisc add dev "$dev" root handle 1: tbf rate "$rate" \
       burst "${BURST:-4mb}" latency 50ms
     [ -z "$delay" ] || ip netns exec "$ns" tc qdisc add dev "$dev" parent 1:1 handle 10: \
-      netem delay "$delay" limit 100000
+      netem delay "$delay" limit 100000 || no_netem
   elif [ -n "$delay" ]; then
-    ip netns exec "$ns" tc qdisc add dev "$dev" root netem delay "$delay" limit 100000
+    ip netns exec "$ns" tc qdisc add dev "$dev" root netem delay "$delay" limit 100000 || no_netem
   fi
+}
+no_netem() {
+  echo "netns_cluster.sh: --delay $delay: tc could not add netem (is sch_netem in this kernel?)" >&2
+  exit 2
 }
 
 if ! ip netns add "$sw" 2>/dev/null; then
