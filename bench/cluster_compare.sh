@@ -48,7 +48,10 @@ shape=()
 [ -z "${DELAY:-}" ] || shape+=(-d "$DELAY")
 only=broadcast,fcollect,alltoall,sum_reduce
 # The links can be shaped here (tc, netem for DELAY): fail now, saying why.
-"$here/../scripts/netns_cluster.sh" -n 2 "${shape[@]}" -q -- true >/dev/null
+if ! msg=$("$here/../scripts/netns_cluster.sh" -n 2 "${shape[@]}" -q -- true 2>&1 >/dev/null); then
+  echo "$msg" >&2
+  exit 2
+fi
 echo "# $nodes nodes x $ppn PEs, link $rate${DELAY:+ delay $DELAY}, UCX_TLS=tcp, $runs runs, $(nproc) cores," \
      "symm $(git -C "$here/.." rev-parse --short HEAD 2>/dev/null || echo '?')"
 for ((r = 1; r <= runs; r++)); do
