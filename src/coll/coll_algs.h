@@ -66,15 +66,25 @@ void symm_coll_exchange_msg(symm_group_t *g, void *dest, const void *source, siz
                             int per_peer, const char *routine);
 
 /* The exchange under it, between lists of members: the nbytes at src +
- * to[k]*stride to each member to[k] (segment by segment), each block from
- * member from[k] into dest + from[k]*nbytes, with SYMM_COLL_WINDOW receives
+ * to[k]*stride to each member l->to[k] (segment by segment), each block
+ * from member l->from[k] into dest + from[k]*nbytes, with SYMM_COLL_WINDOW receives
  * in flight; between(arg), if given, runs once the sends are out and
  * before the receives, each(arg) after every segment received (work
  * that overlaps the transfers). Returns once every send is complete. */
+/* The member lists of an exchange: room for n in each of to and from
+ * (on the stack up to 32), nto and nfrom filled by the caller. */
+typedef struct exchange_lists {
+    int here[64];
+    int *to, *from;
+    int nto, nfrom;
+} exchange_lists_t;
+void symm_coll_exchange_lists_init(exchange_lists_t *l, int n, const char *routine);
+void symm_coll_exchange_lists_fini(exchange_lists_t *l);
+
 void symm_coll_exchange_lists(symm_group_t *g, symm_msg_tag_t tag, void *dest, const void *src,
-                              size_t nbytes, size_t stride, const int *to, int nto, const int *from,
-                              int nfrom, void (*between)(void *arg), void (*each)(void *arg),
-                              void *arg, const char *routine);
+                              size_t nbytes, size_t stride, const exchange_lists_t *l,
+                              void (*between)(void *arg), void (*each)(void *arg), void *arg,
+                              const char *routine);
 
 /* collect/ */
 void symm_coll_collect_stage(symm_group_t *g, void *dest, const void *source, size_t nbytes,

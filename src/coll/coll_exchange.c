@@ -4,7 +4,7 @@
  * into place, in segments with a window of receives in flight. The flat
  * form (a group with unmapped members, no node-aware layout) exchanges with
  * every other member; the split forms of fcollect and alltoall
- * (fcollect/fcollect_rail.c, alltoall/alltoall_split.c) with members on
+ * (fcollect/fcollect_split.c, alltoall/alltoall_split.c) with members on
  * other nodes only.
  */
 #include <stdlib.h>
@@ -53,11 +53,28 @@ static int exchange_post(void *arg, size_t i, void **h)
                               x->routine);
 }
 
-void symm_coll_exchange_lists(symm_group_t *g, symm_msg_tag_t tag, void *dest, const void *src,
-                              size_t nbytes, size_t stride, const int *to, int nto, const int *from,
-                              int nfrom, void (*between)(void *arg), void (*each)(void *arg),
-                              void *arg, const char *routine)
+void symm_coll_exchange_lists_init(exchange_lists_t *l, int n, const char *routine)
 {
+    l->nto = l->nfrom = 0;
+    l->to = n <= 32 ? l->here : malloc(sizeof(int) * 2 * (size_t)n);
+    if (l->to == NULL)
+        symm_fatal(routine, "out of memory for %d member numbers", 2 * n);
+    l->from = l->to + (n <= 32 ? 32 : n);
+}
+
+void symm_coll_exchange_lists_fini(exchange_lists_t *l)
+{
+    if (l->to != l->here)
+        free(l->to);
+}
+
+void symm_coll_exchange_lists(symm_group_t *g, symm_msg_tag_t tag, void *dest, const void *src,
+                              size_t nbytes, size_t stride, const exchange_lists_t *l,
+                              void (*between)(void *arg), void (*each)(void *arg), void *arg,
+                              const char *routine)
+{
+    const int *to = l->to, *from = l->from;
+    int nto = l->nto, nfrom = l->nfrom;
     size_t seg = symm_coll_seg_bytes(g, nbytes, EXCHANGE_SEG_MAX);
     size_t nseg = nbytes == 0 ? 1 : (nbytes + seg - 1) / seg;
     sends_t q;
@@ -101,18 +118,14 @@ void symm_coll_exchange_msg(symm_group_t *g, void *dest, const void *source, siz
     const char *src = symm_coll_unaliased(g, source, per_peer ? nbytes * (size_t)n : nbytes, dest,
                                           nbytes * (size_t)n, &tmp, routine);
     symm_msg_tag_t tag = symm_group_next_tag(g);
-    int here[2 * 32], *to = n <= 32 ? here : malloc(sizeof(int) * 2 * (size_t)n);
-    if (to == NULL)
-        symm_fatal(routine, "out of memory for %d member numbers", 2 * n);
-    int *from = to + (n <= 32 ? 32 : n);
+    exchange_lists_t l;
+    symm_coll_exchange_lists_init(&l, n, routine);
     for (int k = 1; k < n; k++) {
-        to[k - 1] = (g->me + k) % n;
-        from[k - 1] = (g->me - k + n) % n;
+        l.to[l.nto++] = (g->me + k) % n;
+        l.from[l.nfrom++] = (g->me - k + n) % n;
     }
-    symm_coll_exchange_lists(g, tag, dest, src, nbytes, stride, to, n - 1, from, n - 1, NULL, NULL,
-                             NULL, routine);
+    symm_coll_exchange_lists(g, tag, dest, src, nbytes, stride, &l, NULL, NULL, NULL, routine);
     memmove((char *)dest + (size_t)g->me * nbytes, src + (size_t)g->me * stride, nbytes);
-    if (to != here)
-        free(to);
+    symm_coll_exchange_lists_fini(&l);
     symm_coll_buf_put(tmp);
 }

@@ -8,7 +8,6 @@
  * The link carries what the heads' form carries, but every member drives
  * its own transfers and nothing is packed or unpacked.
  */
-#include <stdlib.h>
 #include <string.h>
 
 #include "coll/coll_algs.h"
@@ -55,24 +54,19 @@ void symm_coll_alltoall_split(symm_group_t *g, const nodes_t *nd, void *dest, co
     int n = g->size, far = n - nd->n_local;
     __atomic_store_n(node_word(g, NODE_IN, g->me), tag.seq, __ATOMIC_RELEASE);
     node_arrivals(g, nd, tag.seq);
-    int here[2 * 32], *to = far <= 32 ? here : malloc(sizeof(int) * 2 * (size_t)far);
-    if (to == NULL)
-        symm_fatal(routine, "out of memory for %d member numbers", 2 * far);
-    int *from = to + (far <= 32 ? 32 : far), nto = 0, nfrom = 0;
+    exchange_lists_t l;
+    symm_coll_exchange_lists_init(&l, far, routine);
     for (int k = 1; k < n; k++) {
         int j = (g->me + k) % n, i = (g->me - k + n) % n;
         if (nd->node_of[j] != nd->my_node)
-            to[nto++] = j;
+            l.to[l.nto++] = j;
         if (nd->node_of[i] != nd->my_node)
-            from[nfrom++] = i;
+            l.from[l.nfrom++] = i;
     }
     split_local_t x = {
         .g = g, .nd = nd, .dest = dest, .source = source, .nbytes = nbytes, .routine = routine};
-    symm_coll_exchange_lists(g, tag, dest, source, nbytes, nbytes, to, nto, from, nfrom,
-                             split_local_copies, NULL, &x, routine);
-    uint64_t *done = node_word(g, NODE_DONE, g->me);
-    node_wait(g, done, (uint64_t)(nd->n_local - 1));
-    __atomic_store_n(done, 0, __ATOMIC_RELAXED);
-    if (to != here)
-        free(to);
+    symm_coll_exchange_lists(g, tag, dest, source, nbytes, nbytes, &l, split_local_copies, NULL, &x,
+                             routine);
+    node_given(g, nd);
+    symm_coll_exchange_lists_fini(&l);
 }

@@ -7,7 +7,6 @@
  * every member drives its share of the link; then each member copies from
  * its node's members' dests, through the mappings, the blocks they took.
  */
-#include <stdlib.h>
 #include <string.h>
 
 #include "coll/coll_algs.h"
@@ -104,18 +103,16 @@ void symm_coll_fcollect_split(symm_group_t *g, const nodes_t *nd, void *dest, co
     const void *mine =
         symm_coll_unaliased(g, source, nbytes, dest, nbytes * (size_t)n, &tmp, routine);
     __atomic_store_n(node_word(g, NODE_IN, me), tag.seq, __ATOMIC_RELEASE);
-    int here[2 * 64], *to = n <= 64 ? here : malloc(sizeof(int) * 2 * (size_t)n);
-    if (to == NULL)
-        symm_fatal(routine, "out of memory for %d member numbers", 2 * n);
-    int *from = to + (n <= 64 ? 64 : n), nto = 0, nfrom = 0;
+    exchange_lists_t l;
+    symm_coll_exchange_lists_init(&l, n, routine);
     for (int k = 1; k < N; k++) {
         int q = (nd->my_node + k) % N;
-        to[nto++] = split_member(nd, n, q, nd->rank[me] % nd->count[q]);
+        l.to[l.nto++] = split_member(nd, n, q, nd->rank[me] % nd->count[q]);
     }
     for (int k = 1; k < n; k++) {
         int i = (me - k + n) % n;
         if (nd->node_of[i] != nd->my_node && split_taker(nd, i) == me)
-            from[nfrom++] = i;
+            l.from[l.nfrom++] = i;
     }
     split_locals_t x = {.g = g,
                         .nd = nd,
@@ -127,21 +124,17 @@ void symm_coll_fcollect_split(symm_group_t *g, const nodes_t *nd, void *dest, co
                         .seq = tag.seq,
                         .routine = routine};
     /* fcollect sends one block to all: stride 0. */
-    symm_coll_exchange_lists(g, tag, dest, mine, nbytes, 0, to, nto, from, nfrom, NULL,
-                             split_local_each, &x, routine);
-    if ((char *)dest + (size_t)me * nbytes != mine)
-        memmove((char *)dest + (size_t)me * nbytes, mine, nbytes);
+    symm_coll_exchange_lists(g, tag, dest, mine, nbytes, 0, &l, NULL, split_local_each, &x,
+                             routine);
+    memcpy((char *)dest + (size_t)me * nbytes, mine, nbytes); /* mine never overlaps dest */
     while (split_local_piece(&x, 1))
         ;
-    __atomic_store_n(node_word(g, NODE_OUT, me), tag.seq, __ATOMIC_RELEASE);
+    node_give(g, nd, tag.seq);
     for (int k = 1; k < nd->n_local; k++) {
         int j = nd->local[(nd->rank[me] + k) % nd->n_local];
         split_copy_from(g, nd, j, dest, nbytes, tmp != NULL, tag.seq, routine);
     }
-    uint64_t *done = node_word(g, NODE_DONE, me);
-    node_wait(g, done, (uint64_t)(nd->n_local - 1));
-    __atomic_store_n(done, 0, __ATOMIC_RELAXED);
-    if (to != here)
-        free(to);
+    node_given(g, nd);
+    symm_coll_exchange_lists_fini(&l);
     symm_coll_buf_put(tmp);
 }
