@@ -75,6 +75,15 @@ if(SYMM_HAVE_UCX)
         SYMM_COLL_SEGMENT=40 SYMM_COLL_WINDOW=2)
   symm_nodes_test(coll_skew_nodes_split coll_skew 4 2 ENV SYMM_COLL_SPLIT_MIN=1)
   symm_nodes_test(coll_skew_nodes_split coll_skew 6 3 ENV SYMM_COLL_SPLIT_MIN=1 SYMM_NODE_CYCLIC=1)
+  # The heads' pipelined reduction at every size, in 40-byte segments: the
+  # head makes each segment of its node's partial as the pipeline first
+  # reads it (nodes of 2; of 3 dealt cyclically; uneven: 2, 2 and 1).
+  symm_nodes_test(coll_nodes_pipe coll 4 2 ARGS quick
+    ENV SYMM_REDUCE_SLICE_MIN=0 SYMM_COLL_SEGMENT=40 SYMM_COLL_WINDOW=2)
+  symm_nodes_test(coll_nodes_pipe coll 5 2 ARGS quick
+    ENV SYMM_REDUCE_SLICE_MIN=0 SYMM_COLL_SEGMENT=40)
+  symm_nodes_test(coll_nodes_pipe coll 6 3 ARGS quick
+    ENV SYMM_REDUCE_SLICE_MIN=0 SYMM_COLL_SEGMENT=40 SYMM_NODE_CYCLIC=1)
   symm_nodes_test(coll_skew_nodes coll_skew 4 2)
   symm_nodes_test(coll_skew_nodes coll_skew 6 2 ENV SYMM_COLL_HEADS=bruck SYMM_NODE_CYCLIC=1)
   symm_nodes_test(coll_skew_nodes coll_skew 8 2 ENV SYMM_COLL_HEADS=ring)

@@ -128,12 +128,22 @@ void symm_coll_bcast_chain(symm_group_t *g, symm_msg_tag_t tag, int prev, int ne
  * does; at 4 MiB in place (a tensor) the whole form's private copy costs
  * more (docs/performance.md). The same on every member. */
 int symm_coll_pair_whole(const symm_group_t *g, int m, size_t bytes);
+/* Makes source[lo, hi) (elements) of a pipelined reduction that is not
+ * ready when it starts: the pipeline calls it for each segment just before
+ * that segment is first read, so making the rest overlaps the transfers
+ * already posted. Every element is made before any of dest is written. */
+typedef struct symm_reduce_prep {
+    void (*make)(void *arg, size_t lo, size_t hi);
+    void *arg;
+} symm_reduce_prep_t;
+
 /* The pipelined reduction among members who[0..m) (group indices; NULL:
  * every member) by messages, self my index among them; the rounds of tag
- * are its own (reduce/reduce_pipe.c). */
+ * are its own; prep NULL: source is ready (reduce/reduce_pipe.c). */
 void symm_coll_reduce_pipe(symm_group_t *g, const int *who, int m, int self, void *dest,
                            const void *source, size_t count, size_t elem, symm_reduce_fn op,
-                           symm_msg_tag_t tag, const char *routine);
+                           symm_msg_tag_t tag, const symm_reduce_prep_t *prep,
+                           const char *routine);
 void symm_coll_reduce_nodes(symm_group_t *g, const nodes_t *nd, void *dest, const void *source,
                             size_t count, size_t elem, symm_reduce_fn op, const char *routine);
 

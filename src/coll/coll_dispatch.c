@@ -78,7 +78,8 @@
  *                                          (SYMM_COLL_SEGMENT, SYMM_COLL_WINDOW)
  *   nodes       reduce/reduce_nodes.c      msg, node layout: only heads exchange (partials):
  *                                          whole below SYMM_REDUCE_SLICE_MIN or as msg whole
- *                                          for 2 nodes, else as slice
+ *                                          for 2 nodes, else as slice, the head making each
+ *                                          segment of its partial as the pipeline reads it
  * scan
  *   pull        scan/scan_pull.c           not msg (or 1 PE): reads in place
  *   msg         scan/scan_msg.c            msg, 2+ PEs: each source to every later member

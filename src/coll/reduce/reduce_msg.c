@@ -44,5 +44,5 @@ void symm_coll_reduce_msg_slice(symm_group_t *g, void *dest, const void *source,
                                 size_t elem, symm_reduce_fn op, const char *routine)
 {
     symm_coll_reduce_pipe(g, NULL, g->size, g->me, dest, source, count, elem, op,
-                          symm_group_next_tag(g), routine);
+                          symm_group_next_tag(g), NULL, routine);
 }

@@ -9,11 +9,46 @@
 #include "coll/coll_bufpool.h"
 #include "coll/coll_nodes.h"
 
+/* The head's partial: part[lo, hi) is my node's sources' [lo, hi) reduced
+ * in member order, each source read through the mappings once its member
+ * has arrived (IN). */
+typedef struct node_part {
+    symm_group_t *g;
+    const nodes_t *nd;
+    char *part;
+    const char *source;
+    size_t elem;
+    symm_reduce_fn op;
+    uint64_t seq;
+    const char *routine;
+} node_part_t;
+
+static void node_part_make(void *arg, size_t lo, size_t hi)
+{
+    node_part_t *x = arg;
+    symm_group_t *g = x->g;
+    size_t off = lo * x->elem;
+    for (int k = 0; k < x->nd->n_local; k++) {
+        int i = x->nd->local[k];
+        const char *src = x->source;
+        if (i != g->me) {
+            node_wait(g, node_word(g, NODE_IN, i), x->seq);
+            src = node_peer(g, src, i, "source", x->routine);
+        }
+        if (k == 0)
+            memcpy(x->part + off, src + off, (hi - lo) * x->elem);
+        else
+            x->op(x->part + off, x->part + off, src + off, hi - lo);
+    }
+}
+
 /* Reduction: each node's lowest member reduces its node's sources (read
  * through the mappings, in member order) into a partial, the heads exchange
  * partials and reduce them in node order (identical bits on every head):
  * whole below SYMM_REDUCE_SLICE_MIN, else by the pipelined reduce-scatter
- * and allgather (reduce/reduce_pipe.c); every member copies its head's
+ * and allgather (reduce/reduce_pipe.c), which has the head make each
+ * segment of the partial just before it first reads it, so the transfers
+ * of the first overlap making the rest; every member copies its head's
  * result. */
 void symm_coll_reduce_nodes(symm_group_t *g, const nodes_t *nd, void *dest, const void *source,
                             size_t count, size_t elem, symm_reduce_fn op, const char *routine)
@@ -27,28 +62,27 @@ void symm_coll_reduce_nodes(symm_group_t *g, const nodes_t *nd, void *dest, cons
         return;
     }
     char *part = symm_coll_buf_get(g, bytes, routine);
-    for (int k = 0; k < nd->n_local; k++) {
-        int i = nd->local[k];
-        const void *x = source;
-        if (i != g->me) {
-            node_wait(g, node_word(g, NODE_IN, i), tag.seq);
-            x = node_peer(g, source, i, "source", routine);
-        }
-        if (k == 0)
-            memcpy(part, x, bytes);
-        else
-            op(part, part, x, count);
-    }
-    /* My node's sources are read: dest is free to write, even in place. */
+    node_part_t x = {.g = g,
+                     .nd = nd,
+                     .part = part,
+                     .source = source,
+                     .elem = elem,
+                     .op = op,
+                     .seq = tag.seq,
+                     .routine = routine};
+    /* The pipeline makes all of part before it writes any of dest (in
+     * place, my source): my node's sources are read by then. */
     if (bytes >= g->s->cfg.coll.reduce_slice_min && count >= (size_t)N &&
         !symm_coll_pair_whole(g, N, bytes)) {
+        symm_reduce_prep_t prep = {node_part_make, &x};
         symm_coll_reduce_pipe(g, nd->leader, N, nd->my_node, dest, part, count, elem, op, tag,
-                              routine);
+                              &prep, routine);
         node_give(g, nd, tag.seq);
         node_given(g, nd);
         symm_coll_buf_put(part);
         return;
     }
+    node_part_make(&x, 0, count);
     sends_t q;
     symm_coll_sends_init(&q, N, routine);
     int how = exchange_how(g, bytes * (size_t)(N - 1));

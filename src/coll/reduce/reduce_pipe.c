@@ -66,6 +66,7 @@ typedef struct pipe {
     const char *first; /* the first member's part of the segment being folded */
     int folded;        /* members folded into it so far */
     int how;
+    const symm_reduce_prep_t *prep; /* makes source's elements before they are read */
     const char *routine;
 } pipe_t;
 
@@ -98,7 +99,9 @@ static size_t n_segs(const pipe_t *p, size_t span)
 }
 
 /* Post the reduce-scatter's sends: segment s of member j's slice, to j,
- * segment-major so every member's first segment leaves first. */
+ * segment-major so every member's first segment leaves first; each
+ * segment, mine too, made (p->prep) just before: on return all of source
+ * is made. */
 static void pipe_send_slices(pipe_t *p, const char *source)
 {
     size_t most = 0;
@@ -108,7 +111,7 @@ static void pipe_send_slices(pipe_t *p, const char *source)
         most = n_segs(p, hi - lo) > most ? n_segs(p, hi - lo) : most;
     }
     for (size_t s = 0; s < most; s++)
-        for (int k = 1; k < p->m; k++) {
+        for (int k = 0; k < p->m; k++) {
             int j = (p->self + k) % p->m;
             size_t lo, hi;
             slice_of(p, j, &lo, &hi);
@@ -116,6 +119,10 @@ static void pipe_send_slices(pipe_t *p, const char *source)
             if (a >= hi)
                 continue;
             size_t b = a + se < hi ? a + se : hi;
+            if (p->prep != NULL)
+                p->prep->make(p->prep->arg, a, b);
+            if (k == 0) /* my own segment: read when folded */
+                continue;
             symm_coll_send_to(p->g, &p->q, p->tag, (int)s, member(p, j), source + a * p->elem,
                               (b - a) * p->elem, p->how, p->routine);
         }
@@ -230,7 +237,7 @@ static void pipe_fold(void *arg, size_t i)
 
 void symm_coll_reduce_pipe(symm_group_t *g, const int *who, int m, int self, void *dest,
                            const void *source, size_t count, size_t elem, symm_reduce_fn op,
-                           symm_msg_tag_t tag, const char *routine)
+                           symm_msg_tag_t tag, const symm_reduce_prep_t *prep, const char *routine)
 {
     size_t bytes = count * elem;
     const char *d = dest, *s = source;
@@ -246,6 +253,7 @@ void symm_coll_reduce_pipe(symm_group_t *g, const int *who, int m, int self, voi
                 .elem = elem,
                 .op = op,
                 .tag = tag,
+                .prep = prep,
                 .routine = routine,
                 .window = g->s->cfg.coll.window};
     p.how = exchange_how(g, bytes);
