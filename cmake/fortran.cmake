@@ -1,7 +1,8 @@
 # The deprecated Fortran API (OpenSHMEM 1.5's Fortran annex, what SOS's
 # --enable-fortran provides): the bindings (src/api/fortran/) in libsymm
 # itself, so -lsymm suffices; shmem.fh and mpp/shmem.fh, made here from
-# include/shmem.fh.in with the values of include/shmem.h. Only where a Fortran compiler is found
+# include/shmem.fh.in with the values of include/shmem.h; the wrapper
+# oshfort (tools/oshfort.in). Only where a Fortran compiler is found
 # (SYMM_FORTRAN=OFF: never): without one, none of it is built or installed,
 # and libsymm has no Fortran symbols. The compiler is only looked for and
 # run by the tests' own commands (tests/fortran.cmake); the project never
@@ -95,5 +96,18 @@ else()
   symm_fortran_header(${SYMM_FORTRAN_INCLUDE_OTHER} ON)
 endif()
 
+# ---- oshfort -------------------------------------------------------------
+# Its name as found (f95, gfortran, ifx, ...), except that a link to
+# gfortran-N is named gfortran where that is the same compiler.
+get_filename_component(SYMM_WRAPPED_FC "${CMAKE_Fortran_COMPILER}" NAME)
+get_filename_component(_symm_fc_real "${CMAKE_Fortran_COMPILER}" REALPATH)
+get_filename_component(_symm_fc_dir "${CMAKE_Fortran_COMPILER}" DIRECTORY)
+get_filename_component(_symm_gf_real "${_symm_fc_dir}/gfortran" REALPATH)
+if(EXISTS "${_symm_fc_dir}/gfortran" AND _symm_gf_real STREQUAL _symm_fc_real)
+  set(SYMM_WRAPPED_FC gfortran)
+endif()
+configure_file(${PROJECT_SOURCE_DIR}/tools/oshfort.in ${PROJECT_BINARY_DIR}/oshfort @ONLY)
+
 install(FILES ${SYMM_FORTRAN_INCLUDE}/shmem.fh DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(FILES ${SYMM_FORTRAN_INCLUDE}/mpp/shmem.fh DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/mpp)
+install(PROGRAMS ${PROJECT_BINARY_DIR}/oshfort DESTINATION ${CMAKE_INSTALL_BINDIR})
