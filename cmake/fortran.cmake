@@ -85,16 +85,14 @@ function(symm_fortran_header dir long)
     endif()
   endforeach()
 endfunction()
+# The header that installs, and both forms for the tests: programs that
+# declare the functions they call use the short one, f_long the long one.
 set(SYMM_FORTRAN_INCLUDE ${PROJECT_BINARY_DIR}/fortran/include)
 symm_fortran_header(${SYMM_FORTRAN_INCLUDE} ${SYMM_FORTRAN_LONG_HEADER})
-# The other form, for the test that compiles a program against it.
-if(SYMM_FORTRAN_LONG_HEADER)
-  set(SYMM_FORTRAN_INCLUDE_OTHER ${PROJECT_BINARY_DIR}/fortran/include-short)
-  symm_fortran_header(${SYMM_FORTRAN_INCLUDE_OTHER} OFF)
-else()
-  set(SYMM_FORTRAN_INCLUDE_OTHER ${PROJECT_BINARY_DIR}/fortran/include-long)
-  symm_fortran_header(${SYMM_FORTRAN_INCLUDE_OTHER} ON)
-endif()
+set(SYMM_FORTRAN_INCLUDE_SHORT ${PROJECT_BINARY_DIR}/fortran/include-short)
+symm_fortran_header(${SYMM_FORTRAN_INCLUDE_SHORT} OFF)
+set(SYMM_FORTRAN_INCLUDE_LONG ${PROJECT_BINARY_DIR}/fortran/include-long)
+symm_fortran_header(${SYMM_FORTRAN_INCLUDE_LONG} ON)
 
 # ---- oshfort -------------------------------------------------------------
 # Its name as found (f95, gfortran, ifx, ...), except that a link to

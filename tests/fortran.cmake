@@ -19,13 +19,14 @@ endif()
 # symm_fortran_program(NAME SOURCES src... [C_SOURCES c...] [FLAGS f...]
 #                      [INCLUDE dir]): NAME built from tests/fortran/ sources
 # with -Wall -Werror and FLAGS against the shmem.fh in INCLUDE (default: the
-# one that installs), C_SOURCES compiled by the C compiler against shmem.h;
+# one without function declarations, as these programs declare what they
+# call), C_SOURCES compiled by the C compiler against shmem.h;
 # an imported executable NAME_prog, so symm_pe_test(... PROGRAM NAME_prog)
 # runs it.
 function(symm_fortran_program name)
   cmake_parse_arguments(P "" "INCLUDE" "SOURCES;C_SOURCES;FLAGS" ${ARGN})
   if(NOT P_INCLUDE)
-    set(P_INCLUDE ${SYMM_FORTRAN_INCLUDE})
+    set(P_INCLUDE ${SYMM_FORTRAN_INCLUDE_SHORT})
   endif()
   set(bin ${CMAKE_CURRENT_BINARY_DIR}/fortran/${name})
   set(flags -g -O1 -Wall -Werror ${P_FLAGS})
@@ -86,11 +87,7 @@ symm_fortran_program(fortran_fixed SOURCES f_fixed.f)
 symm_pe_test(fortran_fixed PROGRAM fortran_fixed_prog NOUCX)
 # The header with its function declarations on (SYMM_FORTRAN_LONG_HEADER):
 # a program that declares none of them.
-if(SYMM_FORTRAN_LONG_HEADER)
-  symm_fortran_program(fortran_long SOURCES f_long.f90)
-else()
-  symm_fortran_program(fortran_long SOURCES f_long.f90 INCLUDE ${SYMM_FORTRAN_INCLUDE_OTHER})
-endif()
+symm_fortran_program(fortran_long SOURCES f_long.f90 INCLUDE ${SYMM_FORTRAN_INCLUDE_LONG})
 symm_pe_test(fortran_long PROGRAM fortran_long_prog NPS 1 2 NOUCX)
 
 # shmem.fh's constants against shmem.h's, compiled by both compilers.
