@@ -195,7 +195,7 @@
       "member sends its own blocks to the other nodes, its node's members copy through "     \
       "memory, no head), smaller ones through the heads (fewer messages)")
 
-/* read by the tools (oshrun, oshcc) and the Python package, never by the library:
+/* read by the tools (oshrun, oshcc, oshfort) and the Python package, never by the library:
  * rows here so that SHMEM_INFO, symm-info and docs/environment.md list them. */
 #define SYMM_ENV_TOOLS(X)                                                                     \
     X(SYMM_TIMEOUT, STR, USER, tools, oshrun_timeout, "",                                     \
@@ -208,6 +208,8 @@
       "oshcc: the C compiler it wraps (else CC, else the one symm was built with)")           \
     X(SYMM_CXX, STR, USER, tools, oshcc_cxx, "",                                              \
       "oshc++: the C++ compiler it wraps (else CXX, else c++)")                               \
+    X(SYMM_FC, STR, USER, tools, oshfort_fc, "",                                              \
+      "oshfort: the Fortran compiler it wraps (else FC, else the one symm was built with)")   \
     X(SYMM_LIBRARY, STR, USER, tools, py_library, "",                                         \
       "python symm: path of the libsymm.so to load (else the one it was built with)")         \
     X(SYMM_FUSED_LOG, STR, USER, tools, py_fused_log, "0",                                    \
@@ -227,7 +229,9 @@
       "python symm, torchrun's: PE 0 listens at this + 13; without init_process_group the "   \
       "start-up store is at this + 14")                                                       \
     X(SYMM_OSHCC_NESTED, STR, HIDDEN, tools, oshcc_nested, "",                                \
-      "oshcc to itself: set when it runs a wrapped compiler, so it never recurses")
+      "oshcc to itself: set when it runs a wrapped compiler, so it never recurses")           \
+    X(SYMM_OSHFORT_NESTED, STR, HIDDEN, tools, oshfort_nested, "",                            \
+      "oshfort to itself: set when it runs a wrapped compiler, so it never recurses")
 
 /* Every row, component by component. */
 #define SYMM_ENV_TABLE(X) \

@@ -20,6 +20,7 @@ static void (*log_sink)(int level, const char *line);
 /* The last error's text (no routine, no PE), for agreement rounds that tell
  * the other PEs why this one failed. */
 static char last_error[160];
+__thread const char *symm_log_alias __attribute__((tls_model("initial-exec")));
 
 void symm_log_set_sink(void (*sink)(int level, const char *line)) { log_sink = sink; }
 
@@ -42,7 +43,9 @@ const char *symm_status_str(symm_status_t status)
 static void log_vwrite(int level, const char *routine, const char *fmt, va_list ap)
 {
     char buf[1024];
-    int n = snprintf(buf, sizeof(buf), "symm: %s: ", routine);
+    const char *alias = symm_log_alias;
+    int n = alias != NULL ? snprintf(buf, sizeof(buf), "symm: %s (%s): ", routine, alias)
+                          : snprintf(buf, sizeof(buf), "symm: %s: ", routine);
     if (n < 0)
         return;
     int text = n;

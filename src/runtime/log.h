@@ -28,6 +28,11 @@ void symm_log_set_sink(void (*sink)(int level, const char *line));
  * tells the other PEs. */
 const char *symm_log_last_error(void);
 void symm_log_clear_error(void);
+/* What the program called, when it is not the routine itself: a language
+ * binding (api/fortran/) sets it ("Fortran shmem_put8") around its call of
+ * the C routine, and every line this thread logs meanwhile reads
+ * "symm: <routine> (<alias>): ...". NULL (the default) adds nothing. */
+extern __thread const char *symm_log_alias __attribute__((tls_model("initial-exec")));
 /* "symm: <routine>: <message> (PE n)" if level <= current level. */
 void symm_log(int level, const char *routine, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
