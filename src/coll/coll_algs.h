@@ -128,14 +128,26 @@ void symm_coll_bcast_chain(symm_group_t *g, symm_msg_tag_t tag, int prev, int ne
  * does; at 4 MiB in place (a tensor) the whole form's private copy costs
  * more (docs/performance.md). The same on every member. */
 int symm_coll_pair_whole(const symm_group_t *g, int m, size_t bytes);
-/* Makes source[lo, hi) (elements) of a pipelined reduction that is not
- * ready when it starts: the pipeline calls it for each segment just before
- * that segment is first read, so making the rest overlaps the transfers
- * already posted. Every element is made before any of dest is written. */
+/* A pipelined reduction's source made, and its dest read, a segment at a
+ * time. make(lo, hi): makes source[lo, hi) (elements); the pipeline calls
+ * it for each segment just before that segment is first read, so making
+ * the rest overlaps the transfers already posted; every element is made
+ * before any of dest is written. landed(s) (may be NULL): segment s of
+ * every member's slice is final in dest, s = 0, 1, ... in order (s is
+ * round s of symm_coll_reduce_pipe_seg; one call may cover those before
+ * it), so dest can be read while later segments move. */
 typedef struct symm_reduce_prep {
     void (*make)(void *arg, size_t lo, size_t hi);
+    void (*landed)(void *arg, size_t s);
     void *arg;
 } symm_reduce_prep_t;
+
+/* The pipeline's segments among m members: how many rounds, and segment s
+ * of member k's slice, [*lo, *hi) elements (0: that slice has no segment
+ * s). The same on every PE (SYMM_COLL_SEGMENT). */
+size_t symm_coll_reduce_pipe_segs(const symm_group_t *g, int m, size_t count, size_t elem);
+int symm_coll_reduce_pipe_seg(const symm_group_t *g, int m, size_t count, size_t elem, int k,
+                              size_t s, size_t *lo, size_t *hi);
 
 /* The pipelined reduction among members who[0..m) (group indices; NULL:
  * every member) by messages, self my index among them; the rounds of tag

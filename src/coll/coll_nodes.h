@@ -54,13 +54,15 @@ const nodes_t *symm_coll_heads_nodes(symm_group_t *g, size_t bytes, int a2a, con
 
 /* ---- a node's members and their head ------------------------------------ */
 
-/* Four words per member in the team's scratch (SYMM_TEAM_NODE_OFF): IN (my
+/* Five words per member in the team's scratch (SYMM_TEAM_NODE_OFF): IN (my
  * source is ready for my node's head: the collective's tag), OUT (as head:
  * the result is in my dest), DONE (as head: members that have copied it,
  * counted and reset by the head before it returns; nobody adds for the next
  * collective until the head has published OUT for it, after the reset),
- * TOTAL (as head, in collect: the result's length, written before OUT). */
-enum { NODE_IN, NODE_OUT, NODE_DONE, NODE_TOTAL };
+ * TOTAL (as head, in collect: the result's length, written before OUT),
+ * SEGS (as head, in a pipelined reduction: tag * 256 + the segments of the
+ * result in my dest; rises through a collective and from one to the next). */
+enum { NODE_IN, NODE_OUT, NODE_DONE, NODE_TOTAL, NODE_SEGS };
 
 static inline uint64_t *node_word(symm_group_t *g, int k, int i)
 {

@@ -28,7 +28,7 @@
 #define SYMM_TEAM_FLAGS_OFF 0        /* 32 rounds x one cache line */
 #define SYMM_TEAM_COUNT_OFF 2048     /* collect: this PE's element count */
 #define SYMM_TEAM_BITMAP_OFF 2112    /* split: this PE's free-slot bitmap */
-#define SYMM_TEAM_NODE_OFF 2240     /* node-aware collectives: four words (coll/coll_nodes.h) */
+#define SYMM_TEAM_NODE_OFF 2240     /* node-aware collectives: five words (coll/coll_nodes.h) */
 #define SYMM_TEAM_SIG_OFF 2304       /* SHMEM_DEBUG: my current collective's signature */
 #define SYMM_TEAM_VOTE_OFF 2432      /* symm_team_agree: two votes of 128 bytes */
 #define SYMM_TEAM_HBAR_OFF 2688      /* node-aware barrier: arrivals, release (two lines) */

@@ -23,6 +23,34 @@ typedef struct node_part {
     const char *routine;
 } node_part_t;
 
+/* Segment s of the result is in my dest: my node's members may copy it. */
+static void node_part_landed(void *arg, size_t s)
+{
+    node_part_t *x = arg;
+    __atomic_store_n(node_word(x->g, NODE_SEGS, x->g->me), x->seq * 256 + s + 1,
+                     __ATOMIC_RELEASE);
+}
+
+/* A member, as head h's pipeline lands the result: copy each segment of
+ * every head's slice from h's dest as h's SEGS says it is there, then tell
+ * h (DONE). */
+static void node_take_segs(symm_group_t *g, const nodes_t *nd, int h, uint64_t seq, void *dest,
+                           size_t count, size_t elem, const char *routine)
+{
+    int N = nd->n_nodes;
+    size_t most = symm_coll_reduce_pipe_segs(g, N, count, elem);
+    const char *theirs = node_peer(g, dest, h, "dest", routine);
+    for (size_t s = 0; s < most; s++) {
+        node_wait(g, node_word(g, NODE_SEGS, h), seq * 256 + s + 1);
+        for (int k = 0; k < N; k++) {
+            size_t lo, hi;
+            if (symm_coll_reduce_pipe_seg(g, N, count, elem, k, s, &lo, &hi))
+                memcpy((char *)dest + lo * elem, theirs + lo * elem, (hi - lo) * elem);
+        }
+    }
+    __atomic_fetch_add(node_word(g, NODE_DONE, h), 1, __ATOMIC_RELEASE);
+}
+
 static void node_part_make(void *arg, size_t lo, size_t hi)
 {
     node_part_t *x = arg;
@@ -49,16 +77,21 @@ static void node_part_make(void *arg, size_t lo, size_t hi)
  * and allgather (reduce/reduce_pipe.c), which has the head make each
  * segment of the partial just before it first reads it, so the transfers
  * of the first overlap making the rest; every member copies its head's
- * result. */
+ * result, pipelined a segment at a time as it lands (SEGS), else whole. */
 void symm_coll_reduce_nodes(symm_group_t *g, const nodes_t *nd, void *dest, const void *source,
                             size_t count, size_t elem, symm_reduce_fn op, const char *routine)
 {
     size_t bytes = count * elem;
     symm_msg_tag_t tag = symm_group_next_tag(g);
     int N = nd->n_nodes, h = nd->local[0];
+    int piped = bytes >= g->s->cfg.coll.reduce_slice_min && count >= (size_t)N &&
+                !symm_coll_pair_whole(g, N, bytes);
     if (g->me != h) {
         __atomic_store_n(node_word(g, NODE_IN, g->me), tag.seq, __ATOMIC_RELEASE);
-        node_take(g, h, tag.seq, dest, dest, bytes, routine);
+        if (piped)
+            node_take_segs(g, nd, h, tag.seq, dest, count, elem, routine);
+        else
+            node_take(g, h, tag.seq, dest, dest, bytes, routine);
         return;
     }
     char *part = symm_coll_buf_get(g, bytes, routine);
@@ -72,12 +105,10 @@ void symm_coll_reduce_nodes(symm_group_t *g, const nodes_t *nd, void *dest, cons
                      .routine = routine};
     /* The pipeline makes all of part before it writes any of dest (in
      * place, my source): my node's sources are read by then. */
-    if (bytes >= g->s->cfg.coll.reduce_slice_min && count >= (size_t)N &&
-        !symm_coll_pair_whole(g, N, bytes)) {
-        symm_reduce_prep_t prep = {node_part_make, &x};
+    if (piped) {
+        symm_reduce_prep_t prep = {node_part_make, node_part_landed, &x};
         symm_coll_reduce_pipe(g, nd->leader, N, nd->my_node, dest, part, count, elem, op, tag,
                               &prep, routine);
-        node_give(g, nd, tag.seq);
         node_given(g, nd);
         symm_coll_buf_put(part);
         return;

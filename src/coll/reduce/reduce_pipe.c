@@ -58,6 +58,7 @@ typedef struct pipe {
     int window;
     pipe_rx_t *rx;
     int n_rx;
+    int last_rx[SEG_MAX]; /* the last receive of segment s: after it, s is in dest */
     symm_reduce_fn op;
     symm_msg_tag_t tag;
     sends_t q;
@@ -66,7 +67,8 @@ typedef struct pipe {
     const char *first; /* the first member's part of the segment being folded */
     int folded;        /* members folded into it so far */
     int how;
-    const symm_reduce_prep_t *prep; /* makes source's elements before they are read */
+    const symm_reduce_prep_t *prep; /* makes source's segments, hears dest's land */
+    void *whole; /* dest overlaps source: the result goes here first */
     const char *routine;
 } pipe_t;
 
@@ -98,11 +100,8 @@ static size_t n_segs(const pipe_t *p, size_t span)
     return span == 0 ? 0 : (span + se - 1) / se;
 }
 
-/* Post the reduce-scatter's sends: segment s of member j's slice, to j,
- * segment-major so every member's first segment leaves first; each
- * segment, mine too, made (p->prep) just before: on return all of source
- * is made. */
-static void pipe_send_slices(pipe_t *p, const char *source)
+/* Segments in the slice with the most. */
+static size_t most_segs(const pipe_t *p)
 {
     size_t most = 0;
     for (int k = 0; k < p->m; k++) {
@@ -110,6 +109,16 @@ static void pipe_send_slices(pipe_t *p, const char *source)
         slice_of(p, k, &lo, &hi);
         most = n_segs(p, hi - lo) > most ? n_segs(p, hi - lo) : most;
     }
+    return most;
+}
+
+/* Post the reduce-scatter's sends: segment s of member j's slice, to j,
+ * segment-major so every member's first segment leaves first; each
+ * segment, mine too, made (p->prep) just before: on return all of source
+ * is made. */
+static void pipe_send_slices(pipe_t *p, const char *source)
+{
+    size_t most = most_segs(p);
     for (size_t s = 0; s < most; s++)
         for (int k = 0; k < p->m; k++) {
             int j = (p->self + k) % p->m;
@@ -151,12 +160,7 @@ static int pipe_plan_gather(pipe_t *p, char *dest, size_t s, int n)
  * member's reduced slice; in place, the reduced slices after all of mine. */
 static void pipe_plan(pipe_t *p, char *dest, int in_place)
 {
-    size_t my_n = n_segs(p, p->hi - p->lo), most = 0;
-    for (int k = 0; k < p->m; k++) {
-        size_t lo, hi;
-        slice_of(p, k, &lo, &hi);
-        most = n_segs(p, hi - lo) > most ? n_segs(p, hi - lo) : most;
-    }
+    size_t my_n = n_segs(p, p->hi - p->lo), most = most_segs(p);
     int n = 0;
     for (size_t s = 0; s < most; s++) {
         for (int k = 0; k < p->m && s < my_n; k++) {
@@ -170,6 +174,8 @@ static void pipe_plan(pipe_t *p, char *dest, int in_place)
     for (size_t s = 0; s < most && in_place; s++)
         n = pipe_plan_gather(p, dest, s, n);
     p->n_rx = n;
+    for (int i = 0; i < n; i++)
+        p->last_rx[p->rx[i].round % SEG_MAX] = i;
 }
 
 /* Start receive i if its message is here (reduce-scatter segments into a
@@ -235,6 +241,38 @@ static void pipe_fold(void *arg, size_t i)
                           acc, n * p->elem, p->how, p->routine);
 }
 
+/* Receive i is in: fold it; the last of its segment tells p->prep that
+ * the segment is in dest (segments complete in order: each one's last
+ * receive comes after the last of the one before, in both plans). */
+static void pipe_done(void *arg, size_t i)
+{
+    pipe_t *p = arg;
+    pipe_fold(p, i);
+    int s = p->rx[i].round % SEG_MAX;
+    if (p->prep != NULL && p->prep->landed != NULL && p->last_rx[s] == (int)i && p->whole == NULL)
+        p->prep->landed(p->prep->arg, (size_t)s);
+}
+
+size_t symm_coll_reduce_pipe_segs(const symm_group_t *g, int m, size_t count, size_t elem)
+{
+    pipe_t p = {.g = (symm_group_t *)g, .m = m, .count = count, .elem = elem};
+    return most_segs(&p);
+}
+
+int symm_coll_reduce_pipe_seg(const symm_group_t *g, int m, size_t count, size_t elem, int k,
+                              size_t s, size_t *lo, size_t *hi)
+{
+    pipe_t p = {.g = (symm_group_t *)g, .m = m, .count = count, .elem = elem};
+    size_t a, b;
+    slice_of(&p, k, &a, &b);
+    size_t se = seg_elems(&p, b - a);
+    if (a + s * se >= b)
+        return 0;
+    *lo = a + s * se;
+    *hi = *lo + se < b ? *lo + se : b;
+    return 1;
+}
+
 void symm_coll_reduce_pipe(symm_group_t *g, const int *who, int m, int self, void *dest,
                            const void *source, size_t count, size_t elem, symm_reduce_fn op,
                            symm_msg_tag_t tag, const symm_reduce_prep_t *prep, const char *routine)
@@ -279,12 +317,15 @@ void symm_coll_reduce_pipe(symm_group_t *g, const int *who, int m, int self, voi
     p.n_scatter = p.q.n;
     pipe_plan(&p, dest, in_place);
     p.scatter_done = !in_place;
-    symm_coll_recv_window(g, (size_t)p.n_rx, 64, pipe_post, pipe_fold, &p, routine);
+    p.whole = whole;
+    symm_coll_recv_window(g, (size_t)p.n_rx, 64, pipe_post, pipe_done, &p, routine);
     symm_coll_sends_fini(g, &p.q, routine);
     free(p.rx);
     symm_coll_buf_put(p.slots);
     if (whole != NULL) {
         memcpy((void *)d, whole, bytes);
         symm_coll_buf_put(whole);
+        if (prep != NULL && prep->landed != NULL && count != 0)
+            prep->landed(prep->arg, most_segs(&p) - 1);
     }
 }
