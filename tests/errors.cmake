@@ -143,6 +143,34 @@ function(symm_status_test name status np mode)
             ${SYMM_OSHRUN} --timeout 30 -np ${np} ${SYMM_ERRORS} ${mode})
   set_tests_properties(errors_${name} PROPERTIES TIMEOUT 40)
 endfunction()
+# One failure, one message: a PE that reports its own bad argument is the
+# job's one report. The others end quietly with its status, and neither
+# oshrun nor a survivor adds a line about its end (nor UCX a line about its
+# lost connection): under oshrun, in a shell loop, with every peer through
+# UCX; and shmem_global_exit over UCX is not taken for a death.
+set(_alone_absent "died|exited with status|ended without|unreachable|UCX +ERROR|Connection refused")
+set(_alone_put "symm: shmem_putmem: dest ${SYMM_HEX} is not a symmetric address.* \\(PE [13]\\)")
+foreach(np 2 4)
+  add_test(NAME errors_alone_put_stack.np${np}
+    COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/scripts/expect_status.sh 255 --match "${_alone_put}"
+            --absent "${_alone_absent}" ${SYMM_OSHRUN} --timeout 30 -np ${np} ${SYMM_ERRORS} put_stack)
+  add_test(NAME errors_alone_put_stack.loop.np${np}
+    COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/scripts/expect_status.sh 255 --match "${_alone_put}"
+            --absent "${_alone_absent}" ${SYMM_SHELL_LOOP} ${np} ${SYMM_ERRORS} put_stack)
+  set_tests_properties(errors_alone_put_stack.np${np} errors_alone_put_stack.loop.np${np}
+    PROPERTIES TIMEOUT 40)
+  if(SYMM_HAVE_UCX)
+    add_test(NAME errors_alone_put_stack.ucx.np${np}
+      COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/scripts/expect_status.sh 255 --match "${_alone_put}"
+              --absent "${_alone_absent}" ${SYMM_OSHRUN} --timeout 30 -np ${np} ${SYMM_ERRORS} put_stack)
+    add_test(NAME errors_alone_global_exit.ucx.np${np}
+      COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/scripts/expect_status.sh 3
+              --absent "${_alone_absent}" ${SYMM_OSHRUN} --timeout 30 -np ${np} ${SYMM_ERRORS} global_exit)
+    set_tests_properties(errors_alone_put_stack.ucx.np${np} errors_alone_global_exit.ucx.np${np}
+      PROPERTIES TIMEOUT 40 ENVIRONMENT SYMM_TRANSPORT=ucx LABELS ucx)
+  endif()
+endforeach()
+
 symm_status_test(global_exit_np1 3 1 global_exit)
 symm_status_test(global_exit_np2 3 2 global_exit)
 symm_status_test(global_exit_np4 3 4 global_exit)

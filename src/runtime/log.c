@@ -107,14 +107,23 @@ void symm_job_exit(int status)
     _exit(status);
 }
 
+int (*symm_log_fatal_mark)(void);
+
 void symm_fatal(const char *routine, const char *fmt, ...)
 {
+    /* This line is the job's report: the record says so (ABORTED) before
+     * the line goes out, so that peers that see this PE end take its end
+     * as explained and end quietly with its status (core/watch.c), and
+     * oshrun prints no line of its own for it. */
+    int (*mark)(void) = symm_log_fatal_mark;
+    if (mark != NULL)
+        (void)mark();
     va_list ap;
     va_start(ap, fmt);
     log_vwrite(SYMM_LOG_ERROR, routine, fmt, ap);
     va_end(ap);
-    /* A plain non-zero exit: the launcher reports this PE as failed and ends
-     * the others. */
     fflush(stdout);
+    symm_launcher_say("reported");
+    /* A plain non-zero exit: a launcher other than oshrun ends the others. */
     _exit(255);
 }

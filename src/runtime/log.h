@@ -42,9 +42,14 @@ void symm_log(int level, const char *routine, const char *fmt, ...)
 #define symm_debug(routine, ...) symm_log(SYMM_LOG_DEBUG, routine, __VA_ARGS__)
 
 /* Print the error and end the whole job with status 255 (through the launcher
- * when there is one). Never returns. */
+ * when there is one). Never returns. Its line is the job's one report: it
+ * first calls symm_log_fatal_mark (when set), which marks this PE's status
+ * record (ABORTED: peers that see it end take that end as explained and end
+ * quietly) and answers 1 if it did; then oshrun hears "reported" and adds
+ * no line of its own: this line says why the PE ends. */
 void symm_fatal(const char *routine, const char *fmt, ...)
     __attribute__((format(printf, 2, 3), noreturn, cold));
+extern int (*symm_log_fatal_mark)(void);
 
 /* End the whole job with `status`: tells the launcher, then _exit(status). */
 /* One line to oshrun over its control pipe (SYMM_CTRL_FD): "global_exit

@@ -27,8 +27,21 @@ uint64_t symm_now_ms(void)
     return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
 }
 
+int symm_pe_status_fatal_mark(void)
+{
+    symm_instance_t *s = symm_cur;
+    if (s == NULL || s->heap_base == NULL)
+        return 0;
+    symm_pe_status_t *r = symm_pe_status(s);
+    if (r->magic != SYMM_PE_STATUS_MAGIC || r->pid != (int32_t)getpid())
+        return 0;
+    symm_pe_status_phase(s, SYMM_PHASE_ABORTED, 255);
+    return 1;
+}
+
 void symm_pe_status_init(symm_instance_t *s)
 {
+    symm_log_fatal_mark = symm_pe_status_fatal_mark;
     symm_pe_status_t *r = symm_pe_status(s);
     struct stat st = {0};
     memset(r, 0, sizeof(*r));

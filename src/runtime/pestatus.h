@@ -236,6 +236,11 @@ static inline uint64_t symm_now_ns(void)
 /* Fill this PE's record at init (pid, host, namespace; phase RUNNING). */
 void symm_pe_status_init(symm_instance_t *s);
 
+/* symm_fatal's mark (runtime/log.h symm_log_fatal_mark, set at init): the
+ * current instance's record, if this process wrote it (after init; not in
+ * a child forked since), says ABORTED, 255; 1 if it did. */
+int symm_pe_status_fatal_mark(void);
+
 /* Set this PE's phase (and status); a release store peers read. */
 void symm_pe_status_phase(symm_instance_t *s, symm_pe_phase_t phase, int status);
 

@@ -21,6 +21,7 @@
 #include "core/watch.h"
 #include "runtime/pestatus.h"
 #include "mem/seg.h"
+#include "ops/fail_report.h"
 #include "ops/region_ops.h"
 #include "ops/rma.h"
 #include "ops/sync.h"
@@ -162,8 +163,10 @@ void shmem_global_exit(int status)
     if (s != NULL) {
         symm_quiet(s, &s->ctx_default);
         /* Node-local watchers end with this status instead of reporting a
-         * death (core/watch.c). */
+         * death (core/watch.c); PEs this one does not map (other nodes,
+         * SYMM_TRANSPORT=ucx) learn it from the mark, not as a lost peer. */
         symm_pe_status_phase(s, SYMM_PHASE_GLOBAL_EXIT, status);
+        symm_report_mark_others(s, status);
     }
     fflush(stdout);
     fflush(stderr);
