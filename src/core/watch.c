@@ -775,14 +775,15 @@ static void watch_stop(symm_instance_t *s, void *arg)
 /* symm_fatal's mark once the watcher runs: the record (ABORTED), then the
  * first record of every node this PE does not map, so that their PEs take
  * its end as reported and end quietly with its status, as after an early
- * exit (symm_watch_exit_report). Once: a fatal error inside the marking
- * marks no further. */
+ * exit (symm_watch_exit_report). Not from inside the transport's progress
+ * (a callback's error: marking needs progress), and once: a fatal error
+ * inside the marking marks no further. */
 static int watch_fatal_mark(void)
 {
     static int busy;
     if (!symm_pe_status_fatal_mark())
         return 0;
-    if (!__atomic_exchange_n(&busy, 1, __ATOMIC_ACQ_REL))
+    if (symm_net_progressing == 0 && !__atomic_exchange_n(&busy, 1, __ATOMIC_ACQ_REL))
         symm_report_mark_others(symm_cur, 255);
     return 1;
 }

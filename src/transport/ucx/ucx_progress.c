@@ -27,16 +27,19 @@
 #include <unistd.h>
 
 #include "runtime/fault.h"
+#include "runtime/pestatus.h"
 #include "transport/ucx/ucx.h"
 
 /* ---- progress ---------------------------------------------------------- */
 
 unsigned symm_ucx_progress_all(ucx_state_t *u)
 {
+    symm_net_progressing++;
     unsigned n = ucp_worker_progress(u->dflt.worker);
     int k = __atomic_load_n(&u->n_all_wks, __ATOMIC_ACQUIRE);
     for (int i = 0; i < k; i++)
         n += ucp_worker_progress(u->all_wks[i]);
+    symm_net_progressing--;
     return n;
 }
 
