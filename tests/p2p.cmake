@@ -90,3 +90,9 @@ symm_error3_test(team_ctx_signal_pe 4
 # wait_until_any calls (and _vector) over several satisfied variables return
 # each of them, so a loop until every index has been seen ends.
 symm_pe_test(p2p_fair)
+
+# Ping-pongs polled with test, test_any, test_all_vector, signal_fetch,
+# aclshmem's test and test_lock (issue 47.2): at 4 PEs on 2 cores the
+# polling PEs must give their core away as waits do; 2000 round trips per
+# mode within the timeout (a hang bound, not a speed check).
+symm_pe_test(poll_pingpong)

@@ -24,3 +24,12 @@ target_include_directories(test_pestatus PRIVATE ${PROJECT_SOURCE_DIR}/src)
 target_link_libraries(test_pestatus PRIVATE Threads::Threads)
 add_test(NAME unit_pestatus COMMAND test_pestatus)
 set_tests_properties(unit_pestatus PROPERTIES TIMEOUT 60)
+
+# SHMEM_DEBUG's record of heap blocks (src/mem/blocks.c): lookups, the
+# finalize listing, and a reader beside the writer (named for the
+# ThreadSanitizer stage of scripts/test.sh, which runs "threads").
+add_executable(test_blocks unit/test_blocks.c ${PROJECT_SOURCE_DIR}/src/mem/blocks.c)
+target_include_directories(test_blocks PRIVATE ${PROJECT_SOURCE_DIR}/src)
+target_link_libraries(test_blocks PRIVATE Threads::Threads ${CMAKE_DL_LIBS})
+add_test(NAME unit_blocks_threads COMMAND test_blocks)
+set_tests_properties(unit_blocks_threads PROPERTIES TIMEOUT 60)

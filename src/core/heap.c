@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "mem/alloc.h"
+#include "mem/blocks.h"
 #include "mem/seg.h"
 #include "ops/rma.h"
 #include "runtime/log.h"
@@ -163,8 +164,23 @@ void symm_heap_touch_peers(symm_instance_t *s, const char *base, size_t len)
     }
 }
 
-void *symm_heap_malloc(symm_instance_t *s, size_t size, size_t align, bool zero,
+/* SHMEM_DEBUG: the block at off, size bytes asked for at site, in the
+ * record the bounds checks read (mem/blocks.h). */
+static void debug_note(symm_instance_t *s, size_t off, size_t size, const void *site,
                        const char *routine)
+{
+    static int warned;
+    symm_block_rec_t rec = {
+        .off = off, .size = size, .span = symm_alloc_block_size(s->alloc, off), .site = site};
+    if (symm_blocks_add(s->blocks, &rec) != SYMM_OK && !warned++)
+        symm_warn(routine,
+                  "no memory for SHMEM_DEBUG's record of a %zu-byte block: its "
+                  "bounds are not checked",
+                  size);
+}
+
+void *symm_heap_malloc(symm_instance_t *s, size_t size, size_t align, bool zero,
+                       const char *routine, const void *site)
 {
     size_t off;
     if (size == 0)
@@ -182,6 +198,8 @@ void *symm_heap_malloc(symm_instance_t *s, size_t size, size_t align, bool zero,
      * (and zeroed it). */
     int arc = heap_agree(s, rc, routine);
     if (arc == SYMM_OK) {
+        if (s->blocks != NULL)
+            debug_note(s, off, size, site, routine);
         symm_heap_touch_peers(s, s->heap_base + off, size);
         return s->heap_base + off;
     }
@@ -217,13 +235,16 @@ void symm_heap_free(symm_instance_t *s, void *ptr, const char *routine)
     size_t off = heap_offset(s, ptr, routine);
     SYMM_DOING_SCOPE(symm_team_doing(s->team_world, routine, -1, 0));
     symm_barrier_world(s, 1);
+    if (s->blocks != NULL)
+        symm_blocks_remove(s->blocks, off);
     symm_alloc_free(s->alloc, off);
 }
 
-void *symm_heap_realloc(symm_instance_t *s, void *ptr, size_t size, const char *routine)
+void *symm_heap_realloc(symm_instance_t *s, void *ptr, size_t size, const char *routine,
+                        const void *site)
 {
     if (ptr == NULL)
-        return symm_heap_malloc(s, size, SYMM_ALLOC_MIN_ALIGN, false, routine);
+        return symm_heap_malloc(s, size, SYMM_ALLOC_MIN_ALIGN, false, routine, site);
     if (size == 0) {
         symm_heap_free(s, ptr, routine);
         return NULL;
@@ -243,8 +264,12 @@ void *symm_heap_realloc(symm_instance_t *s, void *ptr, size_t size, const char *
                        "records",
                        ptr, size);
         int arc = heap_agree(s, rc, routine);
-        if (arc == SYMM_OK)
+        if (arc == SYMM_OK) {
+            if (s->blocks != NULL)
+                symm_blocks_resize(s->blocks, off, size, symm_alloc_block_size(s->alloc, off),
+                                   site);
             return ptr;
+        }
         if (rc == SYMM_OK)
             symm_alloc_resize(s->alloc, off, old); /* grows back: allocates nothing */
         return NULL; /* the old block stays valid, as with realloc(3) */
@@ -262,7 +287,38 @@ void *symm_heap_realloc(symm_instance_t *s, void *ptr, size_t size, const char *
             symm_error(routine, "cannot grow %p to %zu bytes", ptr, size);
         return NULL; /* the old block stays valid, as with realloc(3) */
     }
+    if (s->blocks != NULL) {
+        symm_blocks_remove(s->blocks, off);
+        debug_note(s, noff, size, site, routine);
+    }
     symm_alloc_free(s->alloc, off);
     symm_heap_touch_peers(s, s->heap_base + noff, size);
     return s->heap_base + noff;
+}
+
+/* How many of the largest blocks a leak report lists. */
+#define LEAK_LIST_MAX 5
+
+void symm_heap_report_leaks(symm_instance_t *s, const char *routine)
+{
+    symm_block_rec_t top[LEAK_LIST_MAX];
+    size_t count;
+    uint64_t bytes;
+    size_t k = symm_blocks_largest(s->blocks, &count, &bytes, top, LEAK_LIST_MAX);
+    if (count == 0)
+        return;
+    if (k == count)
+        symm_warn(routine, "SHMEM_DEBUG: %zu symmetric block%s, %llu bytes, still allocated", count,
+                  count == 1 ? "" : "s", (unsigned long long)bytes);
+    else
+        symm_warn(routine,
+                  "SHMEM_DEBUG: %zu symmetric blocks, %llu bytes, still allocated; "
+                  "the %zu largest follow",
+                  count, (unsigned long long)bytes, k);
+    for (size_t i = 0; i < k; i++) {
+        char site[256];
+        symm_site_format(top[i].site, site, sizeof(site));
+        symm_warn(routine, "SHMEM_DEBUG: still allocated: %p, %zu bytes, allocated at %s",
+                  (void *)(s->heap_base + top[i].off), top[i].size, site);
+    }
 }

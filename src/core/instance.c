@@ -28,6 +28,7 @@
 #include "core/node_discover.h"
 #include "core/watch.h"
 #include "mem/alloc.h"
+#include "mem/blocks.h"
 #include "mem/data.h"
 #include "ops/sync.h"
 #include "shmem.h"
@@ -203,6 +204,8 @@ static void net_release(symm_instance_t *inst, void *arg)
 static void alloc_release(symm_instance_t *inst, void *arg)
 {
     (void)arg;
+    symm_blocks_free(inst->blocks);
+    inst->blocks = NULL;
     symm_alloc_fini(inst->alloc);
     free(inst->alloc);
     inst->alloc = NULL;
@@ -336,6 +339,11 @@ static int heap_and_teams(symm_instance_t *inst)
         return SYMM_ERR_NOMEM;
     }
     symm_on_fini(inst, SYMM_FINI_RELEASE, alloc_release, NULL);
+    /* SHMEM_DEBUG's record of the blocks (mem/blocks.h): without it the
+     * bounds checks fall back to the segments, and finalize lists nothing. */
+    if (inst->debug && (inst->blocks = symm_blocks_new()) == NULL)
+        symm_warn("shmem_init", "no memory for SHMEM_DEBUG's record of symmetric blocks: "
+                                "block bounds are not checked");
     if ((rc = symm_team_init_predefined(inst)) != SYMM_OK) {
         symm_error("shmem_init", "no memory for the predefined teams");
         return rc;
@@ -463,9 +471,11 @@ err_destroy_given_boot:
     return rc;
 }
 
-int symm_instance_finalize(symm_instance_t *inst)
+int symm_instance_finalize(symm_instance_t *inst, const char *routine)
 {
     symm_run_fini(inst, SYMM_FINI_DRAIN);
+    if (inst->blocks != NULL)
+        symm_heap_report_leaks(inst, routine);
     /* Past the barrier every PE is in finalize: from then on a PE's exit
      * is normal to its watchers (core/watch.c). */
     symm_pe_status_phase(inst, SYMM_PHASE_FINALIZING, 0);

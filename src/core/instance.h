@@ -35,9 +35,11 @@ int symm_instance_create(const symm_instance_args_t *args, symm_instance_t **ins
 
 /* Collective, first half of the end: the DRAIN hooks (work still queued
  * completes), then everything issued completes and every PE meets, so no
- * PE unmaps a heap a peer may still be writing to. Returns the bootstrap
- * barrier's status for the caller to report in its own words. */
-int symm_instance_finalize(symm_instance_t *inst);
+ * PE unmaps a heap a peer may still be writing to. Under SHMEM_DEBUG,
+ * first the blocks still allocated, listed in routine's name (core/heap.c).
+ * Returns the bootstrap barrier's status for the caller to report in its
+ * own words. */
+int symm_instance_finalize(symm_instance_t *inst, const char *routine);
 
 /* Second half: the RELEASE hooks (last registered first), the bootstrap,
  * the memory. inst is gone on return. */

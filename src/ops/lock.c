@@ -93,12 +93,19 @@ int symm_lock_test(long *lock, const char *routine)
 {
     symm_instance_t *s = symm_inst(routine);
     uint32_t me = (uint32_t)s->my_pe + 1;
+    unsigned events = 0;
     lock_check(s, lock, routine);
     if (s->net != NULL)
-        s->net->progress(s);
+        events = s->net->progress(s);
     __atomic_store_n(node_of(lock), 0, __ATOMIC_RELAXED);
     uint32_t prev = amo32(s, tail_of(lock), SYMM_AMO_CSWAP, me, 0, 0, routine);
-    return prev == 0 ? 0 : 1;
+    if (prev == 0) {
+        symm_poll_hit();
+        return 0;
+    }
+    /* A loop of tests is a wait the program writes (ops/sync.h). */
+    symm_poll_miss(s, events);
+    return 1;
 }
 
 void symm_lock_clear(long *lock, const char *routine)

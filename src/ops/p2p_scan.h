@@ -4,7 +4,8 @@
  * api/acl/aclshmem_p2p.c). SYMM_DEF_P2P_SCAN(N, T) defines, for one type:
  *   symm_p2p_scan_N  one pass over the variables status leaves in, each read
  *                    once with an acquire load (other PEs update them);
- *   symm_p2p_sync_N  wait (back-off, network progress) or test once, and
+ *   symm_p2p_sync_N  wait (back-off, network progress) or test once (a
+ *                    poll of the caller's loop: symm_poll_miss/hit), and
  *                    return what the family reports: 1/0 for all, the index
  *                    or SIZE_MAX for any, the count for some;
  *   symm_p2p_one_N   the same for one variable (wait_until, test): waiting
@@ -71,15 +72,23 @@ extern _Thread_local size_t symm_p2p_any_next;
     {                                                                                        \
         symm_instance_t *s = symm_inst(routine);                                             \
         size_t first = SIZE_MAX, inc, r;                                                     \
-        unsigned polls = 0;                                                                  \
+        unsigned polls = 0, events = 0;                                                      \
         int taken = 0;                                                                       \
         symm_check_cmp(cmp, routine);                                                        \
         if (!wait && s->net != NULL)                                                         \
-            s->net->progress(s);                                                             \
+            events = s->net->progress(s);                                                    \
         for (;;) {                                                                           \
             r = symm_p2p_scan_##N(ivars, n, status, cmp, vals, value, mode, indices, &first, &inc);   \
             int done = mode == SCAN_ALL ? r == 0 : r != 0 || inc == 0;                       \
-            if (done || !wait)                                                               \
+            if (!wait) {                                                                     \
+                /* A test: one poll of the caller's loop (ops/sync.h). */                    \
+                if (done)                                                                    \
+                    symm_poll_hit();                                                         \
+                else                                                                         \
+                    symm_poll_miss(s, events);                                               \
+                break;                                                                       \
+            }                                                                                \
+            if (done)                                                                        \
                 break;                                                                       \
             if (polls == 0)                                                                  \
                 taken = SYMM_DOING_WAIT_OF(T, routine, ivars, cmp, vals ? vals[0] : value, n); \

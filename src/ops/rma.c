@@ -9,6 +9,7 @@
 
 #include <stdint.h>
 
+#include "mem/blocks.h"
 #include "ops/region_ops.h"
 #include "runtime/log.h"
 #include "runtime/status.h"
@@ -30,6 +31,37 @@ void symm_fatal_not_symmetric(const char *routine, const char *what, const void 
                         "program's global data)", what, addr);
 }
 
+/* SHMEM_DEBUG: a range that starts in a heap block ends inside the size
+ * asked for (mem/blocks.h): a run into the next block, or into the
+ * rounding after this one, is memory the segment check lets through. */
+static void check_block(const symm_instance_t *s, const char *routine, const void *addr, size_t n,
+                        const char *what)
+{
+    symm_block_rec_t b;
+    size_t off = (size_t)((const char *)addr - s->heap_base);
+    if (!symm_blocks_find(s->blocks, off, &b) || off - b.off + n <= b.size)
+        return;
+    char site[256];
+    symm_site_format(b.site, site, sizeof(site));
+    symm_fatal(routine,
+               "%s %p + %zu bytes runs %zu bytes past the end of symmetric block %p "
+               "(%zu bytes, allocated at %s)",
+               what, addr, n, off - b.off + n - b.size, (void *)(s->heap_base + b.off), b.size,
+               site);
+}
+
+/* SHMEM_DEBUG: the same for a global the dynamic symbol table knows. */
+static void check_global(const char *routine, const void *addr, size_t n, const char *what)
+{
+    const char *start, *name;
+    size_t size;
+    if (!symm_global_bounds(addr, &start, &size, &name) ||
+        (size_t)((const char *)addr - start) + n <= size)
+        return;
+    symm_fatal(routine, "%s %p + %zu bytes runs %zu bytes past the end of global %s (%zu bytes)",
+               what, addr, n, (size_t)((const char *)addr - start) + n - size, name, size);
+}
+
 void symm_check_sym(const symm_instance_t *s, const char *routine, const void *addr, size_t n,
                     const char *what)
 {
@@ -38,7 +70,8 @@ void symm_check_sym(const symm_instance_t *s, const char *routine, const void *a
         return;
     if (addr == NULL)
         symm_fatal(routine, "%s is NULL with length %zu", what, n);
-    if (symm_seg_translate(s, addr, &off, &room) == SYMM_SEG_NONE) {
+    symm_seg_id_t seg = symm_seg_translate(s, addr, &off, &room);
+    if (seg == SYMM_SEG_NONE) {
         symm_region_t *r = symm_region_find(s, addr, &off, &room);
         if (r == NULL)
             symm_fatal_not_symmetric(routine, what, addr);
@@ -49,6 +82,10 @@ void symm_check_sym(const symm_instance_t *s, const char *routine, const void *a
     if (n > room)
         symm_fatal(routine, "%s %p + %zu bytes runs %zu bytes past the end of its symmetric "
                             "segment", what, addr, n, n - room);
+    if (seg == SYMM_SEG_HEAP && s->blocks != NULL)
+        check_block(s, routine, addr, n, what);
+    else if (seg == SYMM_SEG_DATA)
+        check_global(routine, addr, n, what);
 }
 
 void symm_check_sym_cold(const symm_instance_t *s, const char *routine, const void *addr,

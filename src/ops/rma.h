@@ -151,12 +151,15 @@ static inline void symm_rma_get(struct symm_ctx *ctx, void *dst, const void *src
 }
 
 /* Single-element store/load: one access of the element's width, so a
- * concurrent reader (wait_until) never sees a torn value. */
+ * concurrent reader (wait_until) never sees a torn value. SHMEM_DEBUG
+ * checks the element as a put or get of its bytes. */
 #define SYMM_RMA_P(ctx, T, dst, value, pe, routine)                                         \
     do {                                                                                    \
         symm_instance_t *s_ = symm_ctx_inst(ctx, routine);                                 \
         T v_ = (value);                                                                     \
         int pe_ = symm_ctx_pe(s_, ctx, pe, routine);                                        \
+        if (symm_unlikely(s_->debug))                                                       \
+            symm_check_sym(s_, routine, dst, sizeof(T), "dest");                            \
         T *r_ = (T *)symm_seg_peer_addr(s_, dst, pe_);                                     \
         if (symm_likely(r_ != NULL))                                                        \
             symm_store_elem(r_, &v_, sizeof(T));                                            \
@@ -168,6 +171,8 @@ static inline void symm_rma_get(struct symm_ctx *ctx, void *dst, const void *src
     do {                                                                                    \
         symm_instance_t *s_ = symm_ctx_inst(ctx, routine);                                 \
         int pe_ = symm_ctx_pe(s_, ctx, pe, routine);                                        \
+        if (symm_unlikely(s_->debug))                                                       \
+            symm_check_sym(s_, routine, src, sizeof(T), "source");                          \
         const T *r_ = (const T *)symm_seg_peer_addr(s_, src, pe_);                         \
         if (symm_likely(r_ != NULL))                                                        \
             symm_load_elem(&(out), r_, sizeof(T));                                          \

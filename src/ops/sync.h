@@ -8,7 +8,9 @@
  * yields, it also says what it waits for (runtime/pestatus.h). A wait that
  * has found nothing to do for SYMM_WAIT_IDLE_US sleeps between polls
  * (symm_wait_idle, ops/wait_status.c), so idle PEs leave the cores to the ones
- * that communicate.
+ * that communicate. The polling entry points (test, signal_fetch,
+ * test_lock), one poll per call, count this thread's consecutive misses
+ * and take the same back-off past the same spin (symm_poll_miss).
  */
 #ifndef SYMM_SYNC_H
 #define SYMM_SYNC_H
@@ -52,6 +54,39 @@ static inline void symm_wait_backoff(symm_instance_t *s, unsigned *polls)
         symm_cpu_relax();
     else
         symm_wait_idle(s, *polls, events);
+}
+
+/* Polling entry points (the test families of both APIs, signal_fetch,
+ * test_lock) are one poll per call, so the loop that calls them is the
+ * program's and no per-call count can see it spin. Each thread counts its
+ * consecutive misses instead (symm_poll_misses): a miss adds one, a hit
+ * (a test that qualifies, a lock taken, a signal that changed) resets it.
+ * Below the waits' spin (s->spin) a miss costs that add and nothing else;
+ * from there on each miss takes the waits' back-off step
+ * (symm_poll_idle), so a PE polling with test while its partner shares
+ * its core hands the core over as a wait would. events: what the caller's
+ * network progress found (0 without one). */
+extern __thread unsigned symm_poll_misses __attribute__((tls_model("initial-exec")));
+
+/* Past the spin: polls on until spin_ns has passed since the streak's
+ * first such miss or its last network event, then yields; once the streak
+ * has lasted SYMM_WAIT_IDLE_US of tight polling, naps as a wait does (at
+ * most 1/16 of the streak so far and 1 ms). A caller that spent a while
+ * outside symm since its last miss (work between tests) is not idle: it
+ * only yields. Publishes no status (the PE is not blocked in symm: the
+ * watcher must not call a program that polls a hang). ops/wait_status.c. */
+void symm_poll_idle(symm_instance_t *s, unsigned misses, unsigned events) __attribute__((cold));
+
+static inline void symm_poll_hit(void)
+{
+    symm_poll_misses = 0;
+}
+
+static inline void symm_poll_miss(symm_instance_t *s, unsigned events)
+{
+    unsigned n = ++symm_poll_misses;
+    if (__builtin_expect(n >= (unsigned)s->spin, 0))
+        symm_poll_idle(s, n, events);
 }
 
 /* Wait until the counter at w (only ever growing, stored with release)

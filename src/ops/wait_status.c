@@ -70,6 +70,30 @@ static __thread int published;
 #define WAIT_NAP_MIN_US 20
 #define WAIT_NAP_MAX_US 1000
 
+/* The back-off of a wait (or a streak of polls) that found nothing for
+ * waited_us: a yield, or past SYMM_WAIT_IDLE_US a nap. */
+static void idle_step(symm_instance_t *s, uint64_t waited)
+{
+    long idle = s->cfg.core.wait_idle_us;
+    if (idle < 0 || waited < (uint64_t)idle) {
+        sched_yield();
+        return;
+    }
+    /* A nap of 1/16 of the wait so far: a change by a mapped peer is seen
+     * at most about 6 % later than by polling. */
+    long nap = (long)(waited / 16);
+    nap = nap < WAIT_NAP_MIN_US ? WAIT_NAP_MIN_US : nap > WAIT_NAP_MAX_US ? WAIT_NAP_MAX_US : nap;
+    if (s->net != NULL) {
+        /* No event wait on this transport: keep yielding, a peer's
+         * operation may need this PE's progress. */
+        if (s->net->sleep == NULL || s->net->sleep(s, nap) < 0)
+            sched_yield();
+        return;
+    }
+    struct timespec ts = {.tv_sec = 0, .tv_nsec = nap * 1000};
+    nanosleep(&ts, NULL);
+}
+
 void symm_wait_idle(symm_instance_t *s, unsigned polls, unsigned events)
 {
     int first = polls == (unsigned)s->spin || (s->spin < 1 && polls == 1);
@@ -89,27 +113,30 @@ void symm_wait_idle(symm_instance_t *s, unsigned polls, unsigned events)
     slow_at_us = t;
     if (tn < spin_until_ns)
         return;
-    long idle = s->cfg.core.wait_idle_us;
-    if (idle < 0) {
-        sched_yield();
-        return;
+    idle_step(s, t - idle_since_us);
+}
+
+/* The polling entry points' streak (symm_poll_idle): when its back-off
+ * began or last saw a network event or work between polls, until when it
+ * polls on, and when the previous call here returned. */
+__thread unsigned symm_poll_misses __attribute__((tls_model("initial-exec")));
+static __thread uint64_t poll_idle_since_us, poll_spin_until_ns, poll_left_ns;
+
+/* A gap this long between two misses is the program's work, not polling. */
+#define POLL_WORK_NS 20000
+
+void symm_poll_idle(symm_instance_t *s, unsigned misses, unsigned events)
+{
+    unsigned first_at = s->spin > 0 ? (unsigned)s->spin : 1u;
+    uint64_t tn = symm_now_ns(), t = tn / 1000u;
+    if (misses == first_at || events != 0 || tn - poll_left_ns > POLL_WORK_NS) {
+        poll_idle_since_us = t;
+        poll_spin_until_ns = tn + (uint64_t)s->spin_ns;
     }
-    uint64_t waited = t - idle_since_us;
-    if (waited < (uint64_t)idle) {
-        sched_yield();
-        return;
-    }
-    /* A nap of 1/16 of the wait so far: a change by a mapped peer is seen
-     * at most about 6 % later than by polling. */
-    long nap = (long)(waited / 16);
-    nap = nap < WAIT_NAP_MIN_US ? WAIT_NAP_MIN_US : nap > WAIT_NAP_MAX_US ? WAIT_NAP_MAX_US : nap;
-    if (s->net != NULL) {
-        /* No event wait on this transport: keep yielding, a peer's
-         * operation may need this PE's progress. */
-        if (s->net->sleep == NULL || s->net->sleep(s, nap) < 0)
-            sched_yield();
-        return;
-    }
-    struct timespec ts = {.tv_sec = 0, .tv_nsec = nap * 1000};
-    nanosleep(&ts, NULL);
+    /* A streak of billions: stay past the spin without wrapping to 0. */
+    if (misses > (1u << 30))
+        symm_poll_misses = first_at + 1;
+    if (tn >= poll_spin_until_ns)
+        idle_step(s, t - poll_idle_since_us);
+    poll_left_ns = symm_now_ns();
 }

@@ -24,7 +24,10 @@
       "largest the heap may grow to (address space reserved per PE, not memory); set below "       \
       "the initial size it fails init; left unset, it is at least the initial size")               \
     X(SHMEM_DEBUG, BOOL, USER, core, debug, "0",                                                   \
-      "deep argument checks: symmetric addresses, bounds, matching collective sizes")              \
+      "deep checks: every RMA, AMO, signal and collective range within its symmetric heap "        \
+      "block (size asked for; the error names the block and where it was allocated), "             \
+      "exported global and segment; AMO alignment; equal allocation sizes; matching "              \
+      "collectives; blocks still allocated listed per PE at finalize; a 60 s hang timeout")        \
     X(SHMEM_INFO, BOOL, USER, core, info, "0",                                                     \
       "print every variable, its value and meaning at init")                                       \
     X(SHMEM_VERSION, BOOL, USER, core, version, "0", "print the library version at init")          \

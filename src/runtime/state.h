@@ -124,6 +124,8 @@ typedef struct symm_instance {
 
     /* --- allocator and internal scratch --- */
     struct symm_heap_alloc *alloc;   /* mem/alloc.h */
+    struct symm_blocks *blocks;      /* SHMEM_DEBUG: the live blocks' sizes and sites
+                                      * (mem/blocks.h); NULL without SHMEM_DEBUG */
     size_t scratch_size;     /* reserved bytes at the start of the heap */
     int max_teams;           /* team scratch slots for splits (and the predefined teams) */
     int group_teams;         /* and after them, slots for teams made by their members alone

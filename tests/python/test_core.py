@@ -303,6 +303,41 @@ def test_wait_until_and_test(me, npes, dtype):
     symm.free(flags)
 
 
+def test_poll_pingpong(me, npes):
+    """A ping-pong whose receiver polls symm.test (issue 47.2): PE k with PE
+    k + npes/2, at 4 PEs the pairs that share a core on 2 cores; the polls
+    must hand the core over (the library backs off after repeated misses),
+    so the rounds finish well inside the test's timeout. Each round's
+    payload is checked."""
+    half = npes // 2
+    partner = me + half if me < half else me - half if me < 2 * half else me
+    pinger = me < half or partner == me
+    flag = symm.zeros(1, np.int64)
+    data = symm.zeros(3, np.int64)
+    symm.barrier()
+
+    def send(r):
+        symm.put(data, np.array([r, r * 7 + me, -r], np.int64), partner)
+        symm.fence()
+        symm.p(flag, r, partner)
+
+    def recv(r):
+        while not symm.test(flag, "==", r):
+            pass
+        assert data.tolist() == [r, r * 7 + partner, -r]
+
+    for r in range(1, 301):
+        if pinger:
+            send(r)
+            recv(r)
+        else:
+            recv(r)
+            send(r)
+    symm.barrier()
+    symm.free(data)
+    symm.free(flag)
+
+
 def test_peer_array(me, npes):
     right, left = (me + 1) % npes, (me - 1) % npes
     x = symm.zeros(6, np.int64)

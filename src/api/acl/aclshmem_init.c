@@ -284,7 +284,7 @@ static int destroy_slot(int i, const char *routine)
     int rc = ACLSHMEM_SUCCESS;
     /* The barrier's atomics act on the current instance. */
     symm_instance_select(inst);
-    int brc = symm_instance_finalize(inst);
+    int brc = symm_instance_finalize(inst, routine);
     if (brc != SYMM_OK) {
         acl_error(routine, "final bootstrap barrier of instance %llu failed: %s",
                   (unsigned long long)live[i].id, symm_status_str((symm_status_t)brc));

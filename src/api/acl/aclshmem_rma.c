@@ -27,50 +27,58 @@
 
 void *aclshmem_malloc(size_t size)
 {
-    return symm_heap_malloc(symm_inst(__func__), size, SYMM_ALLOC_MIN_ALIGN, false, __func__);
+    return symm_heap_malloc(symm_inst(__func__), size, SYMM_ALLOC_MIN_ALIGN, false, __func__,
+                            SYMM_CALL_SITE);
 }
 
-static void *acl_calloc(size_t count, size_t size, const char *routine)
+static void *acl_calloc(size_t count, size_t size, const char *routine, const void *site)
 {
     symm_instance_t *s = symm_inst(routine);
     if (size != 0 && count > SIZE_MAX / size) {
         symm_error(routine, "%zu elements of %zu bytes overflow size_t", count, size);
         return NULL;
     }
-    return symm_heap_malloc(s, count * size, SYMM_ALLOC_MIN_ALIGN, true, routine);
+    return symm_heap_malloc(s, count * size, SYMM_ALLOC_MIN_ALIGN, true, routine, site);
 }
 
-static void *acl_align(size_t alignment, size_t size, const char *routine)
+static void *acl_align(size_t alignment, size_t size, const char *routine, const void *site)
 {
     symm_instance_t *s = symm_inst(routine);
     if (alignment == 0 || (alignment & (alignment - 1)) != 0) {
         symm_error(routine, "alignment %zu is not a power of two", alignment);
         return NULL;
     }
-    return symm_heap_malloc(s, size, alignment, false, routine);
+    return symm_heap_malloc(s, size, alignment, false, routine, site);
 }
 
-void *aclshmem_calloc(size_t nmemb, size_t size) { return acl_calloc(nmemb, size, __func__); }
-void *aclshmem_align(size_t alignment, size_t size) { return acl_align(alignment, size, __func__); }
+void *aclshmem_calloc(size_t nmemb, size_t size)
+{
+    return acl_calloc(nmemb, size, __func__, SYMM_CALL_SITE);
+}
+void *aclshmem_align(size_t alignment, size_t size)
+{
+    return acl_align(alignment, size, __func__, SYMM_CALL_SITE);
+}
 void aclshmem_free(void *ptr) { symm_heap_free(symm_inst(__func__), ptr, __func__); }
 
 /* mem_type: host and device memory are one heap here. */
 void *aclshmemx_malloc(size_t size, aclshmem_mem_type_t mem_type)
 {
     (void)mem_type;
-    return symm_heap_malloc(symm_inst(__func__), size, SYMM_ALLOC_MIN_ALIGN, false, __func__);
+    return symm_heap_malloc(symm_inst(__func__), size, SYMM_ALLOC_MIN_ALIGN, false, __func__,
+                            SYMM_CALL_SITE);
 }
 
 void *aclshmemx_calloc(size_t count, size_t size, aclshmem_mem_type_t mem_type)
 {
     (void)mem_type;
-    return acl_calloc(count, size, __func__);
+    return acl_calloc(count, size, __func__, SYMM_CALL_SITE);
 }
 
 void *aclshmemx_align(size_t alignment, size_t size, aclshmem_mem_type_t mem_type)
 {
     (void)mem_type;
-    return acl_align(alignment, size, __func__);
+    return acl_align(alignment, size, __func__, SYMM_CALL_SITE);
 }
 
 void aclshmemx_free(void *ptr, aclshmem_mem_type_t mem_type)

@@ -14,14 +14,14 @@
 void *shmem_malloc(size_t size)
 {
     return symm_heap_malloc(symm_inst("shmem_malloc"), size, SYMM_ALLOC_MIN_ALIGN, false,
-                            "shmem_malloc");
+                            "shmem_malloc", SYMM_CALL_SITE);
 }
 
 void *shmem_malloc_with_hints(size_t size, long hints)
 {
     (void)hints; /* every heap location is equally fast for atomics and signals here */
-    return symm_heap_malloc(symm_inst("shmem_malloc_with_hints"), size, SYMM_ALLOC_MIN_ALIGN,
-                            false, "shmem_malloc_with_hints");
+    return symm_heap_malloc(symm_inst("shmem_malloc_with_hints"), size, SYMM_ALLOC_MIN_ALIGN, false,
+                            "shmem_malloc_with_hints", SYMM_CALL_SITE);
 }
 
 void *shmem_calloc(size_t count, size_t size)
@@ -31,7 +31,8 @@ void *shmem_calloc(size_t count, size_t size)
         symm_error("shmem_calloc", "%zu elements of %zu bytes overflow size_t", count, size);
         return NULL;
     }
-    return symm_heap_malloc(s, count * size, SYMM_ALLOC_MIN_ALIGN, true, "shmem_calloc");
+    return symm_heap_malloc(s, count * size, SYMM_ALLOC_MIN_ALIGN, true, "shmem_calloc",
+                            SYMM_CALL_SITE);
 }
 
 void *shmem_align(size_t alignment, size_t size)
@@ -50,12 +51,13 @@ void *shmem_align(size_t alignment, size_t size)
                    alignment, s->heap_align);
         return NULL;
     }
-    return symm_heap_malloc(s, size, alignment, false, "shmem_align");
+    return symm_heap_malloc(s, size, alignment, false, "shmem_align", SYMM_CALL_SITE);
 }
 
 void *shmem_realloc(void *ptr, size_t size)
 {
-    return symm_heap_realloc(symm_inst("shmem_realloc"), ptr, size, "shmem_realloc");
+    return symm_heap_realloc(symm_inst("shmem_realloc"), ptr, size, "shmem_realloc",
+                             SYMM_CALL_SITE);
 }
 
 void shmem_free(void *ptr) { symm_heap_free(symm_inst("shmem_free"), ptr, "shmem_free"); }

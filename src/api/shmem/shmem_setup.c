@@ -101,7 +101,7 @@ void shmem_finalize(void)
     symm_instance_t *s = symm_cur;
     if (s == NULL)
         return;
-    int rc = symm_instance_finalize(s);
+    int rc = symm_instance_finalize(s, "shmem_finalize");
     if (rc != 0)
         symm_error("shmem_finalize", "final bootstrap barrier failed: %s",
                    symm_status_str((symm_status_t)rc));

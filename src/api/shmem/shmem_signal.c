@@ -45,10 +45,25 @@ SHMEM_RMA_TYPES(DEF_PUT_SIGNAL)
 SHMEM_SIZES(DEF_PUT_SIGNAL_SIZED)
 DEF_PUT_SIGNAL_FORMS(putmem, void, 1)
 
+/* A program may poll the signal with this (the polling entry points'
+ * back-off, ops/sync.h): a value equal to the one this thread fetched last
+ * from the same word is a miss, which also drives the network's progress,
+ * as a wait's poll does; a changed value, or another word, is a hit. */
+static __thread const uint64_t *fetch_addr;
+static __thread uint64_t fetch_value;
+
 uint64_t shmem_signal_fetch(const uint64_t *sig_addr)
 {
-    symm_inst(__func__);
-    return __atomic_load_n(sig_addr, __ATOMIC_ACQUIRE);
+    symm_instance_t *s = symm_inst(__func__);
+    uint64_t v = __atomic_load_n(sig_addr, __ATOMIC_ACQUIRE);
+    if (sig_addr == fetch_addr && v == fetch_value) {
+        symm_poll_miss(s, s->net != NULL ? s->net->progress(s) : 0);
+        return v;
+    }
+    fetch_addr = sig_addr;
+    fetch_value = v;
+    symm_poll_hit();
+    return v;
 }
 
 uint64_t shmem_signal_wait_until(uint64_t *sig_addr, int cmp, uint64_t cmp_value)
