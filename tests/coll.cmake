@@ -55,6 +55,9 @@ symm_pe_test(coll_barrier_central PROGRAM coll_barrier NPS 3 4 5 TIMEOUT 60 NOUC
 # broadcast/collect/fcollect/alltoall/alltoalls 32 and 64, every to_all, on
 # several active sets; pSync back at SHMEM_SYNC_VALUE after each call.
 symm_pe_test(active NPS 1 2 3 4 TIMEOUT 60)
+# A PE outside an active set that calls its collective returns at once,
+# nothing sent or waited for (as in Open MPI; SHMEM_DEBUG: an error, below).
+symm_pe_test(active_outside NPS 1 2 3 4 TIMEOUT 60)
 # to_all with every reduction sliced.
 symm_pe_test(active_slice0 PROGRAM active NPS 1 2 3 4 TIMEOUT 60 ENV SYMM_REDUCE_SLICE_MIN=0)
 # SHMEM_DEBUG matches every active-set collective on every member: no false alarm.
@@ -66,15 +69,18 @@ symm_pe_test(active_debug PROGRAM active NPS 2 3 4 TIMEOUT 60 ENV SHMEM_DEBUG=1)
 add_executable(active_errors pe/active_errors.c)
 target_link_libraries(active_errors PRIVATE symm)
 set(SYMM_ACTIVE_ERRORS $<TARGET_FILE:active_errors>)
+# Outside the set: an error only under SHMEM_DEBUG (else the call returns).
 symm_expect_fail(active_barrier_outside 2
-  "symm: shmem_barrier: called by a PE outside the active set \\(PE_start 0, logPE_stride 0, PE_size 1\\) \\(PE 1\\)"
+  "symm: shmem_barrier: called by a PE outside the active set \\(PE_start 0, logPE_stride 0, PE_size 1; SHMEM_DEBUG: .*\\) \\(PE 1\\)"
   ${SYMM_ACTIVE_ERRORS} barrier_outside)
 symm_expect_fail(active_broadcast_outside 4
-  "symm: shmem_broadcast64: called by a PE outside the active set \\(PE_start 0, logPE_stride 1, PE_size 2\\) \\(PE 3\\)"
+  "symm: shmem_broadcast64: called by a PE outside the active set \\(PE_start 0, logPE_stride 1, PE_size 2; SHMEM_DEBUG: .*\\) \\(PE 3\\)"
   ${SYMM_ACTIVE_ERRORS} broadcast_outside)
 symm_expect_fail(active_to_all_outside 3
-  "symm: shmem_int_sum_to_all: called by a PE outside the active set \\(PE_start 0, logPE_stride 0, PE_size 2\\) \\(PE 2\\)"
+  "symm: shmem_int_sum_to_all: called by a PE outside the active set \\(PE_start 0, logPE_stride 0, PE_size 2; SHMEM_DEBUG: .*\\) \\(PE 2\\)"
   ${SYMM_ACTIVE_ERRORS} to_all_outside)
+set_tests_properties(active_barrier_outside active_broadcast_outside active_to_all_outside
+  PROPERTIES ENVIRONMENT SHMEM_DEBUG=1)
 symm_expect_fail(active_barrier_beyond 2
   "symm: shmem_barrier: active set \\(PE_start 0, logPE_stride 0, PE_size 3\\) reaches PE 2, outside \\[0,2\\) \\(PE 1\\)"
   ${SYMM_ACTIVE_ERRORS} barrier_beyond)

@@ -47,9 +47,11 @@ void symm_group_of_team(symm_group_t *g, struct symm_team *t);
 /* The group of a deprecated active set (PE_start, logPE_stride, PE_size)
  * with the user's pSync: its barrier counts in pSync[0..], the count and
  * arrival words are pSync's last two. Fatal on bad arguments (the
- * routines have no return value to report them with). */
-void symm_group_of_active_set(symm_group_t *g, symm_instance_t *s, int start, int log_stride,
-                              int size, long *psync, const char *routine);
+ * routines have no return value to report them with). -1 where this PE
+ * is not in the set (the call then returns at once; fatal under
+ * SHMEM_DEBUG), else 0. */
+int symm_group_of_active_set(symm_group_t *g, symm_instance_t *s, int start, int log_stride,
+                             int size, long *psync, const char *routine);
 
 /* Name the collective routine entered on g for the status record (team
  * collectives are numbered, runtime/pestatus.h); root a group index or -1.

@@ -155,6 +155,11 @@ static void part_basic(void)
              aclshmemx_init_attr(ACLSHMEMX_INIT_WITH_DEFAULT, &bad));
     bad.my_pe = 0;
     bad.n_pes = 1;
+    /* An engine bit CANN does not name (0x40): refused before any start. */
+    bad.option_attr.data_op_engine_type = (data_op_engine_type_t)0x40;
+    CHECK_EQ("engine 0x40", ACLSHMEM_INVALID_PARAM,
+             aclshmemx_init_attr(ACLSHMEMX_INIT_WITH_DEFAULT, &bad));
+    bad.option_attr.data_op_engine_type = ACLSHMEM_DATA_OP_MTE;
     CHECK_EQ("no mode", ACLSHMEM_INVALID_PARAM, aclshmemx_init_attr((aclshmemx_bootstrap_t)0, &bad));
     rc = aclshmemx_init_attr(ACLSHMEMX_INIT_WITH_MPI, &bad);
     CHECK(rc == ACLSHMEM_NOT_SUPPORTED || rc == ACLSHMEM_INVALID_PARAM,

@@ -41,4 +41,12 @@ oshrun -np 1 c/b/x3 | grep -q 'sqrt 1.414' || fail "run x3"
 oshcc --showme:libdirs | grep -q "^$tmp/p/lib" || fail "--showme:libdirs"
 oshcc --showme:version | grep -Eq '^symm [0-9]+\.[0-9]+' || fail "--showme:version"
 oshcc --showme:nonsense 2>/dev/null; [ $? = 2 ] || fail "unknown --showme option must exit 2"
+# MPICH's and Open MPI's spellings: the same answers.
+for o in -show -showme --show; do
+  [ "$(oshcc $o x.c)" = "$(oshcc --showme x.c)" ] || fail "$o: $(oshcc $o x.c)"
+done
+for o in -show:compile -showme:compile; do
+  [ "$(oshcc $o)" = "$(oshcc --showme:compile)" ] || fail "$o: $(oshcc $o)"
+done
+[ "$(oshcc -show:link)" = "$(oshcc --showme:link)" ] || fail "-show:link: $(oshcc -show:link)"
 echo "PASS: oshcc with CC=oshcc, make, cmake; --showme:* answers"

@@ -327,6 +327,32 @@ static void finalize_all_at_exit(int status, void *arg)
     pthread_mutex_unlock(&acl_lock);
 }
 
+/* option_attr.data_op_engine_type: bits of the engines CANN names, or an
+ * error naming the others. symm has none of those engines: whichever is
+ * asked for, node-local data moves by CPU copies through the mappings and
+ * other nodes' by UCX; SHMEM_INFO says so once (PE 0). */
+static int check_engines(const aclshmemx_init_attr_t *a, const symm_config_t *cfg,
+                         const char *routine)
+{
+    unsigned eng = (unsigned)a->option_attr.data_op_engine_type;
+    unsigned known = ACLSHMEM_DATA_OP_MTE | ACLSHMEM_DATA_OP_SDMA | ACLSHMEM_DATA_OP_ROCE |
+                     ACLSHMEM_DATA_OP_UDMA;
+    if (eng & ~known) {
+        acl_error(routine,
+                  "option_attr.data_op_engine_type 0x%x has bits no engine has (0x%x; the "
+                  "engines: MTE 0x1, SDMA 0x2, ROCE 0x4, UDMA 0x8)",
+                  eng, eng & ~known);
+        return ACLSHMEM_INVALID_PARAM;
+    }
+    if (eng != 0 && cfg->core.info && a->my_pe == 0)
+        dprintf(2,
+                "symm: data_op_engine_type 0x%x: symm has no MTE, SDMA, ROCE or UDMA engine; "
+                "it moves data by CPU copies through mapped memory on a node and by UCX "
+                "between nodes, whichever is asked for\n",
+                eng);
+    return ACLSHMEM_SUCCESS;
+}
+
 int aclshmemx_init_attr(aclshmemx_bootstrap_t bootstrap_flags, aclshmemx_init_attr_t *attributes)
 {
     const aclshmemx_init_attr_t *a = attributes;
@@ -346,6 +372,8 @@ int aclshmemx_init_attr(aclshmemx_bootstrap_t bootstrap_flags, aclshmemx_init_at
         return ACLSHMEM_INVALID_PARAM;
     }
     if (symm_config_load(&cfg) != SYMM_OK)
+        return ACLSHMEM_INVALID_PARAM;
+    if (check_engines(a, &cfg, __func__) != ACLSHMEM_SUCCESS)
         return ACLSHMEM_INVALID_PARAM;
     double timeout = a->option_attr.shm_init_timeout != 0 ? (double)a->option_attr.shm_init_timeout
                                                           : cfg.boot.timeout;

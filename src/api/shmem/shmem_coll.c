@@ -30,11 +30,13 @@ static int team_group(shmem_team_t team, symm_group_t *g, const char *routine)
 }
 
 /* The group of an active set; bad arguments end the job (these routines
- * return nothing to report them with). */
-static void active_group(int start, int log_stride, int size, long *psync, symm_group_t *g,
-                         const char *routine)
+ * return nothing to report them with). -1: this PE is not in the set, and
+ * the routine returns at once (docs/conformance.md). */
+static int active_group(int start, int log_stride, int size, long *psync, symm_group_t *g,
+                        const char *routine)
 {
-    symm_group_of_active_set(g, symm_inst(routine), start, log_stride, size, psync, routine);
+    return symm_group_of_active_set(g, symm_inst(routine), start, log_stride, size, psync,
+                                    routine);
 }
 
 static int check_root(const symm_group_t *g, int root, const char *routine)
@@ -282,7 +284,8 @@ static void active_done(symm_group_t *g)
 void shmem_barrier(int PE_start, int logPE_stride, int PE_size, long *pSync)
 {
     symm_group_t g;
-    active_group(PE_start, logPE_stride, PE_size, pSync, &g, __func__);
+    if (active_group(PE_start, logPE_stride, PE_size, pSync, &g, __func__) != 0)
+        return;
     SYMM_DOING_SCOPE(symm_group_doing(&g, __func__, -1, 0));
     symm_group_barrier(&g, 1);
 }
@@ -290,7 +293,8 @@ void shmem_barrier(int PE_start, int logPE_stride, int PE_size, long *pSync)
 void shmem_sync(int PE_start, int logPE_stride, int PE_size, long *pSync)
 {
     symm_group_t g;
-    active_group(PE_start, logPE_stride, PE_size, pSync, &g, __func__);
+    if (active_group(PE_start, logPE_stride, PE_size, pSync, &g, __func__) != 0)
+        return;
     SYMM_DOING_SCOPE(symm_group_doing(&g, __func__, -1, 0));
     symm_group_barrier(&g, 0);
 }
@@ -301,7 +305,8 @@ SYMM_PALIAS(shmem_barrier) SYMM_PALIAS(shmem_sync)
                                int PE_start, int logPE_stride, int PE_size, long *pSync)    \
     {                                                                                        \
         symm_group_t g;                                                                      \
-        active_group(PE_start, logPE_stride, PE_size, pSync, &g, __func__);                 \
+        if (active_group(PE_start, logPE_stride, PE_size, pSync, &g, __func__) != 0)         \
+            return;                                                                          \
         SYMM_DOING_SCOPE(symm_group_doing(&g, __func__, -1, 0));                            \
         if (check_root(&g, PE_root, __func__) != 0)                                          \
             symm_fatal(__func__, "invalid PE_root");                                         \
@@ -312,7 +317,8 @@ SYMM_PALIAS(shmem_barrier) SYMM_PALIAS(shmem_sync)
                              int logPE_stride, int PE_size, long *pSync)                     \
     {                                                                                        \
         symm_group_t g;                                                                      \
-        active_group(PE_start, logPE_stride, PE_size, pSync, &g, __func__);                 \
+        if (active_group(PE_start, logPE_stride, PE_size, pSync, &g, __func__) != 0)         \
+            return;                                                                          \
         SYMM_DOING_SCOPE(symm_group_doing(&g, __func__, -1, 0));                            \
         check_bufs(&g, dest, nelems * (BITS / 8), source, nelems * (BITS / 8), __func__);    \
         symm_coll_collect(&g, dest, source, nelems * (BITS / 8), __func__);                  \
@@ -322,7 +328,8 @@ SYMM_PALIAS(shmem_barrier) SYMM_PALIAS(shmem_sync)
                               int logPE_stride, int PE_size, long *pSync)                    \
     {                                                                                        \
         symm_group_t g;                                                                      \
-        active_group(PE_start, logPE_stride, PE_size, pSync, &g, __func__);                 \
+        if (active_group(PE_start, logPE_stride, PE_size, pSync, &g, __func__) != 0)         \
+            return;                                                                          \
         SYMM_DOING_SCOPE(symm_group_doing(&g, __func__, -1, 0));                            \
         check_bufs(&g, dest, nelems * (BITS / 8) * (size_t)g.size, source,                   \
                    nelems * (BITS / 8), __func__);                                           \
@@ -332,7 +339,8 @@ SYMM_PALIAS(shmem_barrier) SYMM_PALIAS(shmem_sync)
                               int logPE_stride, int PE_size, long *pSync)                    \
     {                                                                                        \
         symm_group_t g;                                                                      \
-        active_group(PE_start, logPE_stride, PE_size, pSync, &g, __func__);                 \
+        if (active_group(PE_start, logPE_stride, PE_size, pSync, &g, __func__) != 0)         \
+            return;                                                                          \
         SYMM_DOING_SCOPE(symm_group_doing(&g, __func__, -1, 0));                            \
         check_bufs(&g, dest, nelems * (BITS / 8) * (size_t)g.size, source,                   \
                    nelems * (BITS / 8) * (size_t)g.size, __func__);                          \
@@ -343,7 +351,8 @@ SYMM_PALIAS(shmem_barrier) SYMM_PALIAS(shmem_sync)
                                long *pSync)                                                  \
     {                                                                                        \
         symm_group_t g;                                                                      \
-        active_group(PE_start, logPE_stride, PE_size, pSync, &g, __func__);                 \
+        if (active_group(PE_start, logPE_stride, PE_size, pSync, &g, __func__) != 0)         \
+            return;                                                                          \
         SYMM_DOING_SCOPE(symm_group_doing(&g, __func__, -1, 0));                            \
         check_bufs(&g, dest, strided_extent(&g, dst, nelems, BITS / 8), source,              \
                    strided_extent(&g, sst, nelems, BITS / 8), __func__);                     \
@@ -361,7 +370,8 @@ DEF_ACTIVE_SIZED(64)
     {                                                                                        \
         symm_group_t g;                                                                      \
         (void)pWrk; /* peers' sources are read directly: no work array needed */             \
-        active_group(PE_start, logPE_stride, PE_size, pSync, &g, __func__);                 \
+        if (active_group(PE_start, logPE_stride, PE_size, pSync, &g, __func__) != 0)         \
+            return;                                                                          \
         SYMM_DOING_SCOPE(symm_group_doing(&g, __func__, -1, 0));                            \
         if (nreduce < 0)                                                                     \
             symm_fatal(__func__, "nreduce %d is negative", nreduce);                         \
