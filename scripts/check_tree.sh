@@ -6,7 +6,8 @@
 #  2. no function body is longer than MAX_LINES (120) lines: a longer one is
 #     split into named steps;
 #  3. with ARCHIVE (libsymm.a): every global symbol it defines is public API
-#     (shmem_, pshmem_, shmemx_, pshmemx_, aclshmem, the spec's legacy names)
+#     (shmem_, pshmem_, shmemx_, pshmemx_, aclshmem, the spec's legacy names,
+#     the Fortran annex's: start_pes_, my_pe_, num_pes_, shpalloc_, ...)
 #     or prefixed symm_: a program that links libsymm.a may define any other
 #     name itself (an unprefixed `arrived` once clashed with a user's).
 # Each violation is one line; the exit status is then 1 (2 for a usage
@@ -61,7 +62,7 @@ if [ -n "$lib" ]; then
   grep -v -E ' (__odr_asan[.]|__asan_|__tsan_|__ubsan_|__sanitizer_)' "$tmp.syms" > "$tmp.own" || true
   mv "$tmp.own" "$tmp.syms"
   nsyms=$(wc -l < "$tmp.syms")
-  grep -v -E ' p?(shmem_|shmemx_|aclshmem|symm_|SHMEM_|start_pes$|_my_pe$|_num_pes$|shmalloc$|shfree$|shrealloc$|shmemalign$)' \
+  grep -v -E ' p?(shmem_|shmemx_|aclshmem|symm_|SHMEM_|start_pes_?$|_my_pe$|_num_pes$|shmalloc$|shfree$|shrealloc$|shmemalign$|my_pe_$|num_pes_$|shp(alloc|clmove|deallc)_$)' \
     "$tmp.syms" | awk '{ n = split($1, p, ":"); print "symbol: " $2 " (defined in " p[n - 1] ") is global and not prefixed symm_" }' \
     | sort -u >> "$tmp" || true
   rm -f "$tmp.syms"
