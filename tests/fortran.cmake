@@ -69,26 +69,26 @@ file(MAKE_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR}/fortran)
 # nbi, strided; f_amo; f_coll: broadcast, (f)collect, alltoall(s) and every
 # _to_all over all PEs and over a strided set; f_sync: wait, wait_until,
 # fence, quiet, locks; f_heap: shpalloc/shpclmove/shpdeallc with Cray
-# pointers, shmem_ptr, queries). Over UCX as well: f_rma and f_coll (the
-# bindings are transport-blind; the C routines' own tests run over UCX).
+# pointers, shmem_ptr, queries). Each over UCX as well (shmem_ptr of a
+# peer is 0 there: no peer is mapped).
 symm_fortran_program(fortran_rma SOURCES f_rma.f90)
 symm_pe_test(fortran_rma PROGRAM fortran_rma_prog)
 symm_fortran_program(fortran_amo SOURCES f_amo.f90)
-symm_pe_test(fortran_amo PROGRAM fortran_amo_prog NOUCX)
+symm_pe_test(fortran_amo PROGRAM fortran_amo_prog)
 symm_fortran_program(fortran_coll SOURCES f_coll.f90)
 symm_pe_test(fortran_coll PROGRAM fortran_coll_prog)
 symm_fortran_program(fortran_sync SOURCES f_sync.f90)
-symm_pe_test(fortran_sync PROGRAM fortran_sync_prog NOUCX)
+symm_pe_test(fortran_sync PROGRAM fortran_sync_prog)
 symm_fortran_program(fortran_heap SOURCES f_heap.f90 FLAGS -fcray-pointer)
-symm_pe_test(fortran_heap PROGRAM fortran_heap_prog NOUCX)
+symm_pe_test(fortran_heap PROGRAM fortran_heap_prog)
 # Fixed form, include 'mpp/shmem.fh', the program declaring MY_PE and
 # NUM_PES itself (the NAS Parallel Benchmarks' style).
 symm_fortran_program(fortran_fixed SOURCES f_fixed.f)
-symm_pe_test(fortran_fixed PROGRAM fortran_fixed_prog NOUCX)
+symm_pe_test(fortran_fixed PROGRAM fortran_fixed_prog)
 # The header with its function declarations on (SYMM_FORTRAN_LONG_HEADER):
 # a program that declares none of them.
 symm_fortran_program(fortran_long SOURCES f_long.f90 INCLUDE ${SYMM_FORTRAN_INCLUDE_LONG})
-symm_pe_test(fortran_long PROGRAM fortran_long_prog NPS 1 2 NOUCX)
+symm_pe_test(fortran_long PROGRAM fortran_long_prog NPS 1 2)
 
 # shmem.fh's constants against shmem.h's, compiled by both compilers.
 symm_fortran_program(fortran_consts SOURCES f_consts.f90 C_SOURCES f_consts_c.c)
