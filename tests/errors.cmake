@@ -171,6 +171,25 @@ foreach(np 2 4)
   endif()
 endforeach()
 
+# A peer no transport reaches (emulated nodes, UCX_TLS naming shared memory
+# only) ends the job at once naming it and the setting, whether the
+# connection is made on first use or eagerly at init (no progress thread);
+# it once hung, the report of the failure waiting on the connect's lock.
+if(SYMM_HAVE_UCX AND TARGET coll)
+  foreach(np 2 4)
+    foreach(prog 0 1)
+      add_test(NAME errors_unreachable.prog${prog}.np${np}
+        COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/scripts/expect_status.sh 255
+                --match "symm: ucx: cannot reach PE [0-9]+ .*UCX_TLS=posix,self: no transport"
+                --absent "timed out|died" ${SYMM_OSHRUN} --timeout 30 -np ${np}
+                $<TARGET_FILE:coll> quick)
+      set_tests_properties(errors_unreachable.prog${prog}.np${np} PROPERTIES TIMEOUT 40
+        ENVIRONMENT "SYMM_NODE_SIZE=1;UCX_TLS=posix,self;SYMM_PROGRESS_THREAD=${prog}"
+        LABELS ucx)
+    endforeach()
+  endforeach()
+endif()
+
 symm_status_test(global_exit_np1 3 1 global_exit)
 symm_status_test(global_exit_np2 3 2 global_exit)
 symm_status_test(global_exit_np4 3 4 global_exit)

@@ -143,13 +143,42 @@ void symm_ucx_conn_close(ucx_state_t *u, ucx_wk_t *wk, int pe, int force)
 
 static int conn_rekey(ucx_state_t *u, ucx_wk_t *wk, int pe);
 
+/* Why a connection could not be made: the step and UCX's status. */
+typedef struct conn_fail {
+    const char *step;
+    ucs_status_t st;
+} conn_fail_t;
+
+static int conn_failed(ucx_peer_t *p, conn_fail_t *why, const char *step, ucs_status_t st)
+{
+    why->step = step;
+    why->st = st;
+    __atomic_store_n(&p->unreachable, 1, __ATOMIC_RELEASE);
+    return SYMM_ERR_SYS;
+}
+
+/* The one line for a peer this PE cannot reach; where the user chose UCX's
+ * transports it names that choice, the usual cause (shared memory only,
+ * between nodes). */
+static void conn_fail_text(ucx_state_t *u, int pe, const conn_fail_t *why, char *buf, size_t len)
+{
+    const ucx_peer_t *p = &u->peers[pe];
+    const char *tls = getenv("UCX_TLS");
+    int n = snprintf(buf, len, "cannot reach PE %d (pid %d on %s, %s node): %s: %s", pe, p->pid,
+                     p->host, u->inst->peers[pe].same_node ? "this" : "another", why->step,
+                     ucs_status_string(why->st));
+    if (tls != NULL && n > 0 && (size_t)n < len)
+        snprintf(buf + n, len - (size_t)n, "; UCX_TLS=%s: no transport in it reaches that PE%s",
+                 tls, u->inst->peers[pe].same_node ? "" : " (shared memory does not cross nodes)");
+}
+
 /* Endpoint from wk to pe's default worker and the rkeys for it, made on
  * first use (peer_target), for the default worker as for a context's: a
  * job of N PEs that talks to few peers then pays for few endpoints, and
  * init does no work per peer. Called under wk->connect_lock. The connection
  * is published (ep stored last, with release) only once wired up, so
  * another thread that finds ep set may use it at once. */
-static int conn_open(ucx_state_t *u, ucx_wk_t *wk, int pe)
+static int conn_open(ucx_state_t *u, ucx_wk_t *wk, int pe, conn_fail_t *why)
 {
     ucx_peer_t *p = &u->peers[pe];
     ucx_conn_t c = {0};
@@ -165,18 +194,15 @@ static int conn_open(ucx_state_t *u, ucx_wk_t *wk, int pe)
                                                  : UCP_ERR_HANDLING_MODE_PEER,
         .err_handler = {.cb = peer_error, .arg = p},
     };
-    if ((st = ucp_ep_create(wk->worker, &ep, &c.ep)) != UCS_OK) {
-        symm_error("ucx", "endpoint to PE %d: %s", pe, ucs_status_string(st));
-        return SYMM_ERR_SYS;
-    }
+    if ((st = ucp_ep_create(wk->worker, &ep, &c.ep)) != UCS_OK)
+        return conn_failed(p, why, "endpoint", st);
     const void *packed = __atomic_load_n(&p->heap_rkey, __ATOMIC_ACQUIRE);
     st = ucp_ep_rkey_unpack(c.ep, packed, &c.heap_rkey);
     for (int i = 0; st == UCS_OK && i < u->inst->n_data_ranges; i++)
         st = ucp_ep_rkey_unpack(c.ep, p->data_rkey[i], &c.data_rkey[i]);
     if (st != UCS_OK) {
-        symm_error("ucx", "memory keys of PE %d: %s", pe, ucs_status_string(st));
         conn_release(u, wk, &c, 1);
-        return SYMM_ERR_SYS;
+        return conn_failed(p, why, "memory keys", st);
     }
     /* Finish the wire-up now with a blocking read of one word: UCX 1.13
      * queues operations on an endpoint still wiring up, and a worker flush
@@ -191,9 +217,8 @@ static int conn_open(ucx_state_t *u, ucx_wk_t *wk, int pe)
     st = symm_ucx_wait_req(u, wk, ucp_get_nbx(c.ep, &word, sizeof(word), p->heap_base,
                                               c.heap_rkey, &prm));
     if (st != UCS_OK) {
-        symm_error("ucx", "first contact with PE %d: %s", pe, ucs_status_string(st));
         conn_release(u, wk, &c, 1);
-        return SYMM_ERR_SYS;
+        return conn_failed(p, why, "first contact", st);
     }
     ucx_conn_t *dst = &wk->conn[pe];
     dst->heap_rkey = c.heap_rkey;
@@ -245,21 +270,46 @@ ucp_ep_h symm_ucx_bulk_ep(ucx_state_t *u, int pe)
             .err_mode = UCP_ERR_HANDLING_MODE_NONE,
         };
         ucs_status_t st = ucp_ep_create(wk->worker, &ep, &b);
-        if (st != UCS_OK)
+        if (st != UCS_OK) {
+            pthread_mutex_unlock(&wk->connect_lock);
             symm_fatal("ucx", "second endpoint to PE %d: %s", pe, ucs_status_string(st));
+        }
         __atomic_store_n(&c->bulk, b, __ATOMIC_RELEASE);
     }
     pthread_mutex_unlock(&wk->connect_lock);
     return b;
 }
 
+/* A lazy connect's failure ends the job, outside the lock: symm_fatal's
+ * report reaches other nodes through this worker's connections. */
 void __attribute__((noinline)) symm_ucx_conn_open_lazy(ucx_state_t *u, ucx_wk_t *wk, int pe)
 {
+    conn_fail_t why = {0};
     pthread_mutex_lock(&wk->connect_lock);
-    if (__atomic_load_n(&wk->conn[pe].ep, __ATOMIC_ACQUIRE) == NULL &&
-        conn_open(u, wk, pe) != SYMM_OK)
-        symm_fatal("ucx", "cannot reach PE %d", pe);
+    int rc = __atomic_load_n(&wk->conn[pe].ep, __ATOMIC_ACQUIRE) == NULL
+                 ? conn_open(u, wk, pe, &why) : SYMM_OK;
     pthread_mutex_unlock(&wk->connect_lock);
+    if (rc != SYMM_OK) {
+        char text[256];
+        conn_fail_text(u, pe, &why, text, sizeof(text));
+        symm_fatal("ucx", "%s", text);
+    }
+}
+
+/* A failure report's connect: never fatal, and none to a peer already
+ * found unreachable (its connect would fail again, and UCX say so again). */
+ucx_conn_t *symm_ucx_conn_try(ucx_state_t *u, ucx_wk_t *wk, int pe)
+{
+    ucx_conn_t *c = &wk->conn[pe];
+    if (__atomic_load_n(&c->ep, __ATOMIC_ACQUIRE) != NULL)
+        return c;
+    if (__atomic_load_n(&u->peers[pe].unreachable, __ATOMIC_ACQUIRE))
+        return NULL;
+    conn_fail_t why = {0};
+    pthread_mutex_lock(&wk->connect_lock);
+    int rc = c->ep == NULL ? conn_open(u, wk, pe, &why) : SYMM_OK;
+    pthread_mutex_unlock(&wk->connect_lock);
+    return rc == SYMM_OK ? c : NULL;
 }
 
 ucp_rkey_h __attribute__((noinline)) symm_ucx_region_rkey_lazy(ucx_state_t *u, ucx_wk_t *wk,
@@ -733,9 +783,15 @@ static int connect_peers(ucx_state_t *u)
         return SYMM_OK;
     /* To every PE when UCX is the one atomic agent. */
     int to_all = (s->amo_flags & SYMM_AMO_NET) != 0;
-    for (int pe = 0; pe < s->n_pes; pe++)
-        if ((to_all || is_remote(s, pe)) && (rc = conn_open(u, &u->dflt, pe)) != SYMM_OK)
+    for (int pe = 0; pe < s->n_pes; pe++) {
+        conn_fail_t why = {0};
+        if ((to_all || is_remote(s, pe)) && (rc = conn_open(u, &u->dflt, pe, &why)) != SYMM_OK) {
+            char text[256];
+            conn_fail_text(u, pe, &why, text, sizeof(text));
+            symm_error("ucx", "%s", text);
             return rc;
+        }
+    }
     if ((rc = symm_boot_barrier(s->boot)) != SYMM_OK)
         return rc;
     symm_ucx_stop_progress_thread(u);

@@ -127,6 +127,7 @@ typedef struct ucx_peer {
     const void *data_rkey[SYMM_MAX_DATA_RANGES]; /* packed, in u->blob */
     int pid;                                    /* for a report if it is lost */
     char host[32];
+    int unreachable;                            /* a connect to it failed */
 } ucx_peer_t;
 
 /* A worker's way to one peer: endpoint and unpacked rkeys (per endpoint in
@@ -261,6 +262,7 @@ int symm_ucx_fail(const char *what, ucs_status_t st);
 void symm_ucx_conn_close(ucx_state_t *u, ucx_wk_t *wk, int pe, int force);
 /* Connect wk to pe on first use, or end the job (cold, never inlined). */
 void symm_ucx_conn_open_lazy(ucx_state_t *u, ucx_wk_t *wk, int pe);
+ucx_conn_t *symm_ucx_conn_try(ucx_state_t *u, ucx_wk_t *wk, int pe);
 /* wk's key for pe's copy of region id, unpacked on first use, or end the
  * job (cold, never inlined). */
 ucp_rkey_h symm_ucx_region_rkey_lazy(ucx_state_t *u, ucx_wk_t *wk, int pe, int id);

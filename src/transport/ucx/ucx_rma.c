@@ -393,6 +393,11 @@ static void peek_issue(ucx_state_t *u, ucx_wk_t *wk, symm_peek_t *q)
 {
     uint64_t raddr;
     ucp_rkey_h rkey;
+    q->req = NULL;
+    if (symm_ucx_conn_try(u, wk, q->pe) == NULL) {
+        q->rc = SYMM_ERR_PEER; /* never fatal: a report may be under way */
+        return;
+    }
     ucp_ep_h ep = peer_target(u, wk, q->seg, q->off, q->pe, &raddr, &rkey);
     ucs_status_ptr_t r;
     if (q->n > 0) {
