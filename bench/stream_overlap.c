@@ -12,6 +12,10 @@
  *   sequential   the kernel, then the put (+quiet): one after the other;
  *   stream       aclshmemx_putmem_on_stream, the kernel on the calling
  *                thread meanwhile, then shmemx_stream_synchronize.
+ * With -p COUNT it times small operations instead, what a stream costs per
+ * operation against the caller's own thread: COUNT 8-byte puts to the right
+ * neighbour then shmem_quiet, against the same puts on a stream then
+ * quiet_on_stream and a signal on the stream that the neighbour waits for.
  * overlap = (sequential - stream) / min(compute, put): the share of the
  * shorter phase that the stream hid (1 = all of it, 0 = none, < 0 = slower).
  *
@@ -36,6 +40,9 @@
 enum { KERNEL_DAXPY, KERNEL_POLY };
 
 static int degree = 16; /* of the poly kernel */
+
+static double job_time(double t);
+static double median(double *v, int n);
 
 static double now(void)
 {
@@ -82,17 +89,79 @@ static double job_time(double t)
     return slowest;
 }
 
+/* -p COUNT: per-operation cost of 8-byte puts, caller's thread and stream;
+ * the received words are checked. Returns nonzero on a wrong word. */
+static int small_puts(long count, int reps)
+{
+    int me = shmem_my_pe(), npes = shmem_n_pes(), right = (me + 1) % npes;
+    int left = (me + npes - 1) % npes;
+    enum { SLOTS = 1024 };
+    long *dst = shmem_calloc(SLOTS, sizeof(long)), src[SLOTS];
+    int32_t *sig = shmem_calloc(1, sizeof(int32_t));
+    double *t_call = calloc((size_t)reps, sizeof(double)),
+           *t_strm = calloc((size_t)reps, sizeof(double));
+    shmemx_stream_t stream;
+    if (!dst || !sig || !t_call || !t_strm || shmemx_stream_create(&stream) != 0)
+        shmem_global_exit(1);
+    for (int r = -1; r < reps; r++) {
+        for (int i = 0; i < SLOTS; i++)
+            src[i] = (long)me * 1000000 + r * 1000 + i;
+        shmem_barrier_all();
+        double t0 = now();
+        for (long i = 0; i < count; i++)
+            shmem_putmem(&dst[i % SLOTS], &src[i % SLOTS], sizeof(long), right);
+        shmem_quiet();
+        double call = job_time(now() - t0);
+        shmem_barrier_all();
+        t0 = now();
+        for (long i = 0; i < count; i++)
+            aclshmemx_putmem_on_stream(&dst[i % SLOTS], &src[i % SLOTS], sizeof(long), right,
+                                       stream);
+        aclshmemx_quiet_on_stream(stream);
+        aclshmemx_signal_op_on_stream(sig, r + 2, ACLSHMEM_SIGNAL_SET, right, stream);
+        shmemx_stream_synchronize(stream);
+        shmem_int32_wait_until(sig, SHMEM_CMP_EQ, r + 2);
+        double strm = job_time(now() - t0);
+        if (r >= 0) {
+            t_call[r] = call;
+            t_strm[r] = strm;
+        }
+    }
+    shmem_barrier_all();
+    int bad = 0;
+    for (long i = 0; i < SLOTS && i < count; i++)
+        bad |= dst[i] != (long)left * 1000000 + (reps - 1) * 1000 + i;
+    if (bad)
+        fprintf(stderr, "PE %d: wrong data received from PE %d\n", me, left);
+    if (me == 0) {
+        double c = median(t_call, reps), s = median(t_strm, reps);
+        printf("# symm-stream-bench: %d PEs, %ld online cores, %ld 8-byte puts to the right "
+               "neighbour, median of %d\n", npes, sysconf(_SC_NPROCESSORS_ONLN), count, reps);
+        printf("%-12s %10s %10s\n", "path", "ms", "us/put");
+        printf("%-12s %10.2f %10.3f\n", "caller", 1e3 * c, 1e6 * c / (double)count);
+        printf("%-12s %10.2f %10.3f\n", "stream", 1e3 * s, 1e6 * s / (double)count);
+        fflush(stdout);
+    }
+    shmemx_stream_destroy(stream);
+    shmem_free(sig);
+    shmem_free(dst);
+    free(t_call);
+    free(t_strm);
+    return bad;
+}
+
 /* To stdout with status 0 when asked for (-h, --help), else to stderr, 2. */
 static void usage(const char *argv0, int asked)
 {
     fprintf(asked ? stdout : stderr,
-            "usage: %s [-s MiB] [-n reps] [-k daxpy|poly] [-d degree]\n"
+            "usage: %s [-s MiB] [-n reps] [-k daxpy|poly] [-d degree] [-p count]\n"
             "Times a daxpy or polynomial kernel alone, a put ring alone, and both overlapped\n"
             "on a CPU stream (under oshrun, any number of PEs).\n"
             "  -s MiB     bytes each PE puts per repetition (default 64)\n"
             "  -n reps    repetitions (default 5)\n"
             "  -k kernel  daxpy (memory bound, default) or poly (compute bound)\n"
             "  -d degree  the polynomial's degree (default %d)\n"
+            "  -p count   time count 8-byte puts, the caller's against a stream's, instead\n"
             "  -h, --help this text\n",
             argv0, degree);
     exit(asked ? 0 : 2);
@@ -102,6 +171,7 @@ int main(int argc, char **argv)
 {
     size_t mib = 64;
     int reps = 5, kernel = KERNEL_DAXPY, opt;
+    long puts = 0;
     /* getopt knows no long options: --help here, and a named error for the rest. */
     for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++) {
         if (strcmp(argv[i], "--help") == 0)
@@ -111,11 +181,16 @@ int main(int argc, char **argv)
             usage(argv[0], 0);
         }
     }
-    while ((opt = getopt(argc, argv, "s:n:k:d:h")) != -1) {
+    while ((opt = getopt(argc, argv, "s:n:k:d:p:h")) != -1) {
         switch (opt) {
         case 's': mib = strtoul(optarg, NULL, 10); break;
         case 'n': reps = atoi(optarg); break;
         case 'd': degree = atoi(optarg); break;
+        case 'p':
+            puts = atol(optarg);
+            if (puts < 1)
+                usage(argv[0], 0);
+            break;
         case 'k':
             if (strcmp(optarg, "daxpy") == 0)
                 kernel = KERNEL_DAXPY;
@@ -135,6 +210,11 @@ int main(int argc, char **argv)
         usage(argv[0], 0);
 
     shmem_init();
+    if (puts > 0) {
+        int rc = small_puts(puts, reps);
+        shmem_finalize();
+        return rc;
+    }
     int me = shmem_my_pe(), npes = shmem_n_pes(), right = (me + 1) % npes;
     int left = (me + npes - 1) % npes;
     size_t bytes = mib << 20, n = bytes / sizeof(double);
