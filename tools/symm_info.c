@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "coll/coll.h"
 #include "runtime/atomics.h"
 #include "runtime/config.h"
 #include "transport/transport.h"
@@ -18,12 +19,18 @@ int main(int argc, char **argv)
     int major, minor, version_only = 0;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
-            printf("usage: symm-info [--version | --help]\n"
+            printf("usage: symm-info [--version | --algorithms | --help]\n"
                    "Prints symm's version, transports, atomics, bootstraps and every environment\n"
                    "variable with its value and meaning (SYMM_LOG_LEVEL=3: also those oshrun\n"
                    "sets for its PEs).\n"
                    "  --version   one line: symm's version and the OpenSHMEM version\n"
+                   "  --algorithms  each collective's forms in the automatic choice's order:\n"
+                   "              name (for SYMM_<COLL>_ALGORITHM), file, when it is chosen\n"
                    "  -h, --help  this text\n");
+            return 0;
+        }
+        if (strcmp(argv[i], "--algorithms") == 0) {
+            symm_coll_forms_print(stdout);
             return 0;
         }
         if (strcmp(argv[i], "--version") == 0 || strcmp(argv[i], "-V") == 0) {

@@ -22,6 +22,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "runtime/pestatus.h"
 #include "runtime/state.h"
@@ -79,6 +80,28 @@ typedef void (*symm_reduce_fn)(void *out, const void *a, const void *b, size_t n
 /* Barrier over the group: the team barrier (team/team.h) for a team, a
  * counting barrier on pSync for an active set (coll/barrier/barrier_psync.c). */
 void symm_group_barrier(symm_group_t *g, int quiet);
+
+/* The collectives whose form a table chooses (coll_dispatch.c), each with
+ * its SYMM_<COLL>_ALGORITHM. */
+typedef enum symm_coll_kind {
+    SYMM_COLL_BROADCAST,
+    SYMM_COLL_FCOLLECT,
+    SYMM_COLL_COLLECT,
+    SYMM_COLL_ALLTOALL,
+    SYMM_COLL_ALLTOALLS,
+    SYMM_COLL_REDUCE,
+    SYMM_COLL_SCAN,
+    SYMM_COLL_KINDS
+} symm_coll_kind_t;
+
+/* The SYMM_<COLL>_ALGORITHM settings as indices into each table (-1:
+ * auto); an error naming the variable, the value and the choices, and
+ * SYMM_ERR_INVALID, for a name no table has. */
+int symm_coll_forced_parse(const symm_config_t *cfg, int8_t forced[SYMM_COLL_KINDS]);
+
+/* Every table: collective, variable, and each form's name, file and when
+ * the automatic choice takes it (symm-info --algorithms). */
+void symm_coll_forms_print(FILE *f);
 
 /* All sizes in bytes. root is a group index. update_root: the root's dest
  * receives the data too (team broadcast), not in the active-set form. */

@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "boot/boot.h"
+#include "coll/coll.h"
 #include "core/heap.h"
 #include "core/node_discover.h"
 #include "core/watch.h"
@@ -228,7 +229,10 @@ static int config_and_data(const symm_instance_args_t *args, symm_config_t *cfg,
     static const symm_data_layout_t no_data = {.fd = -1};
     int rc;
     memset(cfg, 0, sizeof(*cfg));
+    int8_t forced[SYMM_COLL_KINDS];
     rc = symm_config_load(cfg);
+    if (symm_coll_forced_parse(cfg, forced) != SYMM_OK)
+        rc = SYMM_ERR_INVALID;
     if (rc == SYMM_OK && cfg->core.map_globals)
         rc = symm_data_remap(data);
     if (rc != SYMM_OK)
@@ -248,6 +252,7 @@ static symm_instance_t *instance_new(const symm_instance_args_t *args, const sym
     if (inst == NULL)
         return NULL;
     inst->cfg = *cfg;
+    (void)symm_coll_forced_parse(cfg, inst->coll_forced); /* checked in config_and_data */
     inst->heap_fd = -1;
     inst->debug = cfg->core.debug;
     inst->amo_flags = cfg->core.debug ? SYMM_AMO_DEBUG : 0;

@@ -134,6 +134,13 @@ int symm_config_load(symm_config_t *cfg)
         symm_error("shmem_init", "SYMM_BARRIER='%s' is not one of auto, dissemination, central", b);
         rc = SYMM_ERR_INVALID;
     }
+    const char *h = cfg->coll.heads;
+    if (strcmp(h, "auto") != 0 && strcmp(h, "direct") != 0 && strcmp(h, "ring") != 0 &&
+        strcmp(h, "bruck") != 0) {
+        symm_error("shmem_init", "SYMM_COLL_HEADS='%s' is not one of auto, direct, ring, bruck",
+                   h);
+        rc = SYMM_ERR_INVALID;
+    }
     if (cfg->coll.window < 1 || cfg->coll.window > 64) {
         symm_error("shmem_init", "SYMM_COLL_WINDOW=%d is outside 1-64", cfg->coll.window);
         rc = SYMM_ERR_INVALID;

@@ -196,7 +196,23 @@
     X(SYMM_COLL_SPLIT_MIN, SIZE, USER, coll, split_min, "256K",                              \
       "node-aware fcollect and alltoall: blocks of at least this many bytes go split (every "\
       "member sends its own blocks to the other nodes, its node's members copy through "     \
-      "memory, no head), smaller ones through the heads (fewer messages)")
+      "memory, no head), smaller ones through the heads (fewer messages)")                     \
+    X(SYMM_BROADCAST_ALGORITHM, STR, USER, coll, broadcast_alg, "auto",                      \
+      "run broadcasts by this form wherever it can run (ll, flag, nodes, msg, pull; "        \
+      "symm-info --algorithms lists each collective's), the automatic choice elsewhere")     \
+    X(SYMM_FCOLLECT_ALGORITHM, STR, USER, coll, fcollect_alg, "auto",                        \
+      "as SYMM_BROADCAST_ALGORITHM for fcollect (ll, stage, split, nodes, msg, pull)")       \
+    X(SYMM_COLLECT_ALGORITHM, STR, USER, coll, collect_alg, "auto",                          \
+      "as SYMM_BROADCAST_ALGORITHM for collect (stage, nodes, msg, pull)")                   \
+    X(SYMM_ALLTOALL_ALGORITHM, STR, USER, coll, alltoall_alg, "auto",                        \
+      "as SYMM_BROADCAST_ALGORITHM for alltoall (ll, stage, split, nodes, msg, pull)")       \
+    X(SYMM_ALLTOALLS_ALGORITHM, STR, USER, coll, alltoalls_alg, "auto",                      \
+      "as SYMM_BROADCAST_ALGORITHM for alltoalls (pull)")                                    \
+    X(SYMM_REDUCE_ALGORITHM, STR, USER, coll, reduce_alg, "auto",                            \
+      "as SYMM_BROADCAST_ALGORITHM for reductions (ll, stage, nodes, msg_whole, msg_slice, " \
+      "pull_whole, pull_slice)")                                                             \
+    X(SYMM_SCAN_ALGORITHM, STR, USER, coll, scan_alg, "auto",                                \
+      "as SYMM_BROADCAST_ALGORITHM for scans (msg, pull)")
 
 /* read by the tools (oshrun, oshcc, oshfort) and the Python package, never by the library:
  * rows here so that SHMEM_INFO, symm-info and docs/environment.md list them. */

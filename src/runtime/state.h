@@ -109,6 +109,9 @@ typedef struct symm_instance {
     int oversubscribed;      /* n_host > the kernel's cores (core/instance.c) */
     int barrier_central;     /* mapped teams of 3+ use the central barrier (SYMM_BARRIER) */
     size_t stage_max;        /* bytes a staged collective stages at most (SYMM_COLL_STAGE_MAX) */
+    /* Per collective (coll/coll.h symm_coll_kind_t), the form its
+     * SYMM_<COLL>_ALGORITHM names, an index in its table; -1: auto. */
+    int8_t coll_forced[8];
     int local_idx;
     int *local_pes;          /* [n_local] job ranks of the node-local PEs */
     char *heap_reserve;      /* n_local slots of slot_size */
