@@ -172,16 +172,31 @@ static void conn_fail_text(ucx_state_t *u, int pe, const conn_fail_t *why, char 
                  tls, u->inst->peers[pe].same_node ? "" : " (shared memory does not cross nodes)");
 }
 
-/* Endpoint from wk to pe's default worker and the rkeys for it, made on
- * first use (peer_target), for the default worker as for a context's: a
- * job of N PEs that talks to few peers then pays for few endpoints, and
- * init does no work per peer. Called under wk->connect_lock. The connection
- * is published (ep stored last, with release) only once wired up, so
- * another thread that finds ep set may use it at once. */
-static int conn_open(ucx_state_t *u, ucx_wk_t *wk, int pe, conn_fail_t *why)
+/* Finish an endpoint's wire-up with a blocking read of one word: UCX 1.13
+ * queues operations on an endpoint still wiring up, and a worker flush
+ * issued then can return before they reach the peer (lost atomics were
+ * seen here), or crash the peer over tcp (symm_ucx_wiring_begin). The read
+ * goes out only once the peer has answered the wire-up request (over tcp
+ * a read is a message that needs the peer's endpoint id). The word is the
+ * start of the peer's internal scratch. The peer answers from its
+ * progress thread or its own wait loops (see connect_peers): this wait
+ * runs every worker of this PE, so two PEs connecting to each other at
+ * once each serve the other's wire-up (no lock of ours is taken by
+ * progress, nor by the message handlers). */
+static ucs_status_t first_contact(ucx_state_t *u, ucx_wk_t *wk, ucp_ep_h ep, int pe,
+                                  ucp_rkey_h rkey)
+{
+    uint64_t word;
+    ucp_request_param_t prm = {.op_attr_mask = 0};
+    return symm_ucx_wait_req(u, wk, ucp_get_nbx(ep, &word, sizeof(word), u->peers[pe].heap_base,
+                                                rkey, &prm));
+}
+
+/* Create wk's endpoint to pe and unpack its keys into c. */
+static int conn_create(ucx_state_t *u, ucx_wk_t *wk, int pe, ucx_conn_t *c, const void *packed,
+                       conn_fail_t *why)
 {
     ucx_peer_t *p = &u->peers[pe];
-    ucx_conn_t c = {0};
     ucs_status_t st;
     /* Peer failure detection for peers on other nodes. UCX 1.13's
      * shared-memory transports have none and would be excluded by it; a
@@ -194,32 +209,42 @@ static int conn_open(ucx_state_t *u, ucx_wk_t *wk, int pe, conn_fail_t *why)
                                                  : UCP_ERR_HANDLING_MODE_PEER,
         .err_handler = {.cb = peer_error, .arg = p},
     };
-    if ((st = ucp_ep_create(wk->worker, &ep, &c.ep)) != UCS_OK)
+    if ((st = ucp_ep_create(wk->worker, &ep, &c->ep)) != UCS_OK)
         return conn_failed(p, why, "endpoint", st);
-    const void *packed = __atomic_load_n(&p->heap_rkey, __ATOMIC_ACQUIRE);
-    st = ucp_ep_rkey_unpack(c.ep, packed, &c.heap_rkey);
+    st = ucp_ep_rkey_unpack(c->ep, packed, &c->heap_rkey);
     for (int i = 0; st == UCS_OK && i < u->inst->n_data_ranges; i++)
-        st = ucp_ep_rkey_unpack(c.ep, p->data_rkey[i], &c.data_rkey[i]);
+        st = ucp_ep_rkey_unpack(c->ep, p->data_rkey[i], &c->data_rkey[i]);
     if (st != UCS_OK) {
-        conn_release(u, wk, &c, 1);
+        conn_release(u, wk, c, 1);
         return conn_failed(p, why, "memory keys", st);
     }
-    /* Finish the wire-up now with a blocking read of one word: UCX 1.13
-     * queues operations on an endpoint still wiring up, and a worker flush
-     * issued then can return before they reach the peer (lost atomics were
-     * seen here). The word is the start of the peer's internal scratch.
-     * The peer answers the wire-up from its progress thread or its own wait
-     * loops (see connect_peers): this wait runs every worker of this PE, so two
-     * PEs connecting to each other at once each serve the other's wire-up
-     * (no lock of ours is taken by progress, nor by the message handlers). */
-    uint64_t word;
-    ucp_request_param_t prm = {.op_attr_mask = 0};
-    st = symm_ucx_wait_req(u, wk, ucp_get_nbx(c.ep, &word, sizeof(word), p->heap_base,
-                                              c.heap_rkey, &prm));
-    if (st != UCS_OK) {
-        conn_release(u, wk, &c, 1);
+    if ((st = first_contact(u, wk, c->ep, pe, c->heap_rkey)) != UCS_OK) {
+        conn_release(u, wk, c, 1);
         return conn_failed(p, why, "first contact", st);
     }
+    return SYMM_OK;
+}
+
+/* Endpoint from wk to pe's default worker and the rkeys for it, made on
+ * first use (peer_target), for the default worker as for a context's: a
+ * job of N PEs that talks to few peers then pays for few endpoints, and
+ * init does no work per peer. Called under wk->connect_lock. The connection
+ * is published (ep stored last, with release) only once wired up, so
+ * another thread that finds ep set may use it at once. alone: no worker
+ * flush of wk meanwhile (symm_ucx_wiring_begin); a failure report's
+ * connect, made from any wait, does without. */
+static int conn_open(ucx_state_t *u, ucx_wk_t *wk, int pe, int alone, conn_fail_t *why)
+{
+    ucx_peer_t *p = &u->peers[pe];
+    ucx_conn_t c = {0};
+    const void *packed = __atomic_load_n(&p->heap_rkey, __ATOMIC_ACQUIRE);
+    if (alone)
+        symm_ucx_wiring_begin(u, wk);
+    int rc = conn_create(u, wk, pe, &c, packed, why);
+    if (alone)
+        symm_ucx_wiring_end(wk);
+    if (rc != SYMM_OK)
+        return rc;
     ucx_conn_t *dst = &wk->conn[pe];
     dst->heap_rkey = c.heap_rkey;
     memcpy(dst->data_rkey, c.data_rkey, sizeof(c.data_rkey));
@@ -230,12 +255,11 @@ static int conn_open(ucx_state_t *u, ucx_wk_t *wk, int pe, conn_fail_t *why)
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
     if (__atomic_load_n(&p->heap_rkey, __ATOMIC_ACQUIRE) != packed) {
         pthread_mutex_lock(&u->ctx_lock);
-        int rc = __atomic_load_n(&p->heap_rkey, __ATOMIC_ACQUIRE) != packed
-                     ? conn_rekey(u, wk, pe) : SYMM_OK;
+        rc = __atomic_load_n(&p->heap_rkey, __ATOMIC_ACQUIRE) != packed ? conn_rekey(u, wk, pe)
+                                                                         : SYMM_OK;
         pthread_mutex_unlock(&u->ctx_lock);
-        return rc;
     }
-    return SYMM_OK;
+    return rc;
 }
 
 /* A second endpoint to a PE on another node, made on the first large
@@ -249,7 +273,7 @@ static int conn_open(ucx_state_t *u, ucx_wk_t *wk, int pe, conn_fail_t *why)
  * pair also has (a message first waits for conn_of), still reports a lost
  * peer (peer_error); a transfer cut short on this one fails its request,
  * which to_symm reports the same way (symm_ucx_peer_lost). Nothing but
- * messages uses it: it needs no keys. Everything sent on it goes by
+ * messages uses it: it keeps no keys. Everything sent on it goes by
  * rendezvous (ucx_am.c): the one zero-copy write is its point (sent eagerly, a
  * large message gains nothing over the first endpoint). Where it is used:
  * symm_ucx_bulk_rule. */
@@ -269,10 +293,24 @@ ucp_ep_h symm_ucx_bulk_ep(ucx_state_t *u, int pe)
             .address = (const ucp_address_t *)u->peers[pe].addr,
             .err_mode = UCP_ERR_HANDLING_MODE_NONE,
         };
+        const char *step = "endpoint";
+        ucp_rkey_h key = NULL;
+        /* Wired up like the first (first_contact), with a key of its own
+         * for that one read. */
+        symm_ucx_wiring_begin(u, wk);
         ucs_status_t st = ucp_ep_create(wk->worker, &ep, &b);
+        if (st == UCS_OK) {
+            step = "first contact";
+            const void *packed = __atomic_load_n(&u->peers[pe].heap_rkey, __ATOMIC_ACQUIRE);
+            if ((st = ucp_ep_rkey_unpack(b, packed, &key)) == UCS_OK) {
+                st = first_contact(u, wk, b, pe, key);
+                ucp_rkey_destroy(key);
+            }
+        }
+        symm_ucx_wiring_end(wk);
         if (st != UCS_OK) {
             pthread_mutex_unlock(&wk->connect_lock);
-            symm_fatal("ucx", "second endpoint to PE %d: %s", pe, ucs_status_string(st));
+            symm_fatal("ucx", "second endpoint to PE %d: %s: %s", pe, step, ucs_status_string(st));
         }
         __atomic_store_n(&c->bulk, b, __ATOMIC_RELEASE);
     }
@@ -287,7 +325,7 @@ void __attribute__((noinline)) symm_ucx_conn_open_lazy(ucx_state_t *u, ucx_wk_t 
     conn_fail_t why = {0};
     pthread_mutex_lock(&wk->connect_lock);
     int rc = __atomic_load_n(&wk->conn[pe].ep, __ATOMIC_ACQUIRE) == NULL
-                 ? conn_open(u, wk, pe, &why) : SYMM_OK;
+                 ? conn_open(u, wk, pe, 1, &why) : SYMM_OK;
     pthread_mutex_unlock(&wk->connect_lock);
     if (rc != SYMM_OK) {
         char text[256];
@@ -307,7 +345,7 @@ ucx_conn_t *symm_ucx_conn_try(ucx_state_t *u, ucx_wk_t *wk, int pe)
         return NULL;
     conn_fail_t why = {0};
     pthread_mutex_lock(&wk->connect_lock);
-    int rc = c->ep == NULL ? conn_open(u, wk, pe, &why) : SYMM_OK;
+    int rc = c->ep == NULL ? conn_open(u, wk, pe, 0, &why) : SYMM_OK;
     pthread_mutex_unlock(&wk->connect_lock);
     return rc == SYMM_OK ? c : NULL;
 }
@@ -785,7 +823,7 @@ static int connect_peers(ucx_state_t *u)
     int to_all = (s->amo_flags & SYMM_AMO_NET) != 0;
     for (int pe = 0; pe < s->n_pes; pe++) {
         conn_fail_t why = {0};
-        if ((to_all || is_remote(s, pe)) && (rc = conn_open(u, &u->dflt, pe, &why)) != SYMM_OK) {
+        if ((to_all || is_remote(s, pe)) && (rc = conn_open(u, &u->dflt, pe, 1, &why)) != SYMM_OK) {
             char text[256];
             conn_fail_text(u, pe, &why, text, sizeof(text));
             symm_error("ucx", "%s", text);

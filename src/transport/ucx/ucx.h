@@ -177,6 +177,10 @@ typedef struct ucx_wk {
     int unflushed;           /* a put was issued since the last flush */
     unsigned posts;          /* atomic posts issued (ucx_rma.c: progress every few) */
     int flushing;            /* quiets that cleared unflushed and flush now */
+    /* Never both at once (symm_ucx_wiring_begin): connects whose endpoint
+     * is wiring up, worker flushes under way. */
+    int wiring;
+    int wflushes;
     pthread_mutex_t connect_lock;
     struct ucx_wk *next;     /* context workers, for heap growth */
 } ucx_wk_t;
@@ -237,6 +241,10 @@ ucs_status_t symm_ucx_wait_req(ucx_state_t *u, ucx_wk_t *wk, ucs_status_ptr_t re
 ucs_status_t symm_ucx_keep_req(ucx_state_t *u, ucx_wk_t *wk, ucs_status_ptr_t req);
 /* Complete everything wk has issued, with a worker flush. */
 ucs_status_t symm_ucx_wk_quiet(ucx_state_t *u, ucx_wk_t *wk);
+/* Around a new endpoint's wire-up on wk: no worker flush of wk runs
+ * between begin and end (ucx_rma.c says why). */
+void symm_ucx_wiring_begin(ucx_state_t *u, ucx_wk_t *wk);
+void symm_ucx_wiring_end(ucx_wk_t *wk);
 
 /* A lost peer (its connection reset or timed out): the job ends with the
  * report of it (ucx.c), after the grace its node's survivors get. */

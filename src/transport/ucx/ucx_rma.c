@@ -194,6 +194,52 @@ static int puts_unflushed(ucx_wk_t *wk, int take)
     return __atomic_load_n(&wk->flushing, __ATOMIC_SEQ_CST) > 0 ? 2 : 0;
 }
 
+/* ---- wire-up and worker flushes ------------------------------------- */
+
+/* Wait, with progress, until *count is 0. */
+static void wait_zero(ucx_state_t *u, const int *count)
+{
+    unsigned polls = 0;
+    uint64_t until = 0;
+    int published = 0;
+    while (__atomic_load_n(count, __ATOMIC_SEQ_CST) != 0)
+        backoff(u, &polls, symm_ucx_progress_all(u), &until, &published);
+}
+
+/* UCX 1.13's tcp transport flushes an endpoint by sending an empty put
+ * right behind what it sent last. Behind a new endpoint's wire-up request
+ * that put crashes the peer (SIGSEGV in uct_tcp_iface_progress): the peer
+ * answers the request by making its own endpoint inside its receive loop,
+ * that endpoint takes over the socket and the unread rest of the buffer
+ * (the put), and the loop then releases a buffer no longer its own
+ * (uct_tcp_ep_progress_am_rx, unchanged in UCX's master). Read from the
+ * core: the request (err_mode none: a second endpoint) then a put of 0
+ * bytes to address 0. So a worker flush never runs while one of the
+ * worker's endpoints is wiring up: a connect counts itself in wiring and
+ * waits out the flushes under way (it goes first: later flushes wait for
+ * it); a flush counts itself and backs off while a connect wires. Connects
+ * on one worker are serial (connect_lock); a connect's wire-up ends with
+ * its first contact, a read that needs the peer's answer to the request.
+ * Endpoint flushes (shmem_pe_quiet) touch published endpoints only. */
+void symm_ucx_wiring_begin(ucx_state_t *u, ucx_wk_t *wk)
+{
+    __atomic_fetch_add(&wk->wiring, 1, __ATOMIC_SEQ_CST);
+    wait_zero(u, &wk->wflushes);
+}
+
+void symm_ucx_wiring_end(ucx_wk_t *wk) { __atomic_fetch_sub(&wk->wiring, 1, __ATOMIC_SEQ_CST); }
+
+static void wflush_begin(ucx_state_t *u, ucx_wk_t *wk)
+{
+    for (;;) {
+        __atomic_fetch_add(&wk->wflushes, 1, __ATOMIC_SEQ_CST);
+        if (__atomic_load_n(&wk->wiring, __ATOMIC_SEQ_CST) == 0)
+            return;
+        __atomic_fetch_sub(&wk->wflushes, 1, __ATOMIC_SEQ_CST);
+        wait_zero(u, &wk->wiring);
+    }
+}
+
 /* Complete everything wk has issued: kept requests, then a worker flush if
  * a put was issued since the last one (or another thread's flush of it is
  * under way). A put's request completes when its source is reusable, not
@@ -210,7 +256,9 @@ static ucs_status_t wk_quiet_if(ucx_state_t *u, ucx_wk_t *wk, int force)
     int why = puts_unflushed(wk, 1);
     if (why == 0 && !force)
         return st;
+    wflush_begin(u, wk);
     ucs_status_t f = symm_ucx_wait_req(u, wk, ucp_worker_flush_nbx(wk->worker, &prm));
+    __atomic_fetch_sub(&wk->wflushes, 1, __ATOMIC_SEQ_CST);
     if (why == 1)
         __atomic_fetch_sub(&wk->flushing, 1, __ATOMIC_SEQ_CST);
     return st != UCS_OK ? st : f;
