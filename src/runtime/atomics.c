@@ -25,52 +25,72 @@ int symm_atomics_mode(const symm_config_t *cfg, const char *routine, symm_atomic
     return SYMM_OK;
 }
 
-/* The transports UCX applies atomics on with the CPU (shared memory,
- * loopback): coherent with symm's CPU atomics on mapped peers. */
-static int cpu_atomic_tl(const char *tl, size_t len)
+/* UCX's aliases (ucp_context.c, 1.13) that name transports with device
+ * atomics; the others name only transports without. */
+static const char *const tl_aliases[][6] = {
+    {"ib", "rc_verbs", "ud_verbs", "rc_mlx5", "ud_mlx5", "dc_mlx5"},
+    {"rc", "rc_mlx5", "rc_verbs"},
+    {"rc_v", "rc_verbs"},
+    {"rc_x", "rc_mlx5"},
+    {"dc", "dc_mlx5"},
+    {"dc_x", "dc_mlx5"},
+    {"ud", "ud_mlx5", "ud_verbs"},
+    {"ud_v", "ud_verbs"},
+    {"ud_x", "ud_mlx5"},
+    {"ugni", "ugni_smsg", "ugni_udt", "ugni_rdma"},
+};
+
+/* Does the item [item, item + len) of a UCX_TLS list name tl? */
+static int tl_item_names(const char *item, size_t len, const char *tl)
 {
-    static const char *const cpu[] = {"self", "sysv", "posix", "xpmem", "knem", "cma"};
-    for (size_t i = 0; i < sizeof(cpu) / sizeof(cpu[0]); i++)
-        if (strlen(cpu[i]) == len && strncmp(tl, cpu[i], len) == 0)
-            return 1;
+    const char *colon = memchr(item, ':', len); /* "ud_mlx5:aux" */
+    if (colon != NULL)
+        len = (size_t)(colon - item);
+    if ((len == 3 && strncmp(item, "all", 3) == 0) ||
+        (strlen(tl) == len && strncmp(item, tl, len) == 0))
+        return 1;
+    for (size_t a = 0; a < sizeof(tl_aliases) / sizeof(tl_aliases[0]); a++) {
+        if (strlen(tl_aliases[a][0]) != len || strncmp(item, tl_aliases[a][0], len) != 0)
+            continue;
+        for (int k = 1; k < 6 && tl_aliases[a][k] != NULL; k++)
+            if (strcmp(tl_aliases[a][k], tl) == 0)
+                return 1;
+    }
     return 0;
 }
 
-unsigned symm_atomics_parse_ucx(const char *worker_info, const char *config, char *tl,
-                                size_t tl_len)
+/* Does the comma-separated list name (or, by tl_item_names, alias) name? */
+static int list_names(const char *list, const char *name, int (*item_names)(const char *, size_t,
+                                                                             const char *))
 {
-    unsigned bits = 0;
-    if (config != NULL) {
-        for (const char *m = config; (m = strstr(m, "UCX_ATOMIC_MODE=")) != NULL; m += 16)
-            if (strncmp(m + 16, "cpu", 3) == 0 && (m[19] == '\n' || m[19] == '\0'))
-                bits |= SYMM_NETAMO_CPU_MODE;
+    for (const char *p = list; *p != '\0';) {
+        const char *comma = strchr(p, ',');
+        size_t len = comma != NULL ? (size_t)(comma - p) : strlen(p);
+        if (len > 0 && item_names(p, len, name))
+            return 1;
+        p += len + (comma != NULL);
     }
-    if (worker_info == NULL)
-        return bits;
-    const char *line = strstr(worker_info, "atomics:");
-    if (line == NULL)
-        return bits | SYMM_NETAMO_UNKNOWN;
-    const char *end = strchr(line, '\n');
-    if (end == NULL)
-        end = line + strlen(line);
-    for (const char *p = line + 8; p < end;) {
-        const char *colon = memchr(p, ':', (size_t)(end - p));
-        if (colon == NULL)
-            break;
-        const char *name = colon + 1;
-        const char *slash = memchr(name, '/', (size_t)(end - name));
-        if (slash == NULL)
-            break;
-        size_t n = (size_t)(slash - name);
-        if (!cpu_atomic_tl(name, n)) {
-            if (tl_len > 0 && tl[0] == '\0')
-                snprintf(tl, tl_len, "%.*s", (int)n, name);
-            bits |= SYMM_NETAMO_DEVICE;
-        }
-        const char *comma = memchr(slash, ',', (size_t)(end - slash));
-        p = comma != NULL ? comma + 1 : end;
-    }
-    return bits;
+    return 0;
+}
+
+int symm_atomics_tl_used(const char *tls, const char *tl)
+{
+    if (tls == NULL || tls[0] == '\0')
+        return 1;
+    if (tls[0] == '^')
+        return !list_names(tls + 1, tl, tl_item_names);
+    return list_names(tls, tl, tl_item_names);
+}
+
+static int dev_item_names(const char *item, size_t len, const char *dev)
+{
+    return (len == 3 && strncmp(item, "all", 3) == 0) ||
+           (strlen(dev) == len && strncmp(item, dev, len) == 0);
+}
+
+int symm_atomics_dev_used(const char *devs, const char *dev)
+{
+    return devs == NULL || devs[0] == '\0' || list_names(devs, dev, dev_item_names);
 }
 
 void symm_atomics_choose(symm_instance_t *s, int net, unsigned bits, const char *tl)

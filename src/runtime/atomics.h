@@ -25,10 +25,15 @@
  * thread, or the target inside a symm call) and costs a software round
  * trip even on hardware that could do it alone; device atomics through one
  * agent keep remote atomics at NIC latency and independent of the target.
- * Limits: the kind of atomics is read from UCX's own report of its worker
- * (ucp_worker_print_info); when that report has no such line the finding
- * is "unknown" and auto takes the safe side (network). Every PE's finding
- * is ORed in the UCX init exchange, so every PE decides the same.
+ * The finding, from UCX's API (symm_ucx_amo_probe): UCX_ATOMIC_MODE=cpu in
+ * the environment, else device atomics where some network interface that
+ * UCP would open (UCX_TLS, UCX_NET_DEVICES) says it has them
+ * (uct_iface_query: UCT_IFACE_FLAG_ATOMIC_DEVICE and a 64-bit add), which
+ * is UCX's own default rule (UCX_ATOMIC_MODE=guess). Limits: a mode set in
+ * ucx.conf is not seen (the finding then stays device, the safe side);
+ * when the probe cannot run the finding is "unknown" and auto takes the
+ * safe side (network). Every PE's finding is ORed in the UCX init
+ * exchange, so every PE decides the same.
  */
 #ifndef SYMM_RUNTIME_ATOMICS_H
 #define SYMM_RUNTIME_ATOMICS_H
@@ -39,7 +44,7 @@
  * every PE of the job). */
 #define SYMM_NETAMO_DEVICE 1u   /* device (NIC) atomics */
 #define SYMM_NETAMO_CPU_MODE 2u /* UCX_ATOMIC_MODE=cpu */
-#define SYMM_NETAMO_UNKNOWN 4u  /* no report to read: assume device */
+#define SYMM_NETAMO_UNKNOWN 4u  /* the probe could not run: assume device */
 
 typedef enum symm_atomics_mode {
     SYMM_ATOMICS_AUTO,
@@ -51,17 +56,13 @@ typedef enum symm_atomics_mode {
  * routine) and SYMM_ERR_INVALID when it is none of auto, cpu, network. */
 int symm_atomics_mode(const symm_config_t *cfg, const char *routine, symm_atomics_mode_t *mode);
 
-/* Read UCX's reports (plain text, so this layer needs no UCX): config, the
- * output of ucp_config_print (UCX_ATOMIC_MODE=cpu gives
- * SYMM_NETAMO_CPU_MODE); worker_info, that of ucp_worker_print_info, whose
- * "atomics:" line lists the transports UCP applies atomics with, as
- * "INDEX:TL/DEVICE, ..." ("0:self/memory0, 3:sysv/memory" without a NIC,
- * "2:rc_mlx5/mlx5_0:1" with device atomics; emulated ones, tcp, are not
- * listed): a transport other than the CPU ones (self, sysv, posix, xpmem,
- * knem, cma) gives SYMM_NETAMO_DEVICE and its name in tl (when tl is still
- * ""), no such line SYMM_NETAMO_UNKNOWN. Either text may be NULL. */
-unsigned symm_atomics_parse_ucx(const char *worker_info, const char *config, char *tl,
-                                size_t tl_len);
+/* Would UCP open transport tl (e.g. "rc_mlx5") under UCX_TLS=tls (NULL:
+ * unset), with UCX's aliases of the transports that have device atomics
+ * ("ib", "rc", "dc", ...) and its negation ("^...")? And device dev
+ * under UCX_NET_DEVICES=devs? The transport's probe (ucx.c) asks only the
+ * interfaces UCP would open. */
+int symm_atomics_tl_used(const char *tls, const char *tl);
+int symm_atomics_dev_used(const char *devs, const char *dev);
 
 /* Set SYMM_AMO_NET in s->amo_flags, and s->amo_why. net: a network transport is in use;
  * bits, tl: its job-wide finding (tl: the device transport, or ""). */

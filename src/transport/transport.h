@@ -155,8 +155,8 @@ const symm_transport_ops_t *symm_ucx_transport(void);
 /* "1.13.1", or NULL without UCX (or when libucp.so.0 cannot be loaded). */
 const char *symm_ucx_version(void);
 /* What kind of atomics UCX would use in this process (SYMM_NETAMO_* of
- * runtime/atomics.h; tl: the device transport or ""), from a throw-away
- * UCP context and worker; -1 without UCX. For symm-info. */
+ * runtime/atomics.h; tl: the device transport or ""), from UCT's query of
+ * the interfaces UCP would open; -1 without UCX. For symm-info. */
 int symm_ucx_atomics_probe(char *tl, size_t tl_len);
 /* SYMM_UCX_BULK_EP's rule (value: the variable's, auto|0|1): 1 where large
  * collective messages to other nodes go by rendezvous on a second endpoint

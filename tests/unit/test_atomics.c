@@ -1,8 +1,8 @@
 /*
  * test_atomics.c - the SYMM_ATOMICS rule (src/runtime/atomics.c) alone:
- * reading UCX's reports, as UCX 1.13 prints them and as a node with device
- * atomics would (no such NIC here), and the decision for every mode and
- * finding, with its reason.
+ * which transports and devices UCX_TLS and UCX_NET_DEVICES let UCP open
+ * (the probe asks only those; the NICs with device atomics are not here),
+ * and the decision for every mode and finding, with its reason.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,14 +23,18 @@ static int fails;
         }                                                                                  \
     } while (0)
 
-static void parse(const char *info, const char *cfg, unsigned want, const char *want_tl)
+static void used(const char *tls, const char *tl, int want)
 {
-    char tl[20] = "";
-    unsigned got = symm_atomics_parse_ucx(info, cfg, tl, sizeof(tl));
-    EXPECT(got == want, "parse of [%s] [%s]: bits expected %u got %u", info ? info : "-",
-           cfg ? cfg : "-", want, got);
-    EXPECT(strcmp(tl, want_tl) == 0, "parse of [%s]: transport expected '%s' got '%s'",
-           info ? info : "-", want_tl, tl);
+    int got = symm_atomics_tl_used(tls, tl);
+    EXPECT(got == want, "UCX_TLS=%s, transport %s: used expected %d got %d", tls ? tls : "(unset)",
+           tl, want, got);
+}
+
+static void dev_used(const char *devs, const char *dev, int want)
+{
+    int got = symm_atomics_dev_used(devs, dev);
+    EXPECT(got == want, "UCX_NET_DEVICES=%s, device %s: used expected %d got %d",
+           devs ? devs : "(unset)", dev, want, got);
 }
 
 static void choose(const char *mode, int net, int spans, unsigned bits, const char *tl,
@@ -54,26 +58,37 @@ static void choose(const char *mode, int net, int spans, unsigned bits, const ch
 
 int main(void)
 {
-    /* UCX 1.13 here: shared memory and loopback only; tcp is emulated. */
-    parse("#\n# UCP worker 'vm:8247'\n#\n#                 address: 215 bytes\n"
-          "#                 atomics: 0:self/memory0, 3:sysv/memory, 4:posix/memory\n#\n",
-          NULL, 0, "");
-    parse("#                 atomics: \n", NULL, 0, "");
-    /* Device atomics: an InfiniBand node, devices with ':' in the name. */
-    parse("#                 atomics: 2:rc_mlx5/mlx5_0:1, 5:dc_mlx5/mlx5_0:1\n", NULL,
-          SYMM_NETAMO_DEVICE, "rc_mlx5");
-    parse("# atomics: 0:self/memory0, 7:rc_verbs/mlx4_0:1\n# other: 1:x/y\n", NULL,
-          SYMM_NETAMO_DEVICE, "rc_verbs");
-    /* Only the atomics line counts. */
-    parse("# lane: 2:rc_mlx5/mlx5_0:1\n# atomics: 3:sysv/memory\n", NULL, 0, "");
-    parse("# no such line\n", NULL, SYMM_NETAMO_UNKNOWN, "");
-    /* The configuration: UCX_ATOMIC_MODE. */
-    parse(NULL, "UCX_TLS=all\nUCX_ATOMIC_MODE=cpu\nUCX_CM_USE_ALL_DEVICES=y\n",
-          SYMM_NETAMO_CPU_MODE, "");
-    parse(NULL, "UCX_TLS=all\nUCX_ATOMIC_MODE=cpu\n", SYMM_NETAMO_CPU_MODE, "");
-    parse(NULL, "UCX_ATOMIC_MODE=guess\n", 0, "");
-    parse(NULL, "UCX_ATOMIC_MODE=device\n", 0, "");
-    parse(NULL, "UCX_ATOMIC_MODE=cpux\n", 0, "");
+    /* UCX_TLS as UCP reads it: unset or empty (all), a list, a negated
+     * list, "all", and the aliases of transports with device atomics. */
+    used(NULL, "rc_mlx5", 1);
+    used("", "rc_mlx5", 1);
+    used("all", "dc_mlx5", 1);
+    used("tcp", "rc_mlx5", 0);
+    used("tcp,rc_mlx5", "rc_mlx5", 1);
+    used("rc", "rc_mlx5", 1);
+    used("rc", "rc_verbs", 1);
+    used("rc", "dc_mlx5", 0);
+    used("rc_x", "rc_verbs", 0);
+    used("rc_v", "rc_verbs", 1);
+    used("dc_x,self", "dc_mlx5", 1);
+    used("ib", "ud_verbs", 1);
+    used("ugni", "ugni_rdma", 1);
+    used("ud_mlx5:aux,rc_verbs", "ud_mlx5", 1);
+    used("shm,tcp", "rc_mlx5", 0);
+    used("^ib", "rc_mlx5", 0);
+    used("^shm", "rc_mlx5", 1);
+    used("^tcp,rc", "rc_verbs", 0);
+    used("^tcp,rc", "dc_mlx5", 1);
+    /* No prefix match: "rc" is not "rc_mlx5x", nor "r" "rc". */
+    used("rc_mlx", "rc_mlx5", 0);
+    used("rc_mlx5x", "rc_mlx5", 0);
+    /* UCX_NET_DEVICES. */
+    dev_used(NULL, "mlx5_0:1", 1);
+    dev_used("all", "mlx5_0:1", 1);
+    dev_used("mlx5_0:1", "mlx5_0:1", 1);
+    dev_used("eth0,mlx5_1:1", "mlx5_0:1", 0);
+    dev_used("eth0,mlx5_1:1", "mlx5_1:1", 1);
+    dev_used("mlx5_0", "mlx5_0:1", 0);
 
     /* The decision. */
     choose("auto", 0, 0, 0, "", 0, "cpu (every PE is node-local)");

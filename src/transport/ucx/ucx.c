@@ -14,7 +14,7 @@
  * A failed endpoint (peer died, link down) ends the job naming the PE.
  *
  * The exchange also carries what kind of atomics each PE's UCX uses
- * (amo_kind): every PE ORs them and applies one rule (runtime/atomics.h),
+ * (symm_ucx_amo_probe): every PE ORs them and applies one rule (runtime/atomics.h),
  * so all agree whether the network is the one atomic agent (SYMM_AMO_NET).
  * Then the default worker connects to every PE, itself and mapped peers
  * included, since every atomic goes through it.
@@ -386,28 +386,6 @@ typedef struct ucx_blob_hdr {
     char amo_tl[20];             /* the device atomic transport, e.g. "rc_mlx5" */
 } ucx_blob_hdr_t;
 
-/* What kind of atomics this PE's UCX uses (SYMM_NETAMO_* bits), from UCX's
- * own reports, read by symm_atomics_parse_ucx: the configuration (cfg:
- * UCX_ATOMIC_MODE, from the environment or ucx.conf) or the worker's
- * description (its atomic transports). tl: the device transport named. */
-static unsigned amo_kind(ucp_config_t *cfg, ucp_worker_h worker, char *tl, size_t tl_len)
-{
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    if (f == NULL)
-        return SYMM_NETAMO_UNKNOWN;
-    if (cfg != NULL)
-        ucp_config_print(cfg, f, NULL, UCS_CONFIG_PRINT_CONFIG);
-    else
-        ucp_worker_print_info(worker, f);
-    fclose(f);
-    unsigned bits = cfg != NULL ? symm_atomics_parse_ucx(NULL, buf ? buf : "", tl, tl_len)
-                                : symm_atomics_parse_ucx(buf ? buf : "", NULL, tl, tl_len);
-    free(buf);
-    return bits;
-}
-
 /* Allgather of variable-length blobs: lengths first, then padded blobs.
  * Collective; a PE that cannot allocate the buffers still takes part in an
  * agreement round, so it fails on every PE or on none. mine_rc: this PE's
@@ -482,8 +460,6 @@ static int is_remote(const symm_instance_t *s, int pe)
  * eager connections are made). */
 typedef struct ucx_init_tmp {
     ucx_blob_hdr_t hdr;
-    unsigned amo_bits; /* SYMM_NETAMO_* the configuration says */
-    char amo_tl[sizeof(((ucx_blob_hdr_t *)0)->amo_tl)];
     ucp_address_t *addr;                   /* the default worker's */
     void *rkbuf[1 + SYMM_MAX_DATA_RANGES]; /* packed keys: heap, then data ranges */
     size_t rklen[1 + SYMM_MAX_DATA_RANGES];
@@ -510,19 +486,6 @@ static int state_create(symm_instance_t *s, ucx_state_t **u_p)
     if (u->peers == NULL)
         return SYMM_ERR_NOMEM;
     return SYMM_OK;
-}
-
-/* UCX loads its InfiniBand modules (libuct_ib, librdmacm and what they
- * pull in, a cost in every PE's start) even where the kernel has no verbs
- * device to offer; without /sys/class/infiniband there is none. (Not under
- * AddressSanitizer: with them left out, LeakSanitizer's tracer thread
- * crashed at exit in two-namespace runs, with them in it did not.) */
-static void skip_ib_modules(void)
-{
-#if !defined(__SANITIZE_ADDRESS__) && !SYMM_HAS_ASAN
-    if (getenv("UCX_MODULES") == NULL && access("/sys/class/infiniband", F_OK) != 0)
-        (void)ucs_global_opts_set_value("MODULES", "^ib,rdmacm");
-#endif
 }
 
 /* Transports UCX opens for nothing, unless the user chose (UCX_TLS): each
@@ -557,8 +520,10 @@ static void shrink_rx_pool(ucp_config_t *cfg, int net_only)
         (void)ucp_config_modify(cfg, "MM_RX_BUFS_GROW", "64");
 }
 
-/* UCX's configuration (UCX_* and ucx.conf) with symm's policy applied:
- * the IB modules, the transports, the receive pool; and the bulk-endpoint
+/* UCX's configuration (UCX_* and ucx.conf) with symm's policy applied to
+ * this context's configuration only (never UCX's process-wide options,
+ * which an MPI library or torch loaded beside symm share): the transports,
+ * the receive pool; and the bulk-endpoint
  * rule for large collective messages to other nodes (u->bulk, and
  * SHMEM_INFO's line saying so). net_only: UCX reaches only PEs of other
  * nodes. */
@@ -567,7 +532,6 @@ static int config_choose(ucx_state_t *u, ucp_config_t **cfg_p, int *net_only)
     symm_instance_t *s = u->inst;
     ucp_config_t *cfg = NULL;
     ucs_status_t st;
-    skip_ib_modules();
     if ((st = ucp_config_read(NULL, NULL, &cfg)) != UCS_OK)
         return symm_ucx_fail("reading UCX_* configuration", st);
     /* Every PE holds every other's address (N of them, and a star bootstrap
@@ -597,9 +561,8 @@ err_release_config:
     return SYMM_ERR_INVALID;
 }
 
-/* The UCP context, from cfg (released here, whatever happens); t->amo_bits:
- * what kind of atomics the configuration says. */
-static int context_create(ucx_state_t *u, ucp_config_t *cfg, ucx_init_tmp_t *t)
+/* The UCP context, from cfg (released here, whatever happens). */
+static int context_create(ucx_state_t *u, ucp_config_t *cfg)
 {
     ucp_params_t params = {
         .field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_MT_WORKERS_SHARED |
@@ -616,7 +579,6 @@ static int context_create(ucx_state_t *u, ucp_config_t *cfg, ucx_init_tmp_t *t)
         .mt_workers_shared = 1,
         .estimated_num_eps = (size_t)u->inst->n_pes,
     };
-    t->amo_bits = amo_kind(cfg, NULL, t->amo_tl, sizeof(t->amo_tl));
     ucs_status_t st = ucp_init_version(UCP_API_MAJOR, UCP_API_MINOR, &params, cfg, &u->ctx);
     ucp_config_release(cfg);
     if (st != UCS_OK)
@@ -664,8 +626,7 @@ static int address_get(ucx_state_t *u, int net_only, ucx_init_tmp_t *t)
                               .addr_len = (uint32_t)wa.address_length,
                               .pid = (int32_t)getpid()};
     gethostname(t->hdr.host, sizeof(t->hdr.host) - 1);
-    t->hdr.amo_bits =
-        t->amo_bits | amo_kind(NULL, u->dflt.worker, t->hdr.amo_tl, sizeof(t->hdr.amo_tl));
+    t->hdr.amo_bits = symm_ucx_amo_probe(t->hdr.amo_tl, sizeof(t->hdr.amo_tl));
     return SYMM_OK;
 }
 
@@ -851,7 +812,7 @@ static int local_steps(symm_instance_t *s, ucx_state_t **u_p, ucx_init_tmp_t *t)
     u = *u_p;
     if ((rc = config_choose(u, &cfg, &net_only)) != SYMM_OK)
         return rc;
-    if ((rc = context_create(u, cfg, t)) != SYMM_OK)
+    if ((rc = context_create(u, cfg)) != SYMM_OK)
         return rc;
     if ((rc = worker_create(u)) != SYMM_OK)
         goto err_cleanup_context;
@@ -1131,30 +1092,8 @@ static int ucx_region_remove(symm_instance_t *s, int id)
 
 int symm_ucx_atomics_probe(char *tl, size_t tl_len)
 {
-    ucp_config_t *cfg = NULL;
-    ucp_context_h ctx = NULL;
-    ucp_worker_h wk = NULL;
     tl[0] = '\0';
-    if (!symm_ucx_load() || ucp_config_read(NULL, NULL, &cfg) != UCS_OK)
-        return -1;
-    ucp_params_t params = {.field_mask = UCP_PARAM_FIELD_FEATURES,
-                           .features = UCP_FEATURE_RMA | UCP_FEATURE_AMO32 |
-                                       UCP_FEATURE_AMO64 | UCP_FEATURE_AM};
-    unsigned bits = amo_kind(cfg, NULL, tl, tl_len);
-    ucs_status_t st = ucp_init_version(UCP_API_MAJOR, UCP_API_MINOR, &params, cfg, &ctx);
-    ucp_config_release(cfg);
-    if (st != UCS_OK)
-        return -1;
-    ucp_worker_params_t wp = {.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE,
-                              .thread_mode = UCS_THREAD_MODE_SINGLE};
-    if (ucp_worker_create(ctx, &wp, &wk) == UCS_OK) {
-        bits |= amo_kind(NULL, wk, tl, tl_len);
-        ucp_worker_destroy(wk);
-    } else {
-        bits |= SYMM_NETAMO_UNKNOWN;
-    }
-    ucp_cleanup(ctx);
-    return (int)bits;
+    return symm_ucx_load() ? (int)symm_ucx_amo_probe(tl, tl_len) : -1;
 }
 
 static const char *ucx_bulk_info(symm_instance_t *s)

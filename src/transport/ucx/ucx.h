@@ -13,6 +13,7 @@
  *                   messages
  *   ucx_progress.c  the progress thread and the workers, one per context
  *   ucx_load.c      libucp.so.0 opened at run time: the function table
+ *   ucx_probe.c     what kind of atomics UCX would use here (UCT's API)
  *
  * Include only where SYMM_HAVE_UCX is defined (it includes UCX's headers).
  * What more than one file uses is here, named symm_ucx_* where it has
@@ -28,7 +29,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <ucp/api/ucp.h>
-#include <ucs/config/global_opts.h>
+#include <ucs/async/async_fwd.h>
+#include <uct/api/uct.h>
 
 #include "mem/region_table.h"
 #include "mem/seg.h"
@@ -58,9 +60,13 @@
     X(ucp_rkey_destroy) X(ucp_put_nbx) X(ucp_get_nbx) X(ucp_atomic_op_nbx)                  \
     X(ucp_request_check_status) X(ucp_request_free) X(ucp_get_version_string)               \
     X(ucs_status_string) X(ucp_am_send_nbx) X(ucp_worker_set_am_recv_handler)             \
-    X(ucp_am_recv_data_nbx) X(ucp_config_print) X(ucp_worker_print_info)                  \
-    X(ucp_config_modify) X(ucs_global_opts_set_value) X(ucp_am_data_release)                \
-    X(ucp_worker_query) X(ucp_ep_flush_nbx) X(ucp_worker_get_efd) X(ucp_worker_arm)
+    X(ucp_am_recv_data_nbx) X(ucp_config_modify) X(ucp_am_data_release)                     \
+    X(ucp_worker_query) X(ucp_ep_flush_nbx) X(ucp_worker_get_efd) X(ucp_worker_arm)          \
+    X(uct_query_components) X(uct_release_component_list) X(uct_component_query)             \
+    X(uct_md_config_read) X(uct_md_open) X(uct_md_close) X(uct_md_query_tl_resources)        \
+    X(uct_release_tl_resource_list) X(uct_md_iface_config_read) X(uct_config_release)        \
+    X(uct_iface_open) X(uct_iface_query) X(uct_iface_close) X(uct_worker_create)             \
+    X(uct_worker_destroy) X(ucs_async_context_create) X(ucs_async_context_destroy)
 
 struct symm_ucx_fns {
 #define UCX_FIELD(f) __typeof__(f) *f;
@@ -69,7 +75,7 @@ struct symm_ucx_fns {
 };
 extern struct symm_ucx_fns symm_ucx_fn;
 
-/* Load libucp (and through it libucs) once; thread-safe. 1: the table is
+/* Load libucp (and through it libucs, libuct) once; thread-safe. 1: the table is
  * filled; 0: symm_ucx_load_error() says why not. */
 int symm_ucx_load(void);
 const char *symm_ucx_load_error(void);
@@ -104,14 +110,28 @@ const char *symm_ucx_load_error(void);
 #define ucp_am_send_nbx symm_ucx_fn.ucp_am_send_nbx
 #define ucp_worker_set_am_recv_handler symm_ucx_fn.ucp_worker_set_am_recv_handler
 #define ucp_am_recv_data_nbx symm_ucx_fn.ucp_am_recv_data_nbx
-#define ucp_config_print symm_ucx_fn.ucp_config_print
 #define ucp_config_modify symm_ucx_fn.ucp_config_modify
-#define ucs_global_opts_set_value symm_ucx_fn.ucs_global_opts_set_value
-#define ucp_worker_print_info symm_ucx_fn.ucp_worker_print_info
 #define ucp_worker_get_efd symm_ucx_fn.ucp_worker_get_efd
 #define ucp_worker_arm symm_ucx_fn.ucp_worker_arm
 #define ucp_am_data_release symm_ucx_fn.ucp_am_data_release
 #define ucp_worker_query symm_ucx_fn.ucp_worker_query
+#define uct_query_components symm_ucx_fn.uct_query_components
+#define uct_release_component_list symm_ucx_fn.uct_release_component_list
+#define uct_component_query symm_ucx_fn.uct_component_query
+#define uct_md_config_read symm_ucx_fn.uct_md_config_read
+#define uct_md_open symm_ucx_fn.uct_md_open
+#define uct_md_close symm_ucx_fn.uct_md_close
+#define uct_md_query_tl_resources symm_ucx_fn.uct_md_query_tl_resources
+#define uct_release_tl_resource_list symm_ucx_fn.uct_release_tl_resource_list
+#define uct_md_iface_config_read symm_ucx_fn.uct_md_iface_config_read
+#define uct_config_release symm_ucx_fn.uct_config_release
+#define uct_iface_open symm_ucx_fn.uct_iface_open
+#define uct_iface_query symm_ucx_fn.uct_iface_query
+#define uct_iface_close symm_ucx_fn.uct_iface_close
+#define uct_worker_create symm_ucx_fn.uct_worker_create
+#define uct_worker_destroy symm_ucx_fn.uct_worker_destroy
+#define ucs_async_context_create symm_ucx_fn.ucs_async_context_create
+#define ucs_async_context_destroy symm_ucx_fn.ucs_async_context_destroy
 
 /* ---- state ------------------------------------------------------------- */
 
@@ -261,6 +281,12 @@ static inline int to_symm(ucx_state_t *u, ucs_status_t st, int pe, const char *w
         symm_ucx_peer_lost(u, pe, st);
     symm_fatal("ucx", "%s to PE %d failed: %s", what, pe, ucs_status_string(st));
 }
+
+/* ---- the atomics probe (ucx_probe.c) ------------------------------------ */
+
+/* What kind of atomics UCX would use on this PE: SYMM_NETAMO_* bits
+ * (runtime/atomics.h), and in tl the device transport found (or ""). */
+unsigned symm_ucx_amo_probe(char *tl, size_t tl_len);
 
 /* ---- connections and setup (ucx.c) ------------------------------------- */
 

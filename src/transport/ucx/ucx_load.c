@@ -24,7 +24,8 @@ struct symm_ucx_fns symm_ucx_fn;
 static int ucx_loaded; /* 1 loaded, -1 failed */
 static char ucx_load_error[256];
 
-/* Load libucp (and through it libucs) once; thread-safe by pthread_once. */
+/* Load libucp (and through it libucs and libuct, which dlsym searches
+ * with it) once; thread-safe by pthread_once. */
 static pthread_once_t ucx_once = PTHREAD_ONCE_INIT;
 static const char *const ucx_libs[] = {"libucp.so.0", NULL};
 static const symm_dl_lib_t ucx_lib = {ucx_libs, RTLD_NOW | RTLD_GLOBAL, 0};
