@@ -24,7 +24,7 @@
 void symm_coll_barrier_psync(symm_group_t *g, int quiet);
 
 /* The slot form (coll_ll.h, when symm_coll_ll_fits): bcast/bcast_ll.c,
- * fcollect/fcollect_ll.c (fcollect, per_peer 0, and alltoall, per_peer 1),
+ * coll_exchange_ll.c (fcollect, per_peer 0, and alltoall, per_peer 1),
  * reduce/reduce_ll.c. */
 void symm_coll_bcast_ll(symm_group_t *g, void *dest, const void *source, size_t nbytes, int root,
                         int update_root);
@@ -34,7 +34,7 @@ void symm_coll_reduce_ll(symm_group_t *g, void *dest, const void *source, size_t
                          symm_reduce_fn op);
 
 /* The staged form (coll_stage.h, when symm_coll_stage_fits):
- * fcollect/fcollect_stage.c (fcollect, per_peer 0, and alltoall, per_peer
+ * coll_exchange_stage.c (fcollect, per_peer 0, and alltoall, per_peer
  * 1), reduce/reduce_stage.c. */
 void symm_coll_exchange_stage(symm_group_t *g, void *dest, const void *source, size_t nbytes,
                               int per_peer);

@@ -405,9 +405,9 @@ static const coll_form_t forms_broadcast[] = {
     F("pull", always, NULL, bcast_pull, "bcast/bcast_pull.c", "any group: one copy per member"),
 };
 static const coll_form_t forms_fcollect[] = {
-    F("ll", ll_can, NULL, fcollect_ll, "fcollect/fcollect_ll.c",
+    F("ll", ll_can, NULL, fcollect_ll, "coll_exchange_ll.c",
       "fits: each member writes its block to each slot"),
-    F("stage", stage_can, NULL, fcollect_stage, "fcollect/fcollect_stage.c",
+    F("stage", stage_can, NULL, fcollect_stage, "coll_exchange_stage.c",
       "stage fits: each member stages its block, each copies the others' out"),
     F("split", fcollect_split_can, split_wins, fcollect_split, "fcollect/fcollect_split.c",
       "msg, node layout, blocks of SYMM_COLL_SPLIT_MIN or more: member r sends to member r "
@@ -429,8 +429,8 @@ static const coll_form_t forms_collect[] = {
       "any group: one copy per block"),
 };
 static const coll_form_t forms_alltoall[] = {
-    F("ll", ll_can, NULL, a2a_ll, "fcollect/fcollect_ll.c", "fits: block j to member j's slot"),
-    F("stage", a2a_stage_can, NULL, a2a_stage, "fcollect/fcollect_stage.c",
+    F("ll", ll_can, NULL, a2a_ll, "coll_exchange_ll.c", "fits: block j to member j's slot"),
+    F("stage", a2a_stage_can, NULL, a2a_stage, "coll_exchange_stage.c",
       "stage fits n blocks: each member stages its source, member j copies block j of each"),
     F("split", a2a_split_can, split_wins, a2a_split, "alltoall/alltoall_split.c",
       "msg, node layout, not in place, blocks of SYMM_COLL_SPLIT_MIN or more: every member "

@@ -1,5 +1,5 @@
 /*
- * fcollect_stage.c - fcollect and alltoall in a node-local team past the
+ * coll_exchange_stage.c - fcollect and alltoall in a node-local team past the
  * slot form (staged form, coll_stage.h): every member stages its source in
  * its team scratch, then copies each peer's block out of the peer's staged
  * copy. One wait per peer, no barrier.

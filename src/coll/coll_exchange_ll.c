@@ -1,5 +1,5 @@
 /*
- * fcollect_ll.c - fcollect and alltoall of small blocks in a node-local
+ * coll_exchange_ll.c - fcollect and alltoall of small blocks in a node-local
  * team (slot form, coll_ll.h): every member copies its block for each
  * peer into that peer's slot, then its peers' blocks out of its own slots.
  */
