@@ -13,8 +13,4 @@
  * Registers its own stop as a RELEASE hook. */
 int symm_watch_start(symm_instance_t *s);
 
-/* This PE exits with status != 0 before finalize_name: mark it, and print the
- * one report, naming what the others are doing. */
-void symm_watch_exit_report(symm_instance_t *s, int status, const char *finalize_name);
-
 #endif

@@ -25,7 +25,7 @@
 #include "boot/addr.h"
 #include "boot/boot.h"
 #include "boot/secret.h"
-#include "core/watch.h"
+#include "core/pe_report.h"
 #include "boot/uid.h"
 #include "core/instance.h"
 #include "runtime/config.h"
@@ -309,7 +309,7 @@ static void finalize_all_at_exit(int status, void *arg)
         /* No lock: the exit may come from a thread that holds it. */
         for (int i = 0; i < ACL_MAX_INSTANCES; i++)
             if (live[i].inst != NULL)
-                symm_watch_exit_report(live[i].inst, status, "aclshmem_finalize");
+                symm_report_exit(live[i].inst, status, "aclshmem_finalize");
         return;
     }
     fflush(stdout);

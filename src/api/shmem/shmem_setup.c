@@ -18,7 +18,7 @@
 
 #include "api/api_instance.h"
 #include "core/instance.h"
-#include "core/watch.h"
+#include "core/pe_report.h"
 #include "runtime/pestatus.h"
 #include "mem/seg.h"
 #include "ops/fail_report.h"
@@ -44,7 +44,7 @@ static void finalize_at_exit(int status, void *arg)
     if (symm_cur == NULL)
         return;
     if (status != 0) {
-        symm_watch_exit_report(symm_cur, status, "shmem_finalize");
+        symm_report_exit(symm_cur, status, "shmem_finalize");
         return;
     }
     /* Its output first: the implicit finalize waits for every peer. */
