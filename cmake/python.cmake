@@ -4,13 +4,17 @@
 # trying the build: PYTHONPATH=build/python) run against the build tree; it
 # installs to SYMM_PYTHON_INSTALL_DIR with a _config.py naming the installed
 # library. The hyper_parallel shim package (python/hyper_parallel) goes
-# beside it in both places. Only where SYMM_PYTHON (Debian's
+# beside it in the build tree (its tests use it), and is installed only with
+# -DSYMM_PYTHON_HYPER_PARALLEL=ON (a top-level package of another project's
+# name is the user's choice). Only where SYMM_PYTHON (Debian's
 # /usr/bin/python3) has numpy; otherwise this part is skipped with a message.
 
 set(SYMM_PYTHON "/usr/bin/python3" CACHE FILEPATH
   "Python interpreter of the symm Python package and its tests (needs numpy)")
 set(SYMM_PYTHON_INSTALL_DIR "${CMAKE_INSTALL_LIBDIR}/python3/dist-packages" CACHE PATH
   "Where the symm Python package installs (relative: under the install prefix)")
+option(SYMM_PYTHON_HYPER_PARALLEL
+  "Install the hyper_parallel shim (hyper_parallel.core.symmetric_memory = symm.rfc)" OFF)
 
 set(SYMM_HAVE_PYTHON OFF)
 if(EXISTS "${SYMM_PYTHON}")
@@ -58,6 +62,13 @@ foreach(rel ${SYMM_PY_SHIM_SOURCES})
     VERBATIM)
   list(APPEND _symm_py_outputs ${PROJECT_BINARY_DIR}/python/${rel})
 endforeach()
+# PEP 561: the package's type hints are for type checkers too.
+add_custom_command(OUTPUT ${SYMM_PY_BUILD_DIR}/py.typed
+  COMMAND ${CMAKE_COMMAND} -E copy_if_different ${PROJECT_SOURCE_DIR}/python/symm/py.typed
+          ${SYMM_PY_BUILD_DIR}/py.typed
+  DEPENDS ${PROJECT_SOURCE_DIR}/python/symm/py.typed
+  VERBATIM)
+list(APPEND _symm_py_outputs ${SYMM_PY_BUILD_DIR}/py.typed)
 add_custom_target(symm_python ALL DEPENDS ${_symm_py_outputs})
 add_dependencies(symm_python symm)
 
@@ -88,9 +99,12 @@ foreach(rel ${SYMM_PY_SOURCES})
   get_filename_component(dir ${rel} DIRECTORY)
   install(FILES ${PROJECT_SOURCE_DIR}/python/symm/${rel} DESTINATION ${SYMM_PYTHON_INSTALL_DIR}/symm/${dir})
 endforeach()
-foreach(rel ${SYMM_PY_SHIM_SOURCES})
-  get_filename_component(dir ${rel} DIRECTORY)
-  install(FILES ${PROJECT_SOURCE_DIR}/python/${rel} DESTINATION ${SYMM_PYTHON_INSTALL_DIR}/${dir})
-endforeach()
+install(FILES ${PROJECT_SOURCE_DIR}/python/symm/py.typed DESTINATION ${SYMM_PYTHON_INSTALL_DIR}/symm)
+if(SYMM_PYTHON_HYPER_PARALLEL)
+  foreach(rel ${SYMM_PY_SHIM_SOURCES})
+    get_filename_component(dir ${rel} DIRECTORY)
+    install(FILES ${PROJECT_SOURCE_DIR}/python/${rel} DESTINATION ${SYMM_PYTHON_INSTALL_DIR}/${dir})
+  endforeach()
+endif()
 file(GLOB SYMM_PY_EXAMPLES CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/examples/python/*.py)
 install(FILES ${SYMM_PY_EXAMPLES} DESTINATION ${CMAKE_INSTALL_DATADIR}/symm/examples/python)

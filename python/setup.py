@@ -4,6 +4,9 @@ If SYMM_LIBRARY names libsymm.so when the package is built
 (SYMM_LIBRARY=/opt/symm/lib/libsymm.so pip install --no-build-isolation ./python),
 the installed package remembers it in symm/_config.py; otherwise symm finds
 the library at run time through SYMM_LIBRARY or the loader's search path.
+With SYMM_HYPER_PARALLEL=1 the hyper_parallel shim package
+(hyper_parallel.core.symmetric_memory, symm.rfc under the HyperParallel RFC's
+module name) is installed too; by default only symm is.
 """
 import os
 
@@ -22,4 +25,8 @@ class BuildPy(build_py):
                 f.write("LIBRARIES = [%r]\n" % os.path.abspath(lib))
 
 
-setup(cmdclass={"build_py": BuildPy})
+PACKAGES = ["symm", "symm.torch"]
+if os.environ.get("SYMM_HYPER_PARALLEL") == "1":
+    PACKAGES += ["hyper_parallel", "hyper_parallel.core", "hyper_parallel.core.symmetric_memory"]
+
+setup(cmdclass={"build_py": BuildPy}, packages=PACKAGES)

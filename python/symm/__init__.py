@@ -20,7 +20,7 @@ torchrun (symm then starts through the torch.distributed store).
 HyperParallel symmetric-memory RFC's API on symm.
 """
 
-from ._lib import LIBRARY_PATH, SymmError
+from ._lib import SymmError
 from .runtime import (STATUS_IS_INITIALIZED, STATUS_NOT_INITIALIZED, STATUS_SHM_CREATED,
                       UNIQUE_ID_SIZE, finalize, get_unique_id, global_exit, heap_free,
                       heap_size, info_get_name, info_get_version, init, init_status,
@@ -44,6 +44,15 @@ from .register import (ACCESS_ATOMIC, ACCESS_READ, ACCESS_RW, ACCESS_WRITE, Regi
                        register)
 
 __version__ = "0.1.0"
+
+
+def __getattr__(name):
+    # PEP 562: LIBRARY_PATH loads libsymm when asked for; importing symm
+    # loads nothing.
+    if name == "LIBRARY_PATH":
+        from . import _lib
+        return _lib.library_path()
+    raise AttributeError("module %r has no attribute %r" % (__name__, name))
 
 __all__ = [
     "__version__", "ACCESS_ATOMIC", "ACCESS_READ", "ACCESS_RW", "ACCESS_WRITE", "Region",

@@ -1,6 +1,7 @@
 """Loading libsymm, C prototypes, the log sink and the package's error type.
 
-Owns: finding and loading the shared library (once, at import), declaring
+Owns: finding and loading the shared library (once, at first use: importing
+the package loads nothing and changes no environment variable), declaring
 each C routine's prototype the first time it is used, capturing the C
 layer's log lines (so a failing C call becomes a Python exception carrying
 the C message), and the init/finalize state of this process.
@@ -17,11 +18,6 @@ import ctypes.util
 import os
 import sys
 import threading
-
-# The library otherwise remaps the executable's (python3's) global data at
-# init, which is unsafe once threads exist (torch/OpenMP pools); Python
-# programs only use the heap. Set before the library is loaded and used.
-os.environ.setdefault("SYMM_MAP_GLOBALS", "0")
 
 c_void_p = ctypes.c_void_p
 c_int = ctypes.c_int
@@ -72,7 +68,43 @@ def _load():
         "libsymm.so on the loader's path; tried: %s" % ("; ".join(tried) if tried else "nothing"))
 
 
-lib, LIBRARY_PATH = _load()
+_loaded = []  # [(CDLL, path)] once loaded
+_load_lock = threading.Lock()
+
+
+def library():
+    """(the loaded libsymm, its path), loading it on first use; ImportError
+    naming what was tried when it cannot be loaded."""
+    if not _loaded:
+        with _load_lock:
+            if not _loaded:
+                _loaded.append(_load())
+    return _loaded[0]
+
+
+def library_path():
+    """The path libsymm was (or is now) loaded from."""
+    return library()[1]
+
+
+def __getattr__(name):
+    # PEP 562: _lib.lib and _lib.LIBRARY_PATH load the library when asked for.
+    if name == "lib":
+        return library()[0]
+    if name == "LIBRARY_PATH":
+        return library()[1]
+    raise AttributeError("module %r has no attribute %r" % (__name__, name))
+
+
+def before_init():
+    """What every init path does first: the library's defaults for a Python
+    program, then the log sink. The library otherwise remaps the
+    executable's (python3's) global data at init, which is unsafe once
+    threads exist (torch/OpenMP pools); Python programs only use the heap.
+    An explicit SYMM_MAP_GLOBALS wins."""
+    os.environ.setdefault("SYMM_MAP_GLOBALS", "0")
+    install_sink()
+
 
 # ---- prototypes -------------------------------------------------------------
 _protos = {}
@@ -82,10 +114,11 @@ def fn(name, restype, argtypes):
     """The C routine `name` with its prototype (declared once, then cached)."""
     f = _protos.get(name)
     if f is None:
+        lib, path = library()
         try:
             f = getattr(lib, name)
         except AttributeError:
-            raise SymmError("symm: %s is not in %s (library too old?)" % (name, LIBRARY_PATH))
+            raise SymmError("symm: %s is not in %s (library too old?)" % (name, path))
         f.restype = restype
         f.argtypes = argtypes
         _protos[name] = f
@@ -94,7 +127,7 @@ def fn(name, restype, argtypes):
 
 def var_ptr(name):
     """The value of a pointer-typed global variable of the library."""
-    return c_void_p.in_dll(lib, name).value
+    return c_void_p.in_dll(library()[0], name).value
 
 
 # ---- the log sink -----------------------------------------------------------

@@ -106,7 +106,7 @@ def init(uid=None, rank=None, nranks=None, heap_size=None, timeout=None):
                 heap_size = _start.heap_size_from_env()
             if heap_size:
                 os.environ["SHMEM_SYMMETRIC_SIZE"] = str(heap_size)
-            _lib.install_sink()
+            _lib.before_init()
             provided = c_int(0)
             rc = fn("shmem_init_thread", c_int, [c_int, ctypes.POINTER(c_int)])(
                 SHMEM_THREAD_MULTIPLE, ctypes.byref(provided))
@@ -132,7 +132,7 @@ def init(uid=None, rank=None, nranks=None, heap_size=None, timeout=None):
             attr.option_attr.shm_init_timeout = t
             attr.option_attr.shm_create_timeout = t
             attr.option_attr.control_operation_timeout = t
-            _lib.install_sink()
+            _lib.before_init()
             mark = _lib.log_mark()
             rc = fn("aclshmemx_set_attr_uniqueid_args", c_int,
                     [c_int, c_int, ctypes.c_int64, ctypes.POINTER(_UniqueId),
