@@ -103,6 +103,14 @@ foreach(np 1 2)
     PASS_REGULAR_EXPRESSION "after_finalize: PE 0 ok" FAIL_REGULAR_EXPRESSION "FAIL")
 endforeach()
 
+# The package's shape: import loads nothing and edits no environment, no
+# import circle, py.typed (python/package_check.py).
+add_test(NAME python_package
+  COMMAND ${SYMM_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/python/package_check.py
+          ${PROJECT_BINARY_DIR}/python)
+set_tests_properties(python_package PROPERTIES TIMEOUT 60 LABELS python
+  ENVIRONMENT "PYTHONDONTWRITEBYTECODE=1")
+
 # The README's route with another python3 first on PATH: oshrun runs
 # SYMM_PYTHON with the package (tools/oshrun.c, use_symm_python).
 add_test(NAME python_path

@@ -20,6 +20,7 @@ torchrun (symm then starts through the torch.distributed store).
 HyperParallel symmetric-memory RFC's API on symm.
 """
 
+from . import _lib
 from ._lib import SymmError
 from .runtime import (STATUS_IS_INITIALIZED, STATUS_NOT_INITIALIZED, STATUS_SHM_CREATED,
                       UNIQUE_ID_SIZE, finalize, get_unique_id, global_exit, heap_free,
@@ -50,7 +51,6 @@ def __getattr__(name):
     # PEP 562: LIBRARY_PATH loads libsymm when asked for; importing symm
     # loads nothing.
     if name == "LIBRARY_PATH":
-        from . import _lib
         return _lib.library_path()
     raise AttributeError("module %r has no attribute %r" % (__name__, name))
 

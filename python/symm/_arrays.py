@@ -17,7 +17,7 @@ import sys
 
 import numpy as np
 
-from ._lib import state
+from ._lib import SymmError, state
 
 try:
     _byte_bounds = np.byte_bounds
@@ -128,7 +128,6 @@ def retire(spans):
 def check_not_retired(routine, arrays):
     """Raise SymmError naming the first of arrays (name -> array or tensor)
     whose memory finalize released."""
-    from ._lib import SymmError
     for name, x in arrays.items():
         try:
             lo, hi = extent(as_array(x, routine, name))

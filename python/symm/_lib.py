@@ -205,13 +205,23 @@ def pe_prefix():
     return "PE %d" % state.my_pe if state.initialized else "PE ?"
 
 
+_exit_hooks = []
+
+
+def at_exit(hook):
+    """Run hook (no arguments) at interpreter exit, before the log sink is
+    removed: symm.runtime registers finalize here, so this module imports
+    nothing of the package."""
+    _exit_hooks.append(hook)
+
+
 @atexit.register
 def _at_exit():
     # Before the interpreter tears down: finalize (peers blocked in their own
     # finalize are released) and stop the C layer from calling into Python.
     try:
-        from . import runtime
-        runtime.finalize()
+        for hook in _exit_hooks:
+            hook()
     finally:
         remove_sink()
     sys.stdout.flush() if sys.stdout else None

@@ -184,14 +184,13 @@ def _session():
     return "%s:0" % ip
 
 
-def _make_uid():
-    from . import runtime
+def _make_uid(get_unique_id):
     session = _session()
     old = os.environ.get("SHMEM_UID_SESSION_ID")
     if session is not None:
         os.environ["SHMEM_UID_SESSION_ID"] = session
     try:
-        return runtime.get_unique_id()
+        return get_unique_id()
     finally:
         if session is not None:
             if old is None:
@@ -200,10 +199,11 @@ def _make_uid():
                 os.environ["SHMEM_UID_SESSION_ID"] = old
 
 
-def from_torch(rank, size, store, heap_size):
+def from_torch(rank, size, store, heap_size, get_unique_id, init):
     """Join the torch.distributed job's ranks into one symm job (collective
-    over every rank). heap_size: bytes, or None for the environment's."""
-    from . import runtime
+    over every rank). heap_size: bytes, or None for the environment's.
+    get_unique_id and init: symm.runtime's (passed in: runtime calls this
+    module, which then imports nothing of the package but _lib)."""
     timeout = _timeout()
     if heap_size is None:
         heap_size = heap_size_from_env()  # None: SHMEM_SYMMETRIC_SIZE, else 1G
@@ -212,7 +212,7 @@ def from_torch(rank, size, store, heap_size):
         own = store = _own_store(rank, size, timeout)
     if rank == 0:
         try:
-            uid = _make_uid()
+            uid = _make_uid(get_unique_id)
         except Exception as e:
             # The others are waiting for the id: tell them why none comes.
             store.set(UID_KEY, b"error:" + str(e).encode("utf-8", "replace"))
@@ -229,18 +229,18 @@ def from_torch(rank, size, store, heap_size):
         if uid.startswith(b"error:"):
             raise SymmError("symm: rank 0 could not start symm, so rank %d cannot: %s"
                             % (rank, uid[6:].decode("utf-8", "replace")))
-    runtime.init(uid=uid, rank=rank, nranks=size, heap_size=heap_size, timeout=timeout)
+    init(uid=uid, rank=rank, nranks=size, heap_size=heap_size, timeout=timeout)
     del own  # every rank has joined, so every rank has read the id
 
 
-def auto(heap_size=None):
+def auto(heap_size, get_unique_id, init):
     """Start symm in a process that names no unique id. Returns True when
     it did (from torch.distributed); False: the caller starts it under the
-    launcher or as one PE."""
+    launcher or as one PE. get_unique_id, init: as for from_torch."""
     if launched():
         return False
     world = torch_world()
     if world is None or world[1] == 1:
         return False
-    from_torch(world[0], world[1], world[2], heap_size)
+    from_torch(world[0], world[1], world[2], heap_size, get_unique_id, init)
     return True

@@ -11,7 +11,7 @@ not entered the collective, so its peers wait for its next (correct) call.
 
 import numpy as np
 
-from . import _arrays, _lib, runtime
+from . import _arrays, _lib, rma, runtime
 from ._arrays import as_array, symmetric
 from ._lib import c_char_p, c_int, c_size_t, c_void_p, fn
 from .team import TEAM_WORLD, team_arg
@@ -25,7 +25,6 @@ def barrier_all():
     """Complete this PE's puts, then meet every PE."""
     runtime.ensure("barrier_all")
     fn("shmem_barrier_all", None, [])()
-    from . import rma
     del rma._nbi_keep[:]
 
 
@@ -38,23 +37,13 @@ def sync_all():
 def sync(team=None):
     """Meet every PE of team (default TEAM_WORLD)."""
     runtime.ensure("sync")
-    t = team_arg(team, "sync")
-    if t is TEAM_WORLD:
-        return sync_all()
-    mark = _lib.log_mark()
-    if fn("shmem_team_sync", c_int, [c_void_p])(t.handle) != 0:
-        _lib.fail("sync", "shmem_team_sync failed", mark)
+    team_arg(team, "sync").sync()
 
 
 def barrier(team=None):
     """Complete this PE's puts, then meet every PE of team."""
     runtime.ensure("barrier")
-    t = team_arg(team, "barrier")
-    if t is TEAM_WORLD:
-        return barrier_all()
-    from . import rma
-    rma.quiet()
-    sync(t)
+    team_arg(team, "barrier").barrier()
 
 
 def _pair(routine, dest, source, raw_ok=True):

@@ -39,7 +39,7 @@ import numpy as np
 from . import _arrays, _plan, memory, runtime
 from ._arrays import as_array, is_tensor
 from ._lib import SymmError, c_int, c_int32, c_size_t, c_void_p, fn, state
-from .coll import _UFUNC, _op_arg
+from .coll import _UFUNC, _op_arg, reduce_scatter
 from .stream import Stream
 from .team import TEAM_SHARED, TEAM_WORLD
 
@@ -516,7 +516,6 @@ def fused_matmul_reduce_scatter(x, w, op="sum", out=None, block_rows=None, overl
     mm_flops = 0.0
     if plan.form == "unfused":
         if ml > 0:
-            from .coll import reduce_scatter
             P = R.reshape(M, N) if R is not None else _scratch(("rs_full", M, N, dt.str), (M, N), dt)
             np.matmul(X, W, out=P)
             t1 = time.perf_counter()

@@ -40,7 +40,7 @@ import numbers
 
 import numpy as np
 
-from . import _arrays, coll, fused, memory, rma, runtime
+from . import _arrays, _start, coll, fused, memory, rma, runtime
 from ._lib import SymmError, fn, state
 from ._lib import c_int, c_void_p
 
@@ -804,7 +804,6 @@ def _whole_world(group, routine):
     n = state.n_pes
     if group is None or isinstance(group, str):
         return
-    from . import _start
     dist = _start._dist()
     if dist is not None and dist.is_initialized():
         try:

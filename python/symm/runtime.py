@@ -100,7 +100,7 @@ def init(uid=None, rank=None, nranks=None, heap_size=None, timeout=None):
             # Not under a launcher but one of torch.distributed's ranks (an
             # initialised process group, or torchrun's RANK/WORLD_SIZE):
             # the ranks join one job through its store (_start.py).
-            if _start.auto(heap_size):
+            if _start.auto(heap_size, get_unique_id, init):
                 return
             if heap_size is None:
                 heap_size = _start.heap_size_from_env()
@@ -267,3 +267,6 @@ def info_get_name():
     buf = ctypes.create_string_buffer(256)
     fn("shmem_info_get_name", None, [ctypes.c_char_p])(buf)
     return buf.value.decode()
+
+
+_lib.at_exit(finalize)

@@ -10,7 +10,7 @@ Teams die at destroy() or finalize.
 import ctypes
 import weakref
 
-from . import _arrays, _lib, runtime
+from . import _arrays, _lib, rma, runtime
 from ._lib import c_int, c_long, c_void_p, fn, state
 
 _live = weakref.WeakSet()
@@ -102,13 +102,23 @@ class Team:
 
     def sync(self):
         """Meet every PE of the team (no completion of puts)."""
-        from . import coll
-        coll.sync(self)
+        runtime.ensure("sync")
+        if self is TEAM_WORLD:
+            fn("shmem_sync_all", None, [])()
+            return
+        mark = _lib.log_mark()
+        if fn("shmem_team_sync", c_int, [c_void_p])(self.handle) != 0:
+            _lib.fail("sync", "shmem_team_sync failed", mark)
 
     def barrier(self):
         """Complete this PE's puts, then meet every PE of the team."""
-        from . import coll
-        coll.barrier(self)
+        runtime.ensure("barrier")
+        if self is TEAM_WORLD:
+            fn("shmem_barrier_all", None, [])()
+            del rma._nbi_keep[:]
+            return
+        rma.quiet()
+        self.sync()
 
     def destroy(self):
         """Release the team (collective over its members)."""

@@ -39,7 +39,7 @@ import numpy as np
 from .. import _start, coll, memory, runtime
 from .. import team as team_mod
 from .._lib import SymmError
-from . import _engine, _ops
+from . import _engine, _ops, _p2p
 
 _world = {"engine": None, "pool": None}
 _engines = weakref.WeakSet()
@@ -94,7 +94,7 @@ def ensure_symm(rank, size, store):
         if _start.launched() or size == 1:
             runtime.init()
         else:
-            _start.from_torch(rank, size, store, None)
+            _start.from_torch(rank, size, store, None, runtime.get_unique_id, runtime.init)
     if runtime.my_pe() != rank or runtime.n_pes() != size:
         raise SymmError("symm.torch: this process is PE %d of %d in symm but rank %d of %d in "
                         "torch.distributed: the symm backend needs the same numbering"
@@ -208,7 +208,6 @@ class ProcessGroupSymm(ProcessGroup):
         super().__init__(rank, size)
         secs = _seconds(timeout)
         self._timeout = timeout
-        from . import _p2p
         if ranks is None:
             ensure_symm(rank, size, store)
             self._eng = world_engine(secs)
@@ -356,18 +355,15 @@ class ProcessGroupSymm(ProcessGroup):
         return self._eng.pes[rank]
 
     def send(self, tensors, dst, tag=0):
-        from . import _p2p
         t = self._one(tensors, "send")
         return _PyWork(_p2p.channels().send(t, self._peer(int(dst), "send"), int(tag)))
 
     def recv(self, tensors, src, tag=0):
-        from . import _p2p
         t = self._one(tensors, "recv")
         src = int(src)
         return _PyWork(_p2p.channels().recv(t, self._peer(src, "recv"), int(tag)), src)
 
     def recv_anysource(self, tensors, tag=0):
-        from . import _p2p
         t = self._one(tensors, "recv")
         source = [-1]
         pes = self._eng.pes
