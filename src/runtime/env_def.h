@@ -231,6 +231,9 @@
       "oshfort: the Fortran compiler it wraps (else FC, else the one symm was built with)")   \
     X(SYMM_LIBRARY, STR, USER, tools, py_library, "",                                         \
       "python symm: path of the libsymm.so to load (else the one it was built with)")         \
+    X(SYMM_HYPER_PARALLEL, STR, USER, tools, py_hyper_parallel, "0",                          \
+      "pip install ./python: 1 also installs the hyper_parallel shim (symm.rfc as "           \
+      "hyper_parallel.core.symmetric_memory); CMake: -DSYMM_PYTHON_HYPER_PARALLEL=ON")        \
     X(SYMM_FUSED_LOG, STR, USER, tools, py_fused_log, "0",                                    \
       "python symm: 1 prints on PE 0, per fused call, the form the cost model ran and why")   \
     X(SYMMETRIC_MEMORY_HEAP_SIZE, STR, USER, tools, py_rfc_heap_size, "1G",                   \
