@@ -20,6 +20,8 @@ torchrun (symm then starts through the torch.distributed store).
 HyperParallel symmetric-memory RFC's API on symm.
 """
 
+from __future__ import annotations
+
 from . import _lib
 from ._lib import SymmError
 from .runtime import (STATUS_IS_INITIALIZED, STATUS_NOT_INITIALIZED, STATUS_SHM_CREATED,
@@ -47,7 +49,9 @@ from .register import (ACCESS_ATOMIC, ACCESS_READ, ACCESS_RW, ACCESS_WRITE, Regi
 __version__ = "0.1.0"
 
 
-def __getattr__(name):
+def __getattr__(name: str) -> str:
+    """The module attribute `name` made on demand: LIBRARY_PATH, the path
+    libsymm was (or is now) loaded from; any other name raises AttributeError."""
     # PEP 562: LIBRARY_PATH loads libsymm when asked for; importing symm
     # loads nothing.
     if name == "LIBRARY_PATH":

@@ -9,38 +9,48 @@ communication: a PE whose call is wrong raises TypeError/ValueError and has
 not entered the collective, so its peers wait for its next (correct) call.
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Optional, Union
+
 import numpy as np
 
 from . import _arrays, _lib, rma, runtime
 from ._arrays import as_array, symmetric
 from ._lib import c_char_p, c_int, c_size_t, c_void_p, fn
-from .team import TEAM_WORLD, team_arg
+from .team import TEAM_WORLD, Team, team_arg
+
+if TYPE_CHECKING:
+    import torch
+
+# A numpy array or a (CPU) torch tensor: what symm's routines take and return.
+ArrayLike = Union[np.ndarray, "torch.Tensor"]
 
 OPS = ("sum", "prod", "min", "max", "and", "or", "xor")
 _UFUNC = {"sum": np.add, "prod": np.multiply, "min": np.minimum, "max": np.maximum,
           "and": np.bitwise_and, "or": np.bitwise_or, "xor": np.bitwise_xor}
 
 
-def barrier_all():
+def barrier_all() -> None:
     """Complete this PE's puts, then meet every PE."""
     runtime.ensure("barrier_all")
     fn("shmem_barrier_all", None, [])()
     del rma._nbi_keep[:]
 
 
-def sync_all():
+def sync_all() -> None:
     """Meet every PE (puts are not completed)."""
     runtime.ensure("sync_all")
     fn("shmem_sync_all", None, [])()
 
 
-def sync(team=None):
+def sync(team: Optional[Team] = None) -> None:
     """Meet every PE of team (default TEAM_WORLD)."""
     runtime.ensure("sync")
     team_arg(team, "sync").sync()
 
 
-def barrier(team=None):
+def barrier(team: Optional[Team] = None) -> None:
     """Complete this PE's puts, then meet every PE of team."""
     runtime.ensure("barrier")
     team_arg(team, "barrier").barrier()
@@ -65,7 +75,8 @@ def _rc(rc, routine, cname, mark):
         _lib.fail(routine, "%s failed" % cname, mark)
 
 
-def broadcast(dest, source, root=0, team=None):
+def broadcast(dest: ArrayLike, source: ArrayLike, root: int = 0,
+              team: Optional[Team] = None) -> ArrayLike:
     """Copy root's source into every PE's dest (root's dest too). root is a
     PE number in team. Returns dest."""
     t = team_arg(team, "broadcast")
@@ -81,7 +92,7 @@ def broadcast(dest, source, root=0, team=None):
     return dest
 
 
-def allgather(dest, source, team=None):
+def allgather(dest: ArrayLike, source: ArrayLike, team: Optional[Team] = None) -> ArrayLike:
     """dest = every team PE's source, in team order (fcollect): dest holds
     n_pes times source's elements. Returns dest."""
     t = team_arg(team, "allgather")
@@ -100,7 +111,7 @@ def allgather(dest, source, team=None):
 fcollect = allgather
 
 
-def alltoall(dest, source, team=None):
+def alltoall(dest: ArrayLike, source: ArrayLike, team: Optional[Team] = None) -> ArrayLike:
     """Block j of source (its elements split into n_pes equal blocks) goes
     to PE j's dest, block i of dest comes from PE i. Returns dest."""
     t = team_arg(team, "alltoall")
@@ -122,7 +133,8 @@ def _op_arg(op, routine):
     return op.lower()
 
 
-def reduce(dest, source, op="sum", team=None):
+def reduce(dest: ArrayLike, source: ArrayLike, op: str = "sum",
+           team: Optional[Team] = None) -> ArrayLike:
     """dest = op over every team PE's source, elementwise, on every PE (an
     all-reduce). op: sum, prod, min, max (numbers), and, or, xor
     (integers). dest may be source. Returns dest."""
@@ -143,7 +155,8 @@ allreduce = reduce
 _raw_fns = {}
 
 
-def reduce_raw(dest, source, op, team=None):
+def reduce_raw(dest: np.ndarray, source: np.ndarray, op: str,
+               team: Optional[Team] = None) -> np.ndarray:
     """reduce() of arrays the caller has checked already (symmetric,
     contiguous, of one dtype and size, op valid for it): the C call alone,
     its function bound once. For callers that reduce the same buffers many
@@ -160,7 +173,8 @@ def reduce_raw(dest, source, op, team=None):
     return dest
 
 
-def reduce_private(dest_ptr, source_ptr, count, dtype, op, team=None):
+def reduce_private(dest_ptr: int, source_ptr: int, count: int, dtype: Any, op: str,
+                   team: Optional[Team] = None) -> bool:
     """Reduce count elements of numpy dtype at source_ptr over the team into
     dest_ptr (may be source_ptr), both memory private to this PE (a
     tensor's data), by shmemx_reduce_private. True when done; False, at
@@ -178,7 +192,8 @@ def reduce_private(dest_ptr, source_ptr, count, dtype, op, team=None):
     return True
 
 
-def reduce_scatter(dest, source, op="sum", team=None):
+def reduce_scatter(dest: ArrayLike, source: ArrayLike, op: str = "sum",
+                   team: Optional[Team] = None) -> ArrayLike:
     """source (symmetric, n_pes equal blocks) is reduced elementwise over
     the team, and PE i's dest receives block i of the result. dest may be
     any array of one block's size. Returns dest."""

@@ -28,11 +28,14 @@ making or evicting one is a collective allocation, which is safe because
 every PE makes the same calls.
 """
 
+from __future__ import annotations
+
 import collections
 import math
 import os
 import sys
 import time
+from typing import TYPE_CHECKING, Optional, Tuple, Union
 
 import numpy as np
 
@@ -42,6 +45,12 @@ from ._lib import SymmError, c_int, c_int32, c_size_t, c_void_p, fn, state
 from .coll import _UFUNC, _op_arg, reduce_scatter
 from .stream import Stream
 from .team import TEAM_SHARED, TEAM_WORLD
+
+if TYPE_CHECKING:
+    import torch
+
+# A numpy array or a (CPU) torch tensor: what symm's routines take and return.
+ArrayLike = Union[np.ndarray, "torch.Tensor"]
 
 _FLOATS = [np.dtype(np.float32), np.dtype(np.float64)]
 _CMP_EQ = 0
@@ -59,7 +68,7 @@ _last = [None]
 _env = {}
 
 
-def fused_plan():
+def fused_plan() -> Optional[_plan.Plan]:
     """What the last fused call on this PE ran: a Plan (form, blocks,
     block_rows, reason, predicted), or None before the first."""
     return _last[0]
@@ -342,8 +351,10 @@ def _symmetric_source(A, key, routine):
     return S
 
 
-def fused_all_gather_matmul(a, b, gather_out=None, block_rows=None, out=None, overlap="auto",
-                            mode="auto", signal=None):
+def fused_all_gather_matmul(a: ArrayLike, b: ArrayLike, gather_out: Optional[ArrayLike] = None,
+                            block_rows: Optional[int] = None, out: Optional[ArrayLike] = None,
+                            overlap: Union[bool, str] = "auto", mode: str = "auto",
+                            signal: Optional[ArrayLike] = None) -> Tuple[ArrayLike, ArrayLike]:
     """All-gather every PE's a (m_local x k, the same shape everywhere) and
     multiply by b (k x n): returns (A_all, A_all @ b), A_all being
     (n_pes*m_local) x k with PE p's rows at [p*m_local, (p+1)*m_local).
@@ -453,8 +464,11 @@ def fused_all_gather_matmul(a, b, gather_out=None, block_rows=None, out=None, ov
     return A_all, Cres
 
 
-def fused_matmul_reduce_scatter(x, w, op="sum", out=None, block_rows=None, overlap="auto",
-                                mode="auto", recv=None, signal=None):
+def fused_matmul_reduce_scatter(x: ArrayLike, w: ArrayLike, op: str = "sum",
+                                out: Optional[ArrayLike] = None, block_rows: Optional[int] = None,
+                                overlap: Union[bool, str] = "auto", mode: str = "auto",
+                                recv: Optional[ArrayLike] = None,
+                                signal: Optional[ArrayLike] = None) -> ArrayLike:
     """Compute x @ w (x: M x k with M a multiple of n_pes, w: k x n) and
     reduce-scatter it over the PEs: PE p returns rows [p*M/n_pes,
     (p+1)*M/n_pes) of op over every PE's x @ w. op: sum, prod, min, max.

@@ -9,13 +9,22 @@ the program's back); arrays still alive at finalize become invalid with the
 heap.
 """
 
+from __future__ import annotations
+
 import ctypes
 import math
+from typing import TYPE_CHECKING, Any, Optional, Sequence, Union
 
 import numpy as np
 
 from . import _arrays, _lib, runtime
 from ._lib import c_size_t, c_void_p, fn, state
+
+if TYPE_CHECKING:
+    import torch
+
+# A numpy array or a (CPU) torch tensor: what symm's routines take and return.
+ArrayLike = Union[np.ndarray, "torch.Tensor"]
 
 _before_heap_change = []  # hooks run before malloc/free (streams synchronize)
 
@@ -103,7 +112,8 @@ def _sync_all():
     fn("shmem_sync_all", None, [])()
 
 
-def empty(shape, dtype=np.float64, backend="numpy"):
+def empty(shape: Union[int, Sequence[int]], dtype: Any = np.float64,
+          backend: str = "numpy") -> ArrayLike:
     """A symmetric array of `shape` and `dtype`, uninitialised. Collective.
     backend='torch' returns a torch tensor on the same memory (dtype may be a
     torch dtype then, bfloat16 included)."""
@@ -111,14 +121,16 @@ def empty(shape, dtype=np.float64, backend="numpy"):
     return _finish(arr, backend, td)
 
 
-def zeros(shape, dtype=np.float64, backend="numpy"):
+def zeros(shape: Union[int, Sequence[int]], dtype: Any = np.float64,
+          backend: str = "numpy") -> ArrayLike:
     """A symmetric array filled with zeros (on every PE before any PE
     returns). Collective."""
     arr, td = _alloc(shape, dtype, True, "zeros", backend)
     return _finish(arr, backend, td)
 
 
-def full(shape, fill_value, dtype=None, backend="numpy"):
+def full(shape: Union[int, Sequence[int]], fill_value: Any, dtype: Any = None,
+         backend: str = "numpy") -> ArrayLike:
     """A symmetric array filled with fill_value; every PE has filled its copy
     before any PE returns, so peers may write into it at once. Collective."""
     if dtype is None:
@@ -133,7 +145,8 @@ def full(shape, fill_value, dtype=None, backend="numpy"):
     return out
 
 
-def ones(shape, dtype=np.float64, backend="numpy"):
+def ones(shape: Union[int, Sequence[int]], dtype: Any = np.float64,
+         backend: str = "numpy") -> ArrayLike:
     """A symmetric array filled with ones. Collective."""
     return full(shape, 1, dtype=dtype, backend=backend)
 
@@ -144,7 +157,7 @@ def _like_backend(a, backend):
     return backend
 
 
-def empty_like(a, dtype=None, backend=None):
+def empty_like(a: ArrayLike, dtype: Any = None, backend: Optional[str] = None) -> ArrayLike:
     """A symmetric array with a's shape and dtype (or `dtype`). Collective."""
     backend = _like_backend(a, backend)
     if dtype is None:
@@ -152,7 +165,7 @@ def empty_like(a, dtype=None, backend=None):
     return empty(tuple(a.shape), dtype, backend)
 
 
-def zeros_like(a, dtype=None, backend=None):
+def zeros_like(a: ArrayLike, dtype: Any = None, backend: Optional[str] = None) -> ArrayLike:
     """zeros() with a's shape and dtype. Collective."""
     backend = _like_backend(a, backend)
     if dtype is None:
@@ -160,7 +173,7 @@ def zeros_like(a, dtype=None, backend=None):
     return zeros(tuple(a.shape), dtype, backend)
 
 
-def like(a, backend=None):
+def like(a: Any, backend: Optional[str] = None) -> ArrayLike:
     """A symmetric copy of a (numpy array, torch tensor or anything
     np.asarray takes): same shape, dtype and values; a tensor gives a tensor.
     Every PE has copied before any PE returns. Collective."""
@@ -182,7 +195,7 @@ def like(a, backend=None):
     return out
 
 
-def free(a):
+def free(a: ArrayLike) -> None:
     """Release the symmetric array a (collective: every PE frees the same
     array, in the same order). a must be the array an allocation returned
     (or a view starting at its first byte); views of it become invalid."""
@@ -205,7 +218,7 @@ def free(a):
     _arrays.unregister(rec)
 
 
-def is_symmetric(a):
+def is_symmetric(a: Any) -> bool:
     """True if a (array or tensor) lies wholly inside live symmetric memory."""
     try:
         arr = _arrays.as_array(a, "is_symmetric", "a")
@@ -215,7 +228,7 @@ def is_symmetric(a):
     return _arrays.find(lo, hi if hi > lo else lo + 1) is not None
 
 
-def to_torch(a):
+def to_torch(a: ArrayLike) -> torch.Tensor:
     """A torch tensor on the same memory as numpy array a (torch.from_numpy):
     writes through either are seen by the other, and by peers' gets."""
     import torch
@@ -226,7 +239,7 @@ def to_torch(a):
     return torch.from_numpy(a)
 
 
-def peer_array(a, pe):
+def peer_array(a: ArrayLike, pe: int) -> Optional[np.ndarray]:
     """A numpy view of PE pe's copy of symmetric array a, for direct loads and
     stores (the peer's memory is mapped here), or None where it is not
     mapped. Stores through it are not ordered by fence/quiet; use

@@ -27,10 +27,17 @@ refuse registered ones. A Region keeps its array alive until deregistered
 values).
 """
 
+from __future__ import annotations
+
 import ctypes
+from typing import TYPE_CHECKING, Optional, Union
 
 from . import _arrays, _lib, runtime
 from ._lib import c_int, c_size_t, c_void_p, fn
+
+if TYPE_CHECKING:
+    import numpy as np
+    import torch
 
 ACCESS_READ, ACCESS_WRITE, ACCESS_ATOMIC = 1, 2, 4
 ACCESS_RW = ACCESS_READ | ACCESS_WRITE
@@ -44,7 +51,7 @@ class _CRegion(ctypes.Structure):  # shmemx_region_t
                 ("access", ctypes.c_uint)]
 
 
-def access_str(access):
+def access_str(access: int) -> str:
     """'rwa'-style text of ACCESS_* bits."""
     return "".join(c for c, b in sorted(_LETTERS.items(), key=lambda kv: kv[1])
                    if access & b) or "-"
@@ -79,14 +86,16 @@ class Region(_arrays.Allocation):
         self._c = c
 
     @property
-    def addr(self):
+    def addr(self) -> int:
+        """The address of this PE's registered bytes."""
         return self.ptr
 
     @property
-    def size(self):
+    def size(self) -> int:
+        """The number of this PE's registered bytes."""
         return self.nbytes
 
-    def check(self, routine, name, need):
+    def check(self, routine: str, name: str, need: Optional[str]) -> None:
         """Raise unless operations of kind `need` may reach this region."""
         if need == "local":
             return
@@ -107,7 +116,7 @@ class Region(_arrays.Allocation):
             " (deregistered)")
 
 
-def register(a, access="rw"):
+def register(a: Union[np.ndarray, torch.Tensor], access: Union[str, int] = "rw") -> Region:
     """Register array (or tensor) a, collectively: every PE passes an array
     of the same size, with the same access, in the same order. Returns a
     Region. a must be C-contiguous and non-empty; with 'w' access, writable.
@@ -135,7 +144,7 @@ def register(a, access="rw"):
     return rec
 
 
-def deregister(region):
+def deregister(region: Region) -> None:
     """Release a Region, collectively (every PE, the same region, in the
     same order). Its array keeps its values and is the program's alone."""
     if not isinstance(region, Region):

@@ -35,14 +35,23 @@ Errors are symm.SymmError that are also ValueError or TypeError, naming the
 routine and the value: "symm.rfc.shmem_put: target_rank 9 outside [0,4)".
 """
 
+from __future__ import annotations
+
 import math
 import numbers
+from typing import TYPE_CHECKING, Any, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
 from . import _arrays, _start, coll, fused, memory, rma, runtime
 from ._lib import SymmError, fn, state
 from ._lib import c_int, c_void_p
+
+if TYPE_CHECKING:
+    import torch
+
+# A numpy array or a (CPU) torch tensor: what symm's routines take and return.
+ArrayLike = Union[np.ndarray, "torch.Tensor"]
 
 __all__ = [
     "is_shmem_available", "empty", "rendezvous", "set_signal_pad_size", "get_signal_pad_size",
@@ -252,12 +261,13 @@ def _agree(routine, problem, values=()):
 
 
 # ---- basics ----------------------------------------------------------------------
-def is_shmem_available():
+def is_shmem_available() -> bool:
     """True: symm's symmetric memory is always available (host memory)."""
     return True
 
 
-def empty(shape, dtype=None, device=None):
+def empty(shape: Union[int, Sequence[int]], dtype: Any = None,
+          device: Optional[Union[str, torch.device]] = None) -> torch.Tensor:
     """A torch tensor of shape and dtype on the symmetric heap (uninitialised).
     Collective: every rank allocates the same shapes in the same order. The
     first call starts symm (under oshrun, else from torch.distributed).
@@ -283,7 +293,7 @@ def empty(shape, dtype=None, device=None):
         raise _as_rfc(e)
 
 
-def barrier():
+def barrier() -> None:
     """Complete this rank's puts, then meet every rank (symm's barrier: a
     torch.distributed barrier would not complete one-sided puts)."""
     _started("barrier")
@@ -310,7 +320,8 @@ def _rma(routine, target, target_offset, src, src_offset, size, target_rank, rem
     return tv, sv, pe
 
 
-def shmem_put(target, target_offset, src, src_offset, size, target_rank):
+def shmem_put(target: ArrayLike, target_offset: int, src: ArrayLike, src_offset: int, size: int,
+              target_rank: int) -> None:
     """Write size elements of the local src, from src_offset, into
     target_rank's symmetric target from target_offset. Returns when src may
     be reused; the data is visible to target_rank after a barrier or a
@@ -323,7 +334,8 @@ def shmem_put(target, target_offset, src, src_offset, size, target_rank):
         rma.put(tv, sv, pe)
 
 
-def shmem_get(target, target_offset, src, src_offset, size, target_rank):
+def shmem_get(target: ArrayLike, target_offset: int, src: ArrayLike, src_offset: int, size: int,
+              target_rank: int) -> None:
     """Read size elements of target_rank's symmetric src, from src_offset,
     into the local target from target_offset (the RFC's argument order).
     Returns when the data has arrived."""
@@ -334,7 +346,8 @@ def shmem_get(target, target_offset, src, src_offset, size, target_rank):
         rma.get(tv, sv, pe)
 
 
-def shmem_signal_op(signal, signal_offset, signal_value, signal_op=SIGNAL_SET, target_rank=0):
+def shmem_signal_op(signal: ArrayLike, signal_offset: int, signal_value: int,
+                    signal_op: int = SIGNAL_SET, target_rank: int = 0) -> None:
     """Atomically set (signal_op 0) or add to (1) element signal_offset of
     target_rank's int32 signal."""
     routine = "shmem_signal_op"
@@ -347,8 +360,9 @@ def shmem_signal_op(signal, signal_offset, signal_value, signal_op=SIGNAL_SET, t
     rma.signal_op(s, off, v, op, pe)
 
 
-def shmem_wait_for_signal(depend_tensor, signal, signal_offset, compare_value,
-                          compare_op=COMPARE_EQ):
+def shmem_wait_for_signal(depend_tensor: Optional[ArrayLike], signal: ArrayLike,
+                          signal_offset: int, compare_value: int,
+                          compare_op: int = COMPARE_EQ) -> None:
     """Block until element signal_offset of this rank's int32 signal
     compares to compare_value: compare_op 0 EQ, 1 GT (signal >
     compare_value), 2 LT. A put-with-signal's data is visible once its
@@ -369,8 +383,10 @@ def shmem_wait_for_signal(depend_tensor, signal, signal_offset, compare_value,
     rma.wait_signal(s, off, _COMPARE[c][0], v)
 
 
-def shmem_put_with_signal(target, target_offset, src, src_offset, size, signal, signal_offset,
-                          signal_value, signal_op=SIGNAL_SET, target_rank=0):
+def shmem_put_with_signal(target: ArrayLike, target_offset: int, src: ArrayLike,
+                          src_offset: int, size: int, signal: ArrayLike, signal_offset: int,
+                          signal_value: int, signal_op: int = SIGNAL_SET,
+                          target_rank: int = 0) -> None:
     """shmem_put, then the signal update of shmem_signal_op on the same
     rank: a rank that sees the signal sees the data."""
     routine = "shmem_put_with_signal"
@@ -405,7 +421,7 @@ def _as_bytes(a):
     return np.ascontiguousarray(a).reshape(-1).view(np.uint8)
 
 
-def shmem_allgather(output_tensor, input_tensor):
+def shmem_allgather(output_tensor: ArrayLike, input_tensor: ArrayLike) -> None:
     """output_tensor = every rank's input_tensor, concatenated in rank
     order (output_tensor: world_size times input_tensor's elements, same
     dtype). Collective; symm's fcollect underneath."""
@@ -457,7 +473,8 @@ def _counts(receive_list, n, routine):
     return counts
 
 
-def shmem_alltoall(send_tensor_list, receive_tensor, receive_list):
+def shmem_alltoall(send_tensor_list: Sequence[ArrayLike], receive_tensor: ArrayLike,
+                   receive_list: Union[Sequence[int], ArrayLike]) -> None:
     """Variable-size all-to-all: send_tensor_list[j] (any size, even empty)
     goes to rank j; receive_list[i] is how many elements this rank receives
     from rank i, placed in the symmetric receive_tensor in rank order (rank
@@ -577,7 +594,9 @@ def _signal_arg(signal, routine, n):
     return s
 
 
-def fused_all_gather_matmul(a, b, c, gather_out, signal, block_size=None):
+def fused_all_gather_matmul(a: ArrayLike, b: ArrayLike, c: ArrayLike, gather_out: ArrayLike,
+                            signal: ArrayLike,
+                            block_size: Optional[int] = None) -> Tuple[ArrayLike, ArrayLike]:
     """gather_out = allgather(a) (rows of rank r at [r*m, (r+1)*m)) and
     c = gather_out @ b, each block of block_size rows multiplied as soon as
     it arrives. a: (m, k) on every rank; b: (k, n); c: (world_size*m, n);
@@ -641,7 +660,8 @@ def fused_all_gather_matmul(a, b, c, gather_out, signal, block_size=None):
     return gather_out, c
 
 
-def fused_matmul_reduce_scatter(x1, x2, symm_tensor, signal, reduce_op="sum"):
+def fused_matmul_reduce_scatter(x1: ArrayLike, x2: ArrayLike, symm_tensor: ArrayLike,
+                                signal: ArrayLike, reduce_op: str = "sum") -> ArrayLike:
     """Rows [r*m/world_size, (r+1)*m/world_size) of the sum ('sum'), mean
     ('avg'), maximum ('max') or minimum ('min') over the ranks of x1 @ x2,
     on rank r. x1: (m, k), m a multiple of world_size; x2: (k, n);
@@ -704,7 +724,7 @@ _pad_size = [_DEFAULT_SIGNAL_PAD]
 _pads = {}  # (tensor's address, its allocation record's id) -> handle
 
 
-def set_signal_pad_size(size):
+def set_signal_pad_size(size: int) -> None:
     """Bytes of the int32 signal pad each later rendezvous() allocates
     (default 2048). The same on every rank."""
     s = _int(size, "set_signal_pad_size", "size")
@@ -713,7 +733,7 @@ def set_signal_pad_size(size):
     _pad_size[0] = s
 
 
-def get_signal_pad_size():
+def get_signal_pad_size() -> int:
     """Bytes of the signal pad rendezvous() allocates."""
     return _pad_size[0]
 
@@ -774,13 +794,16 @@ class SymmetricMemoryHandle:
         b = torch.from_numpy(raw[off * item:need])
         return b.view(dtype).reshape(sizes)
 
-    def get_buffer(self, rank, sizes, dtype, storage_offset=0):
+    def get_buffer(self, rank: int, sizes: Union[int, Sequence[int]], dtype: torch.dtype,
+                   storage_offset: int = 0) -> torch.Tensor:
         """A tensor on rank's copy, starting storage_offset elements (of
         dtype) after the rendezvoused tensor's first byte."""
         return self._view(self._peer(self._base, "buf", rank, "get_buffer"), sizes, dtype,
                           storage_offset, "get_buffer")
 
-    def get_signal_pad(self, rank, sizes=None, dtype=None, storage_offset=0):
+    def get_signal_pad(self, rank: int, sizes: Optional[Union[int, Sequence[int]]] = None,
+                       dtype: Optional[torch.dtype] = None,
+                       storage_offset: int = 0) -> torch.Tensor:
         """A tensor on rank's signal pad (default: all of it, int32)."""
         import torch
         dtype = torch.int32 if dtype is None else dtype
@@ -790,7 +813,7 @@ class SymmetricMemoryHandle:
             sizes = (raw.size // item - _int(storage_offset, "get_signal_pad", "storage_offset"),)
         return self._view(raw, sizes, dtype, storage_offset, "get_signal_pad")
 
-    def barrier(self, channel=0, timeout_ms=None):
+    def barrier(self, channel: int = 0, timeout_ms: Optional[int] = None) -> None:
         """symm's barrier over every rank (channel, timeout_ms: accepted)."""
         coll.barrier_all()
 
@@ -818,7 +841,7 @@ def _whole_world(group, routine):
                "not %s" % type(group).__name__)
 
 
-def rendezvous(tensor, group=None):
+def rendezvous(tensor: ArrayLike, group: Any = None) -> SymmetricMemoryHandle:
     """Make tensor (from empty(), the same on every rank) addressable on
     every rank: returns a SymmetricMemoryHandle with every rank's address
     of it, views of peers' copies (get_buffer) and a zeroed int32 signal

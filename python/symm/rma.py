@@ -8,13 +8,22 @@ explicit element offsets and a size (the RFC form
 put(target, target_offset, src, src_offset, size, target_rank)).
 """
 
+from __future__ import annotations
+
 import ctypes
+from typing import TYPE_CHECKING, Any, List, Optional, Tuple, Union
 
 import numpy as np
 
 from . import _arrays, runtime
 from ._arrays import as_array, int_arg, pe_arg, symmetric
 from ._lib import c_int, c_int32, c_size_t, c_uint64, c_void_p, fn, state
+
+if TYPE_CHECKING:
+    import torch
+
+# A numpy array or a (CPU) torch tensor: what symm's routines take and return.
+ArrayLike = Union[np.ndarray, "torch.Tensor"]
 
 # Comparison operators (OpenSHMEM's values).
 CMP_EQ, CMP_NE, CMP_GT, CMP_LE, CMP_LT, CMP_GE = 0, 1, 2, 3, 4, 5
@@ -34,7 +43,9 @@ _CTYPE = {"int8": ctypes.c_int8, "int16": ctypes.c_int16, "int32": ctypes.c_int3
 _nbi_keep = []
 
 
-def cmp_arg(cmp, routine):
+def cmp_arg(cmp: Union[int, str], routine: str) -> int:
+    """cmp (a CMP_* value, or a name: 'eq', '==', 'ge', '>=', ...) as the
+    OpenSHMEM comparison value; ValueError naming routine otherwise."""
     if isinstance(cmp, str):
         c = _CMP_NAMES.get(cmp.lower())
         if c is None:
@@ -47,7 +58,9 @@ def cmp_arg(cmp, routine):
     return c
 
 
-def sig_op_arg(op, routine):
+def sig_op_arg(op: Union[int, str], routine: str) -> int:
+    """op (SIGNAL_SET, SIGNAL_ADD, 'set' or 'add') as the OpenSHMEM signal
+    operator value; ValueError naming routine otherwise."""
     if isinstance(op, str):
         o = _SIG_NAMES.get(op.lower())
         if o is None:
@@ -60,7 +73,7 @@ def sig_op_arg(op, routine):
     return o
 
 
-def value_arg(v, dt, routine, name="value"):
+def value_arg(v: Any, dt: np.dtype, routine: str, name: str = "value") -> Union[int, float]:
     """v as a C value of numpy dtype dt, range-checked for integers."""
     if dt.kind in "iu":
         if isinstance(v, (float, np.floating)) and float(v) != int(v):
@@ -188,7 +201,7 @@ def _get(routine, nbi, target, args, kwargs):
         np.copyto(t, local)
 
 
-def put(target, *args, **kwargs):
+def put(target: ArrayLike, *args: Any, **kwargs: Any) -> None:
     """put(target, source, pe) or put(target, target_offset, source,
     source_offset, size, pe): copy source (local) into PE pe's copy of the
     symmetric target. Offsets and size count elements of the flattened
@@ -196,24 +209,24 @@ def put(target, *args, **kwargs):
     _put("put", False, target, args, kwargs)
 
 
-def put_nbi(target, *args, **kwargs):
+def put_nbi(target: ArrayLike, *args: Any, **kwargs: Any) -> None:
     """put without waiting: complete after quiet() (or a barrier)."""
     _put("put_nbi", True, target, args, kwargs)
 
 
-def get(target, *args, **kwargs):
+def get(target: ArrayLike, *args: Any, **kwargs: Any) -> None:
     """get(target, source, pe) or get(target, target_offset, source,
     source_offset, size, pe): copy PE pe's copy of the symmetric source into
     the local target. Returns when the data has arrived."""
     _get("get", False, target, args, kwargs)
 
 
-def get_nbi(target, *args, **kwargs):
+def get_nbi(target: ArrayLike, *args: Any, **kwargs: Any) -> None:
     """get without waiting: the data has arrived after quiet()."""
     _get("get_nbi", True, target, args, kwargs)
 
 
-def p(target, value, pe, index=0):
+def p(target: ArrayLike, value: Any, pe: int, index: Union[int, Tuple[int, ...]] = 0) -> None:
     """Store one value into element `index` of PE pe's copy of target."""
     runtime.ensure("p", target=target)
     t = as_array(target, "p", "target")
@@ -225,7 +238,7 @@ def p(target, value, pe, index=0):
         addr, _arrays.data_ptr(v), t.itemsize, pe)
 
 
-def g(source, pe, index=0):
+def g(source: ArrayLike, pe: int, index: Union[int, Tuple[int, ...]] = 0) -> Any:
     """Element `index` of PE pe's copy of source."""
     runtime.ensure("g", source=source)
     s = as_array(source, "g", "source")
@@ -238,14 +251,14 @@ def g(source, pe, index=0):
     return v[0]
 
 
-def quiet():
+def quiet() -> None:
     """Complete every put, get, atomic and signal this PE issued."""
     runtime.ensure("quiet")
     fn("shmem_quiet", None, [])()
     del _nbi_keep[:]
 
 
-def fence():
+def fence() -> None:
     """Order this PE's puts to each PE: earlier ones land before later ones."""
     runtime.ensure("fence")
     fn("shmem_fence", None, [])()
@@ -272,58 +285,65 @@ def _amo_call(op, restype_is_value, extra, routine, target, pe, index, allowed, 
     return dt.type(r) if restype_is_value else None
 
 
-def atomic_fetch(source, pe, index=0):
+def atomic_fetch(source: ArrayLike, pe: int, index: Union[int, Tuple[int, ...]] = 0) -> Any:
     """Atomically read element `index` of PE pe's copy of source."""
     return _amo_call("fetch", True, 0, "atomic_fetch", source, pe, index, _arrays.AMO_EXT)
 
 
-def atomic_set(target, value, pe, index=0):
+def atomic_set(target: ArrayLike, value: Any, pe: int,
+               index: Union[int, Tuple[int, ...]] = 0) -> None:
     """Atomically write value into element `index` of PE pe's copy."""
     _amo_call("set", False, 1, "atomic_set", target, pe, index, _arrays.AMO_EXT,
               [(value, "value")])
 
 
-def atomic_swap(target, value, pe, index=0):
+def atomic_swap(target: ArrayLike, value: Any, pe: int,
+                index: Union[int, Tuple[int, ...]] = 0) -> Any:
     """Atomically write value; returns the old value."""
     return _amo_call("swap", True, 1, "atomic_swap", target, pe, index, _arrays.AMO_EXT,
                      [(value, "value")])
 
 
-def atomic_compare_swap(target, cond, value, pe, index=0):
+def atomic_compare_swap(target: ArrayLike, cond: Any, value: Any, pe: int,
+                        index: Union[int, Tuple[int, ...]] = 0) -> Any:
     """Write value if the element equals cond; returns the old value."""
     return _amo_call("compare_swap", True, 2, "atomic_compare_swap", target, pe, index,
                      _arrays.AMO_STD, [(cond, "cond"), (value, "value")])
 
 
-def atomic_fetch_inc(target, pe, index=0):
+def atomic_fetch_inc(target: ArrayLike, pe: int, index: Union[int, Tuple[int, ...]] = 0) -> Any:
     """Add 1; returns the old value."""
     return _amo_call("fetch_inc", True, 0, "atomic_fetch_inc", target, pe, index,
                      _arrays.AMO_STD)
 
 
-def atomic_inc(target, pe, index=0):
+def atomic_inc(target: ArrayLike, pe: int, index: Union[int, Tuple[int, ...]] = 0) -> None:
     """Add 1."""
     _amo_call("inc", False, 0, "atomic_inc", target, pe, index, _arrays.AMO_STD)
 
 
-def atomic_fetch_add(target, value, pe, index=0):
+def atomic_fetch_add(target: ArrayLike, value: Any, pe: int,
+                     index: Union[int, Tuple[int, ...]] = 0) -> Any:
     """Add value; returns the old value."""
     return _amo_call("fetch_add", True, 1, "atomic_fetch_add", target, pe, index,
                      _arrays.AMO_STD, [(value, "value")])
 
 
-def atomic_add(target, value, pe, index=0):
+def atomic_add(target: ArrayLike, value: Any, pe: int,
+               index: Union[int, Tuple[int, ...]] = 0) -> None:
     """Add value."""
     _amo_call("add", False, 1, "atomic_add", target, pe, index, _arrays.AMO_STD,
               [(value, "value")])
 
 
 def _bitwise(op):
-    def fetch_op(target, value, pe, index=0):
+    def fetch_op(target: ArrayLike, value: Any, pe: int,
+                 index: Union[int, Tuple[int, ...]] = 0) -> Any:
         return _amo_call("fetch_" + op, True, 1, "atomic_fetch_" + op, target, pe, index,
                          _arrays.AMO_BIT, [(value, "value")])
 
-    def plain_op(target, value, pe, index=0):
+    def plain_op(target: ArrayLike, value: Any, pe: int,
+                 index: Union[int, Tuple[int, ...]] = 0) -> None:
         _amo_call(op, False, 1, "atomic_" + op, target, pe, index, _arrays.AMO_BIT,
                   [(value, "value")])
     fetch_op.__name__ = "atomic_fetch_" + op
@@ -351,7 +371,9 @@ def _signal(signal, offset, routine, need="a"):
     return sg, dt, addr
 
 
-def put_signal(target, source, signal, signal_offset, value, op, pe, nbi=False):
+def put_signal(target: ArrayLike, source: ArrayLike, signal: ArrayLike,
+               signal_offset: Union[int, Tuple[int, ...]], value: int, op: Union[int, str],
+               pe: int, nbi: bool = False) -> None:
     """Put source into PE pe's target, then update element signal_offset of
     its signal array (SIGNAL_SET or SIGNAL_ADD value): a PE that sees the
     signal sees the data. signal: a symmetric uint64 array (or int32, the
@@ -374,12 +396,15 @@ def put_signal(target, source, signal, signal_offset, value, op, pe, nbi=False):
         _nbi_keep.append(sc)
 
 
-def put_signal_nbi(target, source, signal, signal_offset, value, op, pe):
+def put_signal_nbi(target: ArrayLike, source: ArrayLike, signal: ArrayLike,
+                   signal_offset: Union[int, Tuple[int, ...]], value: int, op: Union[int, str],
+                   pe: int) -> None:
     """put_signal without waiting for completion (complete after quiet)."""
     put_signal(target, source, signal, signal_offset, value, op, pe, nbi=True)
 
 
-def signal_op(signal, offset, value, op, pe):
+def signal_op(signal: ArrayLike, offset: Union[int, Tuple[int, ...]], value: int,
+              op: Union[int, str], pe: int) -> None:
     """Set (SIGNAL_SET) or add to (SIGNAL_ADD) element offset of PE pe's
     signal array, atomically."""
     runtime.ensure("signal_op", signal=signal)
@@ -395,7 +420,7 @@ def signal_op(signal, offset, value, op, pe):
         fn(name, None, [c_void_p, c_int32, c_int])(saddr, v, pe)
 
 
-def signal_fetch(signal, offset=0):
+def signal_fetch(signal: ArrayLike, offset: Union[int, Tuple[int, ...]] = 0) -> int:
     """The current value of element offset of this PE's signal array."""
     runtime.ensure("signal_fetch", signal=signal)
     sg, dt, saddr = _signal(signal, offset, "signal_fetch", "local")
@@ -404,7 +429,8 @@ def signal_fetch(signal, offset=0):
     return int(fn("shmem_int32_atomic_fetch", c_int32, [c_void_p, c_int])(saddr, state.my_pe))
 
 
-def wait_signal(signal, offset, cmp, value):
+def wait_signal(signal: ArrayLike, offset: Union[int, Tuple[int, ...]], cmp: Union[int, str],
+                value: int) -> int:
     """Block until element offset of this PE's signal array compares to
     value as cmp says (CMP_GE, '>=', ...); returns the signal's value."""
     runtime.ensure("wait_signal", signal=signal)
@@ -429,7 +455,8 @@ def _p2p(routine, ivars, cmp, index=None):
     return a, dt, cname, _CTYPE[cname], c
 
 
-def wait_until(ivar, cmp, value, index=0):
+def wait_until(ivar: ArrayLike, cmp: Union[int, str], value: int,
+               index: Union[int, Tuple[int, ...]] = 0) -> None:
     """Block until element index of this PE's symmetric ivar compares to
     value as cmp says. Integer dtypes: int16/32/64, uint16/32/64."""
     a, dt, cname, ct, c = _p2p("wait_until", ivar, cmp)
@@ -438,7 +465,8 @@ def wait_until(ivar, cmp, value, index=0):
     fn("shmem_%s_wait_until" % cname, None, [c_void_p, c_int, ct])(addr, c, v)
 
 
-def test(ivar, cmp, value, index=0):
+def test(ivar: ArrayLike, cmp: Union[int, str], value: int,
+         index: Union[int, Tuple[int, ...]] = 0) -> bool:
     """True if element index of this PE's ivar compares to value as cmp says."""
     a, dt, cname, ct, c = _p2p("test", ivar, cmp)
     addr = _arrays.index_arg(a, index, "test", "ivar")
@@ -488,38 +516,41 @@ def _call_multi(kind, routine, ivars, cmp, value, status, restype, indices=False
     return f(_arrays.data_ptr(a), n, sptr, c, v)
 
 
-def wait_until_all(ivars, cmp, value, status=None):
+def wait_until_all(ivars: ArrayLike, cmp: Union[int, str], value: Any, status: Any = None) -> None:
     """Block until every element of ivars (not excluded by a non-zero
     status entry) compares to value (a scalar, or one value per element)."""
     _call_multi("wait_until_all", "wait_until_all", ivars, cmp, value, status, None)
 
 
-def wait_until_any(ivars, cmp, value, status=None):
+def wait_until_any(ivars: ArrayLike, cmp: Union[int, str], value: Any,
+                   status: Any = None) -> Optional[int]:
     """Block until some element compares; returns its index (None if every
     element is excluded by status)."""
     r = _call_multi("wait_until_any", "wait_until_any", ivars, cmp, value, status, c_size_t)
     return None if r == _NONE else int(r)
 
 
-def wait_until_some(ivars, cmp, value, status=None):
+def wait_until_some(ivars: ArrayLike, cmp: Union[int, str], value: Any,
+                    status: Any = None) -> List[int]:
     """Block until at least one element compares; returns every index that
     does."""
     return _call_multi("wait_until_some", "wait_until_some", ivars, cmp, value, status,
                        c_size_t, indices=True)
 
 
-def test_all(ivars, cmp, value, status=None):
+def test_all(ivars: ArrayLike, cmp: Union[int, str], value: Any, status: Any = None) -> bool:
     """True if every (non-excluded) element compares."""
     return bool(_call_multi("test_all", "test_all", ivars, cmp, value, status, c_int))
 
 
-def test_any(ivars, cmp, value, status=None):
+def test_any(ivars: ArrayLike, cmp: Union[int, str], value: Any,
+             status: Any = None) -> Optional[int]:
     """The index of an element that compares, or None."""
     r = _call_multi("test_any", "test_any", ivars, cmp, value, status, c_size_t)
     return None if r == _NONE else int(r)
 
 
-def test_some(ivars, cmp, value, status=None):
+def test_some(ivars: ArrayLike, cmp: Union[int, str], value: Any, status: Any = None) -> List[int]:
     """Every index whose element compares (possibly none)."""
     return _call_multi("test_some", "test_some", ivars, cmp, value, status, c_size_t,
                        indices=True)

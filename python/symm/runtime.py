@@ -6,10 +6,13 @@ first use initialises implicitly (under oshrun, mpirun, as torch.distributed's
 ranks through its store (_start.py), or as one PE).
 """
 
+from __future__ import annotations
+
 import ctypes
 import numbers
 import os
 import sys
+from typing import Any, NoReturn, Optional, Tuple, Union
 
 from . import _arrays, _lib, _start
 from ._lib import SymmError, c_int, c_void_p, fn, state
@@ -53,7 +56,7 @@ def _int_arg(v, routine, name):
     return int(v)
 
 
-def get_unique_id():
+def get_unique_id() -> bytes:
     """A unique id for a job whose processes are started by the program's own
     launcher (torchrun, a shell loop, ...): call it in the process that will
     be rank 0, ship the bytes to the other ranks by any means (a file, a
@@ -72,7 +75,9 @@ def get_unique_id():
     return ctypes.string_at(ctypes.addressof(uid), UNIQUE_ID_SIZE)
 
 
-def init(uid=None, rank=None, nranks=None, heap_size=None, timeout=None):
+def init(uid: Optional[Union[bytes, bytearray, memoryview]] = None, rank: Optional[int] = None,
+         nranks: Optional[int] = None, heap_size: Optional[int] = None,
+         timeout: Optional[float] = None) -> None:
     """Start symm in this process. Without arguments: join the job of the
     launcher (oshrun, mpirun/srun with PMIx); else, in one of several
     torch.distributed ranks (init_process_group() called, or torchrun's
@@ -170,7 +175,7 @@ def _install_excepthook():
     sys.excepthook = hook
 
 
-def ensure(routine=None, **arrays):
+def ensure(routine: Optional[str] = None, **arrays: Any) -> None:
     """Initialise on first use; refuse use after finalize, naming the routine
     and, where one of `arrays` (name=array) lived in the released heap, it."""
     if not state.initialized:
@@ -181,7 +186,7 @@ def ensure(routine=None, **arrays):
         init()
 
 
-def finalize():
+def finalize() -> None:
     """End symm in this process (collective: every PE calls it). Streams are
     destroyed, every symmetric array still alive becomes invalid (the heap is
     released). Also runs at exit. A second call does nothing."""
@@ -204,29 +209,29 @@ def finalize():
         _lib.remove_sink()
 
 
-def initialized():
+def initialized() -> bool:
     """True between init and finalize."""
     return state.initialized
 
 
-def init_status():
+def init_status() -> int:
     """STATUS_IS_INITIALIZED or STATUS_NOT_INITIALIZED (aclshmemx_init_status)."""
     return fn("aclshmemx_init_status", c_int, [])()
 
 
-def my_pe():
+def my_pe() -> int:
     """This PE's number in the world team (initialises on first use)."""
     ensure()
     return state.my_pe
 
 
-def n_pes():
+def n_pes() -> int:
     """The number of PEs of the job (initialises on first use)."""
     ensure()
     return state.n_pes
 
 
-def global_exit(status=1):
+def global_exit(status: int = 1) -> NoReturn:
     """End the whole job with `status` (every PE). Never returns."""
     try:
         sys.stdout.flush()
@@ -237,24 +242,24 @@ def global_exit(status=1):
         os._exit(int(status))
 
 
-def wtime():
+def wtime() -> float:
     """Seconds since an arbitrary point (monotonic), the C library's clock."""
     return fn("shmemx_wtime", ctypes.c_double, [])()
 
 
-def heap_size():
+def heap_size() -> int:
     """Current size of this PE's symmetric heap in bytes (it grows on demand)."""
     ensure()
     return fn("shmemx_heap_size", ctypes.c_size_t, [])()
 
 
-def heap_free():
+def heap_free() -> int:
     """Bytes still free in this PE's symmetric heap before it has to grow."""
     ensure()
     return fn("shmemx_heap_free", ctypes.c_size_t, [])()
 
 
-def info_get_version():
+def info_get_version() -> Tuple[int, int]:
     """(major, minor) of the OpenSHMEM specification implemented."""
     major, minor = c_int(), c_int()
     fn("shmem_info_get_version", None, [ctypes.POINTER(c_int), ctypes.POINTER(c_int)])(
@@ -262,7 +267,7 @@ def info_get_version():
     return major.value, minor.value
 
 
-def info_get_name():
+def info_get_name() -> str:
     """The vendor string of the library, e.g. 'symm 0.1'."""
     buf = ctypes.create_string_buffer(256)
     fn("shmem_info_get_name", None, [ctypes.c_char_p])(buf)

@@ -8,15 +8,24 @@ reference to each until synchronize(). Signals on a stream are int32 words
 (aclshmem's). A stream's barrier is over TEAM_WORLD only.
 """
 
+from __future__ import annotations
+
 import ctypes
 import weakref
+from typing import TYPE_CHECKING, Optional, Tuple, Union
 
 import numpy as np
 
 from . import _arrays, _lib, memory, rma, runtime
 from ._arrays import as_array, pe_arg, symmetric
 from ._lib import SymmError, c_int, c_int32, c_size_t, c_void_p, fn, state
-from .team import TEAM_WORLD, team_arg
+from .team import TEAM_WORLD, Team, team_arg
+
+if TYPE_CHECKING:
+    import torch
+
+# A numpy array or a (CPU) torch tensor: what symm's routines take and return.
+ArrayLike = Union[np.ndarray, "torch.Tensor"]
 
 # OpenSHMEM comparison values -> aclshmem's (GE and LE swap).
 _TO_ACL_CMP = {0: 0, 1: 1, 2: 2, 3: 5, 4: 4, 5: 3}
@@ -46,7 +55,7 @@ class Stream:
         _live.add(self)
 
     @classmethod
-    def default(cls):
+    def default(cls) -> Stream:
         """The default stream (the one NULL names in C)."""
         if cls._default is None or not cls._default._alive:
             cls._default = Stream(_default=True)
@@ -60,7 +69,7 @@ class Stream:
         return self._h
 
     # ---- work -----------------------------------------------------------------
-    def put(self, target, source, pe):
+    def put(self, target: ArrayLike, source: ArrayLike, pe: int) -> None:
         """Enqueue: copy source into PE pe's copy of the symmetric target."""
         routine = "Stream.put"
         h = self._handle(routine)
@@ -71,7 +80,7 @@ class Stream:
         fn("aclshmemx_putmem_on_stream", None, [c_void_p, c_void_p, c_size_t, c_int32, c_void_p])(
             _arrays.data_ptr(t), _arrays.data_ptr(sc), t.nbytes, pe, h)
 
-    def get(self, target, source, pe):
+    def get(self, target: ArrayLike, source: ArrayLike, pe: int) -> None:
         """Enqueue: copy PE pe's copy of symmetric source into the local
         target (contiguous; complete after synchronize)."""
         routine = "Stream.get"
@@ -89,7 +98,8 @@ class Stream:
         symmetric(sg, routine, "signal")
         return sg, _arrays.index_arg(sg, offset, routine, "signal")
 
-    def signal_op(self, signal, offset, value, op, pe):
+    def signal_op(self, signal: ArrayLike, offset: Union[int, Tuple[int, ...]], value: int,
+                  op: Union[int, str], pe: int) -> None:
         """Enqueue: set or add to element offset of PE pe's int32 signal
         array, after every earlier put of this stream has landed."""
         routine = "Stream.signal_op"
@@ -102,12 +112,15 @@ class Stream:
         fn("aclshmemx_signal_op_on_stream", None, [c_void_p, c_int32, c_int, c_int, c_void_p])(
             addr, v, op, pe, h)
 
-    def put_signal(self, target, source, signal, signal_offset, value, op, pe):
+    def put_signal(self, target: ArrayLike, source: ArrayLike, signal: ArrayLike,
+                   signal_offset: Union[int, Tuple[int, ...]], value: int, op: Union[int, str],
+                   pe: int) -> None:
         """Enqueue a put, then the signal that announces it."""
         self.put(target, source, pe)
         self.signal_op(signal, signal_offset, value, op, pe)
 
-    def wait_signal(self, signal, offset, cmp, value):
+    def wait_signal(self, signal: ArrayLike, offset: Union[int, Tuple[int, ...]],
+                    cmp: Union[int, str], value: int) -> None:
         """Enqueue: hold the stream (not the caller) until element offset of
         this PE's int32 signal array compares to value."""
         routine = "Stream.wait_signal"
@@ -119,7 +132,7 @@ class Stream:
         fn("aclshmemx_signal_wait_until_on_stream", None, [c_void_p, c_int, c_int32, c_void_p])(
             addr, c, v, h)
 
-    def barrier(self, team=None):
+    def barrier(self, team: Optional[Team] = None) -> None:
         """Enqueue a barrier of TEAM_WORLD (completes earlier puts). Every PE
         puts it on one of its streams."""
         routine = "Stream.barrier"
@@ -129,13 +142,13 @@ class Stream:
         self._keep.append(None)  # marks the stream busy until synchronize
         fn("aclshmemx_barrier_all_on_stream", None, [c_void_p])(h)
 
-    def quiet(self):
+    def quiet(self) -> None:
         """Enqueue: complete every earlier put of the stream and the host."""
         h = self._handle("Stream.quiet")
         self._keep.append(None)
         fn("aclshmemx_quiet_on_stream", None, [c_void_p])(h)
 
-    def synchronize(self):
+    def synchronize(self) -> None:
         """Wait until everything enqueued so far has run and completed."""
         h = self._handle("Stream.synchronize")
         mark = _lib.log_mark()
@@ -144,7 +157,7 @@ class Stream:
         if rc != 0:
             _lib.fail("Stream.synchronize", "shmemx_stream_synchronize returned %d" % rc, mark)
 
-    def destroy(self):
+    def destroy(self) -> None:
         """Run what is enqueued, then end the stream's thread."""
         if not self._alive:
             return
@@ -154,7 +167,7 @@ class Stream:
         del self._keep[:]
 
     @property
-    def pending(self):
+    def pending(self) -> bool:
         """True if work was enqueued since the last synchronize."""
         return bool(self._keep)
 
@@ -180,37 +193,42 @@ def _stream(stream):
     return stream
 
 
-def put_on_stream(target, source, pe, stream=None):
+def put_on_stream(target: ArrayLike, source: ArrayLike, pe: int,
+                  stream: Optional[Stream] = None) -> None:
     """Enqueue a put on stream (default: the default stream)."""
     _stream(stream).put(target, source, pe)
 
 
-def get_on_stream(target, source, pe, stream=None):
+def get_on_stream(target: ArrayLike, source: ArrayLike, pe: int,
+                  stream: Optional[Stream] = None) -> None:
     """Enqueue a get on stream."""
     _stream(stream).get(target, source, pe)
 
 
-def signal_op_on_stream(signal, offset, value, op, pe, stream=None):
+def signal_op_on_stream(signal: ArrayLike, offset: Union[int, Tuple[int, ...]], value: int,
+                        op: Union[int, str], pe: int, stream: Optional[Stream] = None) -> None:
     """Enqueue a signal update (int32 signal) on stream."""
     _stream(stream).signal_op(signal, offset, value, op, pe)
 
 
-def wait_signal_on_stream(signal, offset, cmp, value, stream=None):
+def wait_signal_on_stream(signal: ArrayLike, offset: Union[int, Tuple[int, ...]],
+                          cmp: Union[int, str], value: int,
+                          stream: Optional[Stream] = None) -> None:
     """Enqueue a wait for this PE's int32 signal on stream."""
     _stream(stream).wait_signal(signal, offset, cmp, value)
 
 
-def barrier_on_stream(stream=None, team=None):
+def barrier_on_stream(stream: Optional[Stream] = None, team: Optional[Team] = None) -> None:
     """Enqueue a TEAM_WORLD barrier on stream."""
     _stream(stream).barrier(team)
 
 
-def quiet_on_stream(stream=None):
+def quiet_on_stream(stream: Optional[Stream] = None) -> None:
     """Enqueue a quiet on stream."""
     _stream(stream).quiet()
 
 
-def synchronize(stream=None):
+def synchronize(stream: Optional[Stream] = None) -> None:
     """Wait for everything enqueued on stream."""
     _stream(stream).synchronize()
 

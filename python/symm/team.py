@@ -7,8 +7,11 @@ create_group is called by the members only (MPI_Comm_create_group).
 Teams die at destroy() or finalize.
 """
 
+from __future__ import annotations
+
 import ctypes
 import weakref
+from typing import Optional, Sequence, Tuple
 
 from . import _arrays, _lib, rma, runtime
 from ._lib import c_int, c_long, c_void_p, fn, state
@@ -27,7 +30,7 @@ class Team:
             _live.add(self)
 
     @property
-    def handle(self):
+    def handle(self) -> int:
         """The C shmem_team_t (an address)."""
         if self._var is not None:
             runtime.ensure()
@@ -37,18 +40,19 @@ class Team:
         return self._h
 
     @property
-    def valid(self):
+    def valid(self) -> bool:
+        """True until the team is destroyed (TEAM_WORLD and TEAM_SHARED: always)."""
         return self._var is not None or self._h is not None
 
-    def my_pe(self):
+    def my_pe(self) -> int:
         """This PE's number in the team."""
         return fn("shmem_team_my_pe", c_int, [c_void_p])(self.handle)
 
-    def n_pes(self):
+    def n_pes(self) -> int:
         """The number of PEs in the team."""
         return fn("shmem_team_n_pes", c_int, [c_void_p])(self.handle)
 
-    def split_strided(self, start, stride, size):
+    def split_strided(self, start: int, stride: int, size: int) -> Optional[Team]:
         """The team of the parent's PEs start, start+stride, ... (size of
         them). Collective over this team; returns None on non-members."""
         h = self.handle
@@ -68,7 +72,7 @@ class Team:
         return Team(new.value, name="team (%d, %d, %d) of %s" % (start, stride, size,
                                                                    self._name))
 
-    def split_2d(self, xrange):
+    def split_2d(self, xrange: int) -> Tuple[Optional[Team], Optional[Team]]:
         """(x team, y team): the team seen as a grid xrange wide; the x team
         holds this PE's row, the y team its column. Collective."""
         h = self.handle
@@ -85,12 +89,12 @@ class Team:
         return (Team(x.value, name="x team of %s" % self._name) if x.value else None,
                 Team(y.value, name="y team of %s" % self._name) if y.value else None)
 
-    def index(self):
+    def index(self) -> int:
         """An index the same on every member, unique among the live teams
         of each member (shmemx_team_index): names per-team resources."""
         return fn("shmemx_team_index", c_int, [c_void_p])(self.handle)
 
-    def translate_pe(self, pe, dest_team=None):
+    def translate_pe(self, pe: int, dest_team: Optional[Team] = None) -> int:
         """PE pe of this team as numbered in dest_team (default TEAM_WORLD);
         -1 if it is not a member there."""
         pe = _arrays.int_arg(pe, "translate_pe", "pe")
@@ -100,7 +104,7 @@ class Team:
         return fn("shmem_team_translate_pe", c_int, [c_void_p, c_int, c_void_p])(
             self.handle, pe, dest.handle)
 
-    def sync(self):
+    def sync(self) -> None:
         """Meet every PE of the team (no completion of puts)."""
         runtime.ensure("sync")
         if self is TEAM_WORLD:
@@ -110,7 +114,7 @@ class Team:
         if fn("shmem_team_sync", c_int, [c_void_p])(self.handle) != 0:
             _lib.fail("sync", "shmem_team_sync failed", mark)
 
-    def barrier(self):
+    def barrier(self) -> None:
         """Complete this PE's puts, then meet every PE of the team."""
         runtime.ensure("barrier")
         if self is TEAM_WORLD:
@@ -120,7 +124,7 @@ class Team:
         rma.quiet()
         self.sync()
 
-    def destroy(self):
+    def destroy(self) -> None:
         """Release the team (collective over its members)."""
         if self._var is not None:
             raise ValueError("symm.destroy: %s cannot be destroyed" % self._name)
@@ -151,7 +155,7 @@ class Team:
         return "<symm.Team %s: PE %d of %d>" % (self._name, self.my_pe(), self.n_pes())
 
 
-def create_group(pes, name=None):
+def create_group(pes: Sequence[int], name: Optional[str] = None) -> Team:
     """The team of world PEs pes (in team order), made by those PEs alone:
     every listed PE calls it with the same list, no other PE takes part
     (shmemx_team_create_group). PEs that share two groups make them in the
@@ -172,7 +176,9 @@ TEAM_WORLD = Team(var="SHMEM_TEAM_WORLD", name="TEAM_WORLD")
 TEAM_SHARED = Team(var="SHMEM_TEAM_SHARED", name="TEAM_SHARED")
 
 
-def team_arg(team, routine):
+def team_arg(team: Optional[Team], routine: str) -> Team:
+    """team, or TEAM_WORLD where it is None, checked to be a live symm.Team
+    (TypeError or ValueError naming routine otherwise)."""
     if team is None:
         return TEAM_WORLD
     if not isinstance(team, Team):

@@ -25,10 +25,13 @@ group's timeout; a group whose rank left or timed out is aborted and
 raises on every rank (_engine.py).
 """
 
+from __future__ import annotations
+
 import atexit
 import os
 import sys
 import weakref
+from typing import TYPE_CHECKING, Any, List, Optional, Sequence
 
 import torch.distributed as dist
 import torch
@@ -40,6 +43,11 @@ from .. import _start, coll, memory, runtime
 from .. import team as team_mod
 from .._lib import SymmError
 from . import _engine, _ops, _p2p
+
+if TYPE_CHECKING:
+    from datetime import timedelta
+
+    import torch._C._distributed_c10d as c10d
 
 _world = {"engine": None, "pool": None}
 _engines = weakref.WeakSet()
@@ -56,7 +64,7 @@ def _window_bytes():
     return _env_int("SYMM_TORCH_GROUP_WINDOW", 8 << 20)
 
 
-def world_engine(timeout=None):
+def world_engine(timeout: Optional[float] = None) -> _engine.Engine:
     """The engine of the world team (made on first use; symm must run)."""
     if _world["engine"] is None:
         _world["engine"] = _engine.Engine(timeout=timeout or 1800.0)
@@ -87,7 +95,7 @@ def _leave_all():
 atexit.register(_leave_all)
 
 
-def ensure_symm(rank, size, store):
+def ensure_symm(rank: int, size: int, store: dist.Store) -> None:
     """Start symm for a torch job of size ranks (collective), or check the
     running job matches."""
     if not runtime.initialized():
@@ -124,14 +132,18 @@ class _PyWork(Work):
         self._fut = fut
         self._source = source
 
-    def wait(self, timeout=None):
+    def wait(self, timeout: Optional[timedelta] = None) -> bool:
+        """Wait for the operation (timeout: accepted, not used); raises its
+        error. Returns True."""
         self._fut.wait()  # raises the error
         return True
 
-    def is_completed(self):
+    def is_completed(self) -> bool:
+        """True once the operation has finished (with or without an error)."""
         return self._fut.done()
 
-    def is_success(self):
+    def is_success(self) -> bool:
+        """True once the operation has finished without an error."""
         if not self._fut.done():
             return False
         try:
@@ -140,17 +152,21 @@ class _PyWork(Work):
             return False
         return True
 
-    def get_future(self):
+    def get_future(self) -> torch.futures.Future:
+        """The torch future the operation completes."""
         return self._fut
 
-    def result(self):
+    def result(self) -> Any:
+        """Wait for the operation and return its future's value (raises its
+        error)."""
         return self._fut.wait()
 
     def _source_rank(self):
         self._fut.wait()
         return self._source[0] if isinstance(self._source, list) else self._source
 
-    def source_rank(self):
+    def source_rank(self) -> int:
+        """Wait for the receive and return the rank it came from."""
         return self._source_rank()
 
 
@@ -217,10 +233,12 @@ class ProcessGroupSymm(ProcessGroup):
             self._eng = _group_engine(store, rank, list(ranks), secs,
                                       name or "group %s" % list(ranks))
 
-    def getBackendName(self):
+    def getBackendName(self) -> str:
+        """The backend's name: "symm"."""
         return "symm"
 
-    def name(self):
+    def name(self) -> str:
+        """The backend's name: "symm"."""
         return "symm"
 
     def _go(self, make, result):
@@ -251,13 +269,19 @@ class ProcessGroupSymm(ProcessGroup):
         return tensors[0]
 
     # ---- collectives ---------------------------------------------------------
-    def allreduce(self, tensors, opts=None):
+    def allreduce(self, tensors: List[torch.Tensor],
+                  opts: Optional[c10d.AllreduceOptions] = None) -> Work:
+        """all_reduce of the one tensor in tensors (dense or sparse COO), in
+        place, with opts' reduce op (default SUM). Returns its Work."""
         t, op, eng = self._one(tensors, "all_reduce"), _reduce_op(opts), self._eng
         if t.layout == torch.sparse_coo:
             return self._go(lambda: _ops.all_reduce_sparse(eng, t, op), tensors)
         return self._go(lambda: _ops.all_reduce(eng, t, op), tensors)
 
-    def allreduce_coalesced(self, tensors, opts=None):
+    def allreduce_coalesced(self, tensors: List[torch.Tensor],
+                            opts: Optional[c10d.AllreduceCoalescedOptions] = None) -> Work:
+        """all_reduce_coalesced: each of tensors reduced in place, with opts'
+        reduce op. Returns the Work of them all."""
         op, eng = _reduce_op(opts), self._eng
 
         def make():
@@ -265,17 +289,26 @@ class ProcessGroupSymm(ProcessGroup):
             return lambda: [r() for r in runs]
         return self._go(make, tensors)
 
-    def broadcast(self, tensors, opts=None):
+    def broadcast(self, tensors: List[torch.Tensor],
+                  opts: Optional[c10d.BroadcastOptions] = None) -> Work:
+        """broadcast of the one tensor in tensors from opts.rootRank (default
+        0), in place. Returns its Work."""
         t, eng = self._one(tensors, "broadcast"), self._eng
         root = int(opts.rootRank) if opts is not None else 0
         return self._go(lambda: _ops.broadcast(eng, t, root), tensors)
 
-    def reduce(self, tensors, opts=None):
+    def reduce(self, tensors: List[torch.Tensor],
+               opts: Optional[c10d.ReduceOptions] = None) -> Work:
+        """reduce of the one tensor in tensors onto opts.rootRank, with opts'
+        reduce op. Returns its Work."""
         t, eng = self._one(tensors, "reduce"), self._eng
         root, op = int(opts.rootRank), _reduce_op(opts)
         return self._go(lambda: _ops.reduce(eng, t, root, op), tensors)
 
-    def allgather(self, output_lists, input_tensors, opts=None):
+    def allgather(self, output_lists: List[List[torch.Tensor]], input_tensors: List[torch.Tensor],
+                  opts: Optional[c10d.AllgatherOptions] = None) -> Work:
+        """all_gather: output_lists[0][r] receives rank r's one tensor of
+        input_tensors. Returns its Work."""
         t = self._one(input_tensors, "all_gather")
         outs, eng = self._one(output_lists, "all_gather"), self._eng
         return self._go(lambda: _ops.all_gather(eng, outs, t), output_lists)
@@ -284,7 +317,11 @@ class ProcessGroupSymm(ProcessGroup):
         eng = self._eng
         return self._go(lambda: _ops.all_gather_base(eng, output, input), [output])
 
-    def allgather_coalesced(self, output_lists, input_list, opts=None):
+    def allgather_coalesced(self, output_lists: List[List[torch.Tensor]],
+                            input_list: List[torch.Tensor],
+                            opts: Optional[c10d.AllgatherOptions] = None) -> Work:
+        """all_gather_coalesced: output_lists[r][k] receives rank r's
+        input_list[k]. Returns the Work of them all."""
         # output_lists[r][k] receives rank r's input_list[k] (gloo's layout).
         eng = self._eng
         size = eng.size
@@ -302,19 +339,29 @@ class ProcessGroupSymm(ProcessGroup):
             return lambda: [r() for r in runs]
         return self._go(make, output_lists)
 
-    def gather(self, output_lists, input_tensors, opts=None):
+    def gather(self, output_lists: List[List[torch.Tensor]], input_tensors: List[torch.Tensor],
+               opts: Optional[c10d.GatherOptions] = None) -> Work:
+        """gather: on opts.rootRank, output_lists[0][r] receives rank r's one
+        tensor of input_tensors. Returns its Work."""
         t, eng = self._one(input_tensors, "gather"), self._eng
         outs = output_lists[0] if output_lists else []
         root = int(opts.rootRank)
         return self._go(lambda: _ops.gather(eng, outs, t, root), output_lists)
 
-    def scatter(self, output_tensors, input_lists, opts=None):
+    def scatter(self, output_tensors: List[torch.Tensor], input_lists: List[List[torch.Tensor]],
+                opts: Optional[c10d.ScatterOptions] = None) -> Work:
+        """scatter: rank r's one tensor of output_tensors receives
+        input_lists[0][r] of opts.rootRank. Returns its Work."""
         t, eng = self._one(output_tensors, "scatter"), self._eng
         ins = input_lists[0] if input_lists else []
         root = int(opts.rootRank)
         return self._go(lambda: _ops.scatter(eng, t, ins, root), output_tensors)
 
-    def reduce_scatter(self, output_tensors, input_lists, opts=None):
+    def reduce_scatter(self, output_tensors: List[torch.Tensor],
+                       input_lists: List[List[torch.Tensor]],
+                       opts: Optional[c10d.ReduceScatterOptions] = None) -> Work:
+        """reduce_scatter: rank r's one tensor of output_tensors receives the
+        reduction over the ranks of their input_lists[0][r]. Returns its Work."""
         out = self._one(output_tensors, "reduce_scatter")
         ins, eng = self._one(input_lists, "reduce_scatter"), self._eng
         op = _reduce_op(opts)
@@ -324,20 +371,35 @@ class ProcessGroupSymm(ProcessGroup):
         op, eng = _reduce_op(opts), self._eng
         return self._go(lambda: _ops.reduce_scatter_base(eng, output, input, op), [output])
 
-    def alltoall_base(self, output, input, output_split_sizes, input_split_sizes, opts=None):
+    def alltoall_base(self, output: torch.Tensor, input: torch.Tensor,
+                      output_split_sizes: Sequence[int], input_split_sizes: Sequence[int],
+                      opts: Optional[c10d.AllToAllOptions] = None) -> Work:
+        """all_to_all_single: input's first dimension split by
+        input_split_sizes (equal blocks where empty) goes to the ranks in
+        order; output's, split by output_split_sizes, comes from them. Returns
+        its Work."""
         eng, osz, isz = self._eng, list(output_split_sizes), list(input_split_sizes)
         return self._go(lambda: _ops.all_to_all(eng, output, input, osz, isz), [output])
 
-    def alltoall(self, output_tensors, input_tensors, opts=None):
+    def alltoall(self, output_tensors: List[torch.Tensor], input_tensors: List[torch.Tensor],
+                 opts: Optional[c10d.AllToAllOptions] = None) -> Work:
+        """all_to_all: input_tensors[r] goes to rank r, output_tensors[r] comes
+        from rank r. Returns its Work."""
         eng = self._eng
         return self._go(lambda: _ops.all_to_all_list(eng, output_tensors, input_tensors),
                         output_tensors)
 
-    def barrier(self, opts=None):
+    def barrier(self, opts: Optional[c10d.BarrierOptions] = None) -> Work:
+        """barrier of the group (within opts.timeout where set). Returns its
+        Work."""
         eng, timeout = self._eng, _opt_timeout(opts)
         return self._go(lambda: _ops.barrier(eng, timeout), [])
 
-    def monitored_barrier(self, opts=None, wait_all_ranks=False):
+    def monitored_barrier(self, opts: Optional[c10d.BarrierOptions] = None,
+                          wait_all_ranks: bool = False) -> None:
+        """monitored_barrier: a barrier of the group that returns once every
+        rank has reached it, raising RuntimeError naming the failure where a rank
+        left or it timed out (wait_all_ranks: accepted)."""
         eng, timeout = self._eng, _opt_timeout(opts)
 
         def run():
@@ -354,16 +416,22 @@ class ProcessGroupSymm(ProcessGroup):
                             % (what, rank, self._eng.size, self._eng.describe()))
         return self._eng.pes[rank]
 
-    def send(self, tensors, dst, tag=0):
+    def send(self, tensors: List[torch.Tensor], dst: int, tag: int = 0) -> Work:
+        """send of the one tensor in tensors to group rank dst with tag.
+        Returns its Work."""
         t = self._one(tensors, "send")
         return _PyWork(_p2p.channels().send(t, self._peer(int(dst), "send"), int(tag)))
 
-    def recv(self, tensors, src, tag=0):
+    def recv(self, tensors: List[torch.Tensor], src: int, tag: int = 0) -> Work:
+        """recv into the one tensor in tensors from group rank src with tag.
+        Returns its Work."""
         t = self._one(tensors, "recv")
         src = int(src)
         return _PyWork(_p2p.channels().recv(t, self._peer(src, "recv"), int(tag)), src)
 
-    def recv_anysource(self, tensors, tag=0):
+    def recv_anysource(self, tensors: List[torch.Tensor], tag: int = 0) -> Work:
+        """recv from any rank of the group into the one tensor in tensors,
+        with tag. Returns its Work, whose source_rank() tells the sender."""
         t = self._one(tensors, "recv")
         source = [-1]
         pes = self._eng.pes
@@ -405,7 +473,7 @@ def _create_extended(opts, pg_options=None):
                             ranks=ranks, name="group %s" % name if name else None)
 
 
-def register():
+def register() -> None:
     """Register "symm" with torch.distributed (once; importing symm.torch
     does it)."""
     if "SYMM" in getattr(dist.Backend, "_plugins", {}):

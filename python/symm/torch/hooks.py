@@ -19,6 +19,11 @@ default group's store on first use when it is not running yet.
   bf16_compress_hook     the same with bfloat16
 """
 
+# No "from __future__ import annotations" here: DDP's register_comm_hook compares
+# a hook's annotations with dist.GradBucket and torch.futures.Future[torch.Tensor],
+# so they must be those objects, not strings.
+from typing import Optional
+
 import torch
 import torch.distributed as dist
 
@@ -79,17 +84,20 @@ def _hook(state, bucket, wire):
                       sync=False)
 
 
-def allreduce_hook(state, bucket):
+def allreduce_hook(state: Optional[dist.ProcessGroup],
+                   bucket: dist.GradBucket) -> torch.futures.Future[torch.Tensor]:
     """The bucket averaged over every rank through symm."""
     return _hook(state, bucket, None)
 
 
-def fp16_compress_hook(state, bucket):
+def fp16_compress_hook(state: Optional[dist.ProcessGroup],
+                       bucket: dist.GradBucket) -> torch.futures.Future[torch.Tensor]:
     """Averaged with the bucket moved as float16 (reduced in float32)."""
     return _hook(state, bucket, torch.float16)
 
 
-def bf16_compress_hook(state, bucket):
+def bf16_compress_hook(state: Optional[dist.ProcessGroup],
+                       bucket: dist.GradBucket) -> torch.futures.Future[torch.Tensor]:
     """Averaged with the bucket moved as bfloat16 (reduced in float32)."""
     return _hook(state, bucket, torch.bfloat16)
 
