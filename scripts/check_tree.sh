@@ -1,5 +1,5 @@
 #!/bin/bash
-# check_tree.sh SRC_DIR [ARCHIVE] - the rules of src/'s shape that a compiler
+# check_tree.sh SRC_DIR [ARCHIVE [PLUGIN...]] - the rules of src/'s shape that a compiler
 # does not check (docs/ARCHITECTURE.md, "Conventions"):
 #  1. file names are unique across SRC_DIR: a name says its layer and object
 #     (ops/region_ops.c, mem/region_table.c), so a name alone finds the file;
@@ -9,7 +9,11 @@
 #     (shmem_, pshmem_, shmemx_, pshmemx_, aclshmem, the spec's legacy names,
 #     the Fortran annex's: start_pes_, my_pe_, num_pes_, shpalloc_, ...)
 #     or prefixed symm_: a program that links libsymm.a may define any other
-#     name itself (an unprefixed `arrived` once clashed with a user's).
+#     name itself (an unprefixed `arrived` once clashed with a user's);
+#  4. with PLUGIN files (runtime/plugin.h): each exports symm_plugin_entry
+#     and nothing else, and needs no symm_ name from outside itself (the
+#     host's services reach a plugin through its table: a plugin that
+#     called libsymm by name would bind to whatever defines the name).
 # Each violation is one line; the exit status is then 1 (2 for a usage
 # error). On success one summary line.
 #
@@ -20,11 +24,13 @@ set -eu
 export LC_ALL=C
 MAX_LINES=${MAX_LINES:-120}
 
-usage() { echo "usage: $0 SRC_DIR [ARCHIVE]" >&2; exit 2; }
-[ $# -ge 1 ] && [ $# -le 2 ] || usage
+usage() { echo "usage: $0 SRC_DIR [ARCHIVE [PLUGIN...]]" >&2; exit 2; }
+[ $# -ge 1 ] || usage
 [ -d "$1" ] || { echo "check_tree: $1: no such directory" >&2; exit 2; }
 src=$1
 lib=${2:-}
+shift $(($# >= 2 ? 2 : 1))
+plugins=("$@")
 [ -z "$lib" ] || [ -f "$lib" ] || { echo "check_tree: $lib: no such file (build the library first)" >&2; exit 2; }
 
 tmp=$(mktemp)
@@ -68,9 +74,19 @@ if [ -n "$lib" ]; then
   rm -f "$tmp.syms"
 fi
 
+# 4. plugins
+for p in ${plugins[@]+"${plugins[@]}"}; do
+  [ -f "$p" ] || { echo "check_tree: $p: no such file (build the plugins first)" >&2; exit 2; }
+  nm -D --defined-only "$p" | awk -v p="$(basename "$p")" '
+    NF == 3 && $2 ~ /^[TDBRVW]$/ && $3 != "symm_plugin_entry" && $3 !~ /^_/ {
+      print "plugin: " p " exports " $3 " (only symm_plugin_entry)" }' >> "$tmp"
+  nm -D -u "$p" | awk -v p="$(basename "$p")" '
+    $2 ~ /^symm_/ { print "plugin: " p " needs " $2 " from outside (host services go through its table)" }' >> "$tmp"
+done
+
 if [ -s "$tmp" ]; then
   cat "$tmp"
   echo "check_tree: $(wc -l < "$tmp") violation(s)" >&2
   exit 1
 fi
-echo "check_tree: $nfiles files, unique names, no function over $MAX_LINES lines${lib:+, $nsyms global symbols all prefixed}"
+echo "check_tree: $nfiles files, unique names, no function over $MAX_LINES lines${lib:+, $nsyms global symbols all prefixed}${plugins[0]:+, ${#plugins[@]} plugins export only their entry}"

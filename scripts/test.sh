@@ -6,7 +6,7 @@
 set -eu
 cd "$(dirname "$0")/.."
 scripts/deps.sh gcc clang make cmake libc6-dev valgrind pkg-config libssl-dev openssl \
-  openmpi-bin libopenmpi-dev libpmix-dev libucx-dev iproute2 \
+  openmpi-bin libopenmpi-dev mpich libmpich-dev libpmix-dev libucx-dev iproute2 \
   python3 python3-numpy python3-pytest python3-setuptools python3-torch python3-matplotlib
 jobs=$(nproc)
 # Every build here sets the options it depends on: build/ may hold the cache

@@ -23,10 +23,10 @@ add_test(NAME launch_select_tcp_without_oshrun
   COMMAND ${SYMM_EXPECT_FAIL} "SYMM_BOOTSTRAP=tcp, but none of .*start the job with oshrun"
           $<TARGET_FILE:symm-demo>)
 add_test(NAME launch_select_mpi_without_mpi
-  COMMAND ${SYMM_EXPECT_FAIL} "no MPI library in this process|built without the MPI bootstrap"
+  COMMAND ${SYMM_EXPECT_FAIL} "no MPI library in this process"
           $<TARGET_FILE:symm-demo>)
 add_test(NAME launch_select_pmix_without_server
-  COMMAND ${SYMM_EXPECT_FAIL} "PMIx_Init failed|built without the PMIx bootstrap"
+  COMMAND ${SYMM_EXPECT_FAIL} "PMIx_Init failed|PMIx bootstrap plugin cannot be loaded"
           $<TARGET_FILE:symm-demo>)
 # A singleton asked for explicitly, even in a PMIx launcher's environment.
 add_test(NAME launch_select_singleton COMMAND $<TARGET_FILE:symm-demo>)
@@ -39,20 +39,20 @@ set_tests_properties(launch_select_singleton PROPERTIES
 set_tests_properties(launch_select_bogus launch_select_tcp_without_oshrun
   launch_select_mpi_without_mpi launch_select_pmix_without_server launch_select_singleton
   PROPERTIES TIMEOUT 30)
-if(NOT SYMM_HAVE_PMIX)
-  # Without PMIx built in, a PMIx launcher's environment is an error, never
-  # N singletons.
-  add_test(NAME launch_select_pmix_env_not_built
-    COMMAND ${SYMM_EXPECT_FAIL} "PMIx launcher .*built without the PMIx bootstrap"
-            $<TARGET_FILE:symm-demo>)
-  set_tests_properties(launch_select_pmix_env_not_built PROPERTIES TIMEOUT 30
-    ENVIRONMENT "PMIX_RANK=0;PMIX_NAMESPACE=symm-test")
-endif()
+# Without the PMIx plugin, a PMIx launcher's environment is an error that
+# says so, never N singletons (SYMM_PLUGIN_DIR, when set, is the only place
+# plugins are looked for).
+add_test(NAME launch_select_pmix_env_no_plugin
+  COMMAND ${SYMM_EXPECT_FAIL}
+    "PMIx launcher .*PMIx bootstrap plugin cannot be loaded: libsymm-boot-pmix.so is not in /nonexistent"
+    $<TARGET_FILE:symm-demo>)
+set_tests_properties(launch_select_pmix_env_no_plugin PROPERTIES TIMEOUT 30
+  ENVIRONMENT "PMIX_RANK=0;PMIX_NAMESPACE=symm-test;SYMM_PLUGIN_DIR=/nonexistent")
 
 find_program(SYMM_READELF NAMES readelf ${CMAKE_READELF})
 if(SYMM_READELF)
   add_test(NAME launch_no_link_deps
-    COMMAND sh -c "! ${SYMM_READELF} -d \"$1\" | grep -E 'NEEDED.*(libpmix|libmpi)'" sh
+    COMMAND sh -c "! ${SYMM_READELF} -d \"$1\" | grep -E 'NEEDED.*(libpmix|libmpi|libuc[pst])'" sh
             $<TARGET_FILE:symm>)
   set_tests_properties(launch_no_link_deps PROPERTIES TIMEOUT 30)
 endif()

@@ -9,8 +9,33 @@
 #include "coll/coll.h"
 #include "runtime/atomics.h"
 #include "runtime/config.h"
+#include "runtime/plugin.h"
 #include "transport/transport.h"
 #include "shmem.h"
+
+/* The bootstraps and transports this install has: built in, or plugins
+ * (runtime/plugin.h) found where libsymm looks for them. */
+static void print_plugins(void)
+{
+    static const struct {
+        const char *name, *what;
+    } plugins[] = {
+        {"boot-pmix", "bootstrap pmix (mpirun, srun --mpi=pmix)"},
+        {"boot-mpi-openmpi", "bootstrap mpi, Open MPI's ABI"},
+        {"boot-mpi-mpich", "bootstrap mpi, MPICH's ABI (Intel MPI, Cray MPICH, MVAPICH)"},
+        {"ucx", "transport ucx (PEs on other nodes)"},
+    };
+    char path[4096];
+    printf("bootstrap: tcp (oshrun), singleton; choose with "
+           "SYMM_BOOTSTRAP=auto|tcp|pmix|mpi|singleton\n");
+    printf("plugins (looked for in %s):\n", symm_plugin_dirs());
+    for (size_t i = 0; i < sizeof(plugins) / sizeof(plugins[0]); i++) {
+        if (symm_plugin_find(plugins[i].name, path, sizeof(path)))
+            printf("  %-17s %s: %s\n", plugins[i].name, plugins[i].what, path);
+        else
+            printf("  %-17s %s: not installed\n", plugins[i].name, plugins[i].what);
+    }
+}
 
 int main(int argc, char **argv)
 {
@@ -104,14 +129,7 @@ int main(int argc, char **argv)
                "got)\n",
                cfg.core.hugepages, free_pages, kb);
     }
-    printf("bootstrap: tcp (oshrun), singleton"
-#ifdef SYMM_HAVE_PMIX
-           ", pmix (mpirun, srun --mpi=pmix; libpmix.so.2 loaded at run time)"
-#endif
-#ifdef SYMM_HAVE_MPI
-           ", mpi (MPI_COMM_WORLD or a given communicator; Open MPI, found at run time)"
-#endif
-           "; choose with SYMM_BOOTSTRAP=auto|tcp|pmix|mpi|singleton\n");
+    print_plugins();
     int rc = symm_config_load(&cfg);
     fflush(stdout); /* the table is written to the fd directly */
     symm_config_print(&cfg, STDOUT_FILENO);

@@ -4,16 +4,17 @@
  *
  * Owns the choice (SYMM_BOOTSTRAP=auto|tcp|pmix|mpi|singleton, default auto:
  * oshrun's variables give tcp, else PMIx's (PMIX_RANK, PMIX_NAMESPACE) give
- * pmix, else a singleton), the bootstrap of a job of one PE and
- * symm_boot_agree. The launcher's variables are parsed by the TCP bootstrap
- * (tcp/tcp_env.c, through tcp/tcp_boot.h). pmix.c and mpi.c are
- * built only when cmake/pmix.cmake, cmake/mpi.cmake define SYMM_HAVE_PMIX,
- * SYMM_HAVE_MPI; asking for one that is not built is an error saying so.
+ * pmix, else a PMI launcher's PMI_SIZE > 1 (MPICH's hydra) gives mpi when
+ * the process has an MPI (an error otherwise), else a singleton), the
+ * bootstrap of a job of one PE and symm_boot_agree. The launcher's variables are parsed by the TCP bootstrap
+ * (tcp/tcp_env.c, through tcp/tcp_boot.h). pmix.c and mpi.c are plugins
+ * (boot_plugin.c loads them); asking for one that is not installed is an
+ * error saying so.
  *
  * Must never guess: a partial or malformed environment is an error naming the
  * variable, never a silent singleton (that would turn one job of N PEs into N
- * jobs of one PE); so is a PMIx launcher's environment in a build without
- * PMIx. Must never modify the environment (not thread-safe).
+ * jobs of one PE); so is a PMIx launcher's environment in an install without
+ * the PMIx plugin. Must never modify the environment (not thread-safe).
  */
 #include "boot/boot.h"
 #include "boot/tcp/tcp_boot.h"
@@ -77,35 +78,6 @@ static int create_singleton(double timeout_s, symm_boot_t **boot_p)
     return rc;
 }
 
-/* `why` says who asked for it, for the error when it is not built. */
-static int create_pmix(const char *why, double timeout_s, symm_boot_t **boot_p)
-{
-#ifdef SYMM_HAVE_PMIX
-    (void)why;
-    return symm_boot_pmix_create(timeout_s, boot_p);
-#else
-    (void)timeout_s;
-    (void)boot_p;
-    symm_error("bootstrap", "%s, but this symm was built without the PMIx bootstrap (pmix.h was "
-               "not found at build time: install libpmix-dev and rebuild); start the job with "
-               "oshrun, or set SYMM_BOOTSTRAP=singleton for a job of one PE", why);
-    return SYMM_ERR_UNSUPPORTED;
-#endif
-}
-
-static int create_mpi(double timeout_s, symm_boot_t **boot_p)
-{
-#ifdef SYMM_HAVE_MPI
-    return symm_boot_mpi_create(NULL, timeout_s, boot_p);
-#else
-    (void)timeout_s;
-    (void)boot_p;
-    symm_error("bootstrap", "SYMM_BOOTSTRAP=mpi, but this symm was built without the MPI "
-               "bootstrap (no MPI was found at build time: install libopenmpi-dev and rebuild)");
-    return SYMM_ERR_UNSUPPORTED;
-#endif
-}
-
 int symm_boot_create_from_env(double timeout_s, symm_boot_t **boot_p)
 {
     const char *want = getenv("SYMM_BOOTSTRAP");
@@ -116,8 +88,18 @@ int symm_boot_create_from_env(double timeout_s, symm_boot_t **boot_p)
             return symm_tcp_create_from_env(timeout_s, boot_p);
         const char *pr = getenv("PMIX_RANK"), *pn = getenv("PMIX_NAMESPACE");
         if ((pr != NULL && pr[0] != '\0') || (pn != NULL && pn[0] != '\0'))
-            return create_pmix("the job was started by a PMIx launcher (PMIX_RANK is set)",
-                               timeout_s, boot_p);
+            return symm_boot_pmix_create("the job was started by a PMIx launcher (PMIX_RANK is "
+                                         "set)", timeout_s, boot_p);
+        const char *ps = getenv("PMI_SIZE");
+        if (ps != NULL && atoi(ps) > 1) {
+            if (symm_boot_mpi_in_process())
+                return symm_boot_mpi_create(NULL, timeout_s, boot_p);
+            symm_error("bootstrap", "the job was started by a PMI launcher (PMI_SIZE=%s: MPICH's "
+                       "mpiexec, srun --mpi=pmi2), which symm joins only through MPI: call "
+                       "MPI_Init before shmem_init, or start the job with oshrun or a PMIx "
+                       "launcher", ps);
+            return SYMM_ERR_UNSUPPORTED;
+        }
         return create_singleton(timeout_s, boot_p);
     }
     if (strcmp(want, "tcp") == 0) {
@@ -129,9 +111,9 @@ int symm_boot_create_from_env(double timeout_s, symm_boot_t **boot_p)
         return symm_tcp_create_from_env(timeout_s, boot_p);
     }
     if (strcmp(want, "pmix") == 0)
-        return create_pmix("SYMM_BOOTSTRAP=pmix", timeout_s, boot_p);
+        return symm_boot_pmix_create("SYMM_BOOTSTRAP=pmix", timeout_s, boot_p);
     if (strcmp(want, "mpi") == 0)
-        return create_mpi(timeout_s, boot_p);
+        return symm_boot_mpi_create(NULL, timeout_s, boot_p);
     if (strcmp(want, "singleton") == 0)
         return create_singleton(timeout_s, boot_p);
     symm_error("bootstrap", "SYMM_BOOTSTRAP='%s' is not one of auto, tcp, pmix, mpi, singleton",

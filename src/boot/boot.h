@@ -5,7 +5,8 @@
  * barrier and allgather of small blobs, used only at init, at finalize and on
  * rare control paths (never on a data path). Implementations: tcp/ (built-in
  * star or tree over TCP, the default under oshrun, also the unique-id mode),
- * pmix.c and mpi.c. All calls are collective over the whole job unless noted,
+ * and as plugins (runtime/plugin.h, loaded by boot_plugin.c) pmix.c and
+ * mpi.c. All calls are collective over the whole job unless noted,
  * every wait is bounded by the timeout given at creation, and a timeout or a
  * dead peer is reported naming the PEs concerned.
  *
@@ -63,19 +64,31 @@ int symm_boot_tcp_create(const symm_boot_tcp_params_t *params, symm_boot_t **boo
 /* A job of one PE: barrier is a no-op, allgather copies. */
 int symm_boot_singleton_create(symm_boot_t **boot_p);
 
-/* The MPI bootstrap (mpi.c) over a communicator of a program that has called
- * MPI_Init: comm points at an MPI_Comm, NULL is MPI_COMM_WORLD. Logs its
- * failures. In a build without MPI (no SYMM_HAVE_MPI) it logs nothing and
- * returns SYMM_ERR_UNSUPPORTED, which a build with MPI also returns (logged)
- * when the process has no usable MPI: symm_boot_mpi_built tells the two
- * apart, for callers that say it themselves. */
-int symm_boot_mpi_create(void *comm, double timeout_s, symm_boot_t **boot_p);
-/* 1 when symm was built with the MPI bootstrap, else 0. */
-int symm_boot_mpi_built(void);
+/* What a bootstrap plugin (runtime/plugin.h: boot-pmix, boot-mpi-openmpi,
+ * boot-mpi-mpich) offers: its creation. arg is the MPI plugins'
+ * communicator (a pointer to an MPI_Comm, NULL: MPI_COMM_WORLD), unused by
+ * PMIx. boot_size is sizeof(symm_boot_t) as the plugin was built. */
+typedef struct symm_boot_plugin_ops {
+    uint32_t boot_size;
+    int (*create)(void *arg, double timeout_s, symm_boot_t **boot_p);
+} symm_boot_plugin_ops_t;
 
-/* The PMIx bootstrap (pmix.c), in builds with PMIx (SYMM_HAVE_PMIX): rank,
- * size and the exchange through the PMIx server of mpirun/srun. */
-int symm_boot_pmix_create(double timeout_s, symm_boot_t **boot_p);
+/* The MPI bootstrap (mpi.c, the plugin of the ABI of the MPI this process
+ * loaded) over a communicator of a program that has called MPI_Init: comm
+ * points at an MPI_Comm, NULL is MPI_COMM_WORLD. Logs its failures. Returns
+ * SYMM_ERR_UNSUPPORTED (logged) when the process has no MPI or this install
+ * no plugin for its ABI; symm_boot_mpi_built tells callers that say it
+ * themselves whether any MPI plugin is installed (without logging). */
+int symm_boot_mpi_create(void *comm, double timeout_s, symm_boot_t **boot_p);
+/* 1 when an MPI plugin of some ABI is installed, else 0. */
+int symm_boot_mpi_built(void);
+/* 1 when this process has loaded an MPI library. */
+int symm_boot_mpi_in_process(void);
+
+/* The PMIx bootstrap (pmix.c, the plugin boot-pmix): rank, size and the
+ * exchange through the PMIx server of mpirun/srun. `why` says who asked for
+ * it, for the error when the plugin is missing. */
+int symm_boot_pmix_create(const char *why, double timeout_s, symm_boot_t **boot_p);
 
 static inline int symm_boot_barrier(symm_boot_t *boot) { return boot->ops->barrier(boot); }
 static inline int symm_boot_allgather(symm_boot_t *boot, const void *in, void *out, size_t len)

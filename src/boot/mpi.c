@@ -2,17 +2,14 @@
  * mpi.c - the MPI bootstrap: rank, size and collectives from an MPI
  * communicator of a program that has called MPI_Init.
  *
- * Owns the binding to libmpi and the MPI collectives. No mpi.h and no link
- * dependency: the MPI functions and predefined handles are looked up at run
- * time in the libmpi the program itself loaded (dlsym(RTLD_DEFAULT), then
- * dlopen(RTLD_NOLOAD) of libmpi.so.40 / libmpi.so); a process without MPI
- * never loads libmpi, and a process whose libmpi is not loaded cannot have
- * called MPI_Init, so it gets an error instead. Handles are Open MPI's (every
- * handle a pointer; MPI_COMM_WORLD = &ompi_mpi_comm_world, MPI_BYTE =
- * &ompi_mpi_byte, MPI_STATUS_IGNORE = NULL): this bootstrap supports Open
- * MPI's ABI only and says so when it finds another MPI. The data symbols are
- * taken from the global scope first: an executable that uses MPI_COMM_WORLD
- * holds a copy-relocated ompi_mpi_comm_world, and that copy is the handle.
+ * A plugin (runtime/plugin.h), built once per MPI ABI found at build time
+ * with that MPI's own mpi.h (cmake/mpi.cmake: libsymm-boot-mpi-openmpi.so
+ * from Open MPI's wrapper, libsymm-boot-mpi-mpich.so from MPICH's, which
+ * also serves the MPIs of MPICH's ABI: Intel MPI, Cray MPICH, MVAPICH). It
+ * calls MPI by name and is not linked with libmpi: the MPI functions and
+ * handles are those of the libmpi the program loaded (boot/boot_plugin.c
+ * picks the plugin of that library's ABI and makes its symbols global
+ * first), so loading the plugin never loads a second MPI.
  *
  * The bootstrap works on its own duplicate of the communicator (MPI_Comm_idup,
  * errors returned, not fatal). Collective #n is an MPI_Ibarrier or
@@ -38,16 +35,14 @@
 #define _GNU_SOURCE
 #endif
 
-#ifdef SYMM_HAVE_MPI
-
 #include "boot/boot.h"
 #include "boot/boot_io.h"
-#include "runtime/dl_table.h"
 #include "runtime/log.h"
+#include "runtime/plugin.h"
 #include "runtime/status.h"
 
-#include <dlfcn.h>
 #include <limits.h>
+#include <mpi.h>
 #include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -58,86 +53,11 @@
 
 #define MPI_BOOT_TAG 0x5359 /* "SY"; below the minimum MPI_TAG_UB of 32767 */
 
-/* ---- libmpi, found at run time (Open MPI ABI) -------------------------- */
-
-typedef void *mpi_h; /* MPI_Comm, MPI_Datatype, MPI_Request, MPI_Errhandler */
-
-static struct mpi_api {
-    int loaded;
-    int (*initialized)(int *);
-    int (*finalized)(int *);
-    int (*comm_rank)(mpi_h, int *);
-    int (*comm_size)(mpi_h, int *);
-    int (*comm_idup)(mpi_h, mpi_h *, mpi_h *);
-    int (*comm_free)(mpi_h *);
-    int (*comm_set_errhandler)(mpi_h, mpi_h);
-    int (*ibarrier)(mpi_h, mpi_h *);
-    int (*iallgather)(const void *, int, mpi_h, void *, int, mpi_h, mpi_h, mpi_h *);
-    int (*isend)(const void *, int, mpi_h, int, int, mpi_h, mpi_h *);
-    int (*irecv)(void *, int, mpi_h, int, int, mpi_h, mpi_h *);
-    int (*test)(mpi_h *, int *, void *);
-    int (*error_string)(int, char *, int *);
-    mpi_h comm_world, comm_null, byte, errors_return;
-} mp;
-
-static const char *const mpi_libs[] = {"libmpi.so.40", "libmpi.so", "libmpi.so.12", NULL};
-/* Symbols from the global scope first (see the copy-relocation note above);
- * the library only when the program has loaded it (RTLD_NOLOAD). */
-static const symm_dl_lib_t mpi_lib = {mpi_libs, RTLD_NOW | RTLD_NOLOAD, 1};
-
-static int mpi_load(void)
-{
-    const symm_dl_sym_t syms[] = {
-        SYMM_DL_SYM(mp.initialized, "MPI_Initialized"),
-        SYMM_DL_SYM(mp.finalized, "MPI_Finalized"),
-        SYMM_DL_SYM(mp.comm_rank, "MPI_Comm_rank"),
-        SYMM_DL_SYM(mp.comm_size, "MPI_Comm_size"),
-        SYMM_DL_SYM(mp.comm_idup, "MPI_Comm_idup"),
-        SYMM_DL_SYM(mp.comm_free, "MPI_Comm_free"),
-        SYMM_DL_SYM(mp.comm_set_errhandler, "MPI_Comm_set_errhandler"),
-        SYMM_DL_SYM(mp.ibarrier, "MPI_Ibarrier"),
-        SYMM_DL_SYM(mp.iallgather, "MPI_Iallgather"),
-        SYMM_DL_SYM(mp.isend, "MPI_Isend"),
-        SYMM_DL_SYM(mp.irecv, "MPI_Irecv"),
-        SYMM_DL_SYM(mp.test, "MPI_Test"),
-        SYMM_DL_SYM(mp.error_string, "MPI_Error_string"),
-        SYMM_DL_SYM(mp.comm_world, "ompi_mpi_comm_world"),
-        SYMM_DL_SYM(mp.comm_null, "ompi_mpi_comm_null"),
-        SYMM_DL_SYM(mp.byte, "ompi_mpi_byte"),
-        SYMM_DL_SYM(mp.errors_return, "ompi_mpi_errors_return"),
-    };
-    void *h;
-    const char *missing;
-
-    if (mp.loaded)
-        return SYMM_OK;
-    h = symm_dl_open(&mpi_lib, NULL);
-    if (h == NULL) {
-        symm_error("bootstrap", "MPI bootstrap: no MPI library in this process; the program "
-                   "must be linked with Open MPI and call MPI_Init before shmem_init");
-        return SYMM_ERR_UNSUPPORTED;
-    }
-    if (symm_dl_lookup(&mpi_lib, h, "ompi_mpi_comm_world") == NULL) {
-        symm_error("bootstrap", "MPI bootstrap: this process's MPI is not Open MPI (no "
-                   "ompi_mpi_comm_world); the MPI bootstrap supports Open MPI's ABI only (use "
-                   "the PMIx or tcp bootstrap)");
-        return SYMM_ERR_UNSUPPORTED;
-    }
-    missing = symm_dl_resolve(&mpi_lib, h, syms, sizeof(syms) / sizeof(syms[0]));
-    if (missing != NULL) {
-        symm_error("bootstrap", "MPI bootstrap: libmpi lacks %s (an MPI-3 Open MPI is "
-                   "needed)", missing);
-        return SYMM_ERR_UNSUPPORTED;
-    }
-    mp.loaded = 1;
-    return SYMM_OK;
-}
-
 static const char *mpi_err(int code, char buf[256])
 {
     int n = 0;
-    char full[1024]; /* MPI_MAX_ERROR_STRING is 256 in Open MPI */
-    if (mp.error_string(code, full, &n) != 0 || n <= 0)
+    char full[MPI_MAX_ERROR_STRING + 1];
+    if (MPI_Error_string(code, full, &n) != MPI_SUCCESS || n <= 0)
         snprintf(buf, 256, "MPI error %d", code);
     else
         snprintf(buf, 256, "%.*s", n, full);
@@ -170,9 +90,9 @@ typedef struct mpi_note {
 /* One collective's MPI state. Freed when the collective completed; leaked
  * when it did not (MPI may still write into it). */
 typedef struct mpi_op {
-    mpi_h coll;        /* the collective's request */
-    mpi_h send;        /* non-root: the note's send */
-    mpi_h *recv;       /* root: note receives, [1, size) */
+    MPI_Request coll;  /* the collective's request */
+    MPI_Request send;  /* non-root: the note's send */
+    MPI_Request *recv; /* root: note receives, [1, size) */
     uint8_t *arrived;  /* root: note r is in */
     mpi_note_t mine;
     mpi_note_t *notes; /* root: [size] */
@@ -181,7 +101,7 @@ typedef struct mpi_op {
 
 typedef struct mpi_boot {
     symm_boot_t base;
-    mpi_h comm; /* our duplicate */
+    MPI_Comm comm; /* our duplicate */
     uint32_t seq;
     int failed;
 } mpi_boot_t;
@@ -203,7 +123,7 @@ static void op_free(mpi_op_t *op)
 static int check_finalized(const char *what)
 {
     int fin = 0;
-    mp.finalized(&fin);
+    MPI_Finalized(&fin);
     if (fin) {
         symm_error("bootstrap", "MPI bootstrap: MPI was finalized before %s (call "
                    "shmem_finalize before MPI_Finalize)", what);
@@ -244,7 +164,7 @@ static int root_notes(mpi_boot_t *mb, mpi_op_t *op, const char *what, int *pendi
         int flag = 0, e;
         if (op->arrived[r])
             continue;
-        e = mp.test(&op->recv[r], &flag, NULL);
+        e = MPI_Test(&op->recv[r], &flag, MPI_STATUS_IGNORE);
         if (e != 0) {
             symm_error("bootstrap", "MPI receive of PE %d's note for %s failed: %s", r, what,
                        mpi_err(e, eb));
@@ -276,7 +196,7 @@ static mpi_op_t *op_new(int n, int root, size_t len)
 {
     mpi_op_t *op = calloc(1, sizeof(*op));
     if (op == NULL || (op->buf = malloc(len + (size_t)n * len + 1)) == NULL ||
-        (root && ((op->recv = calloc((size_t)n, sizeof(mpi_h))) == NULL ||
+        (root && ((op->recv = calloc((size_t)n, sizeof(MPI_Request))) == NULL ||
                   (op->arrived = calloc((size_t)n, 1)) == NULL ||
                   (op->notes = calloc((size_t)n, sizeof(mpi_note_t))) == NULL))) {
         if (op)
@@ -292,16 +212,16 @@ static int op_start(mpi_boot_t *mb, mpi_op_t *op, uint32_t kind, size_t len)
     int n = mb->base.size, e = 0;
     if (mb->base.rank == 0) {
         for (int r = 1; r < n && e == 0; r++)
-            e = mp.irecv(&op->notes[r], (int)sizeof(mpi_note_t), mp.byte, r, MPI_BOOT_TAG,
-                         mb->comm, &op->recv[r]);
+            e = MPI_Irecv(&op->notes[r], (int)sizeof(mpi_note_t), MPI_BYTE, r, MPI_BOOT_TAG,
+                          mb->comm, &op->recv[r]);
     } else {
-        e = mp.isend(&op->mine, (int)sizeof(mpi_note_t), mp.byte, 0, MPI_BOOT_TAG, mb->comm,
-                     &op->send);
+        e = MPI_Isend(&op->mine, (int)sizeof(mpi_note_t), MPI_BYTE, 0, MPI_BOOT_TAG, mb->comm,
+                      &op->send);
     }
     if (e == 0)
-        e = kind == NOTE_BARRIER ? mp.ibarrier(mb->comm, &op->coll)
-                                 : mp.iallgather(op->buf, (int)len, mp.byte, op->buf + len,
-                                                 (int)len, mp.byte, mb->comm, &op->coll);
+        e = kind == NOTE_BARRIER ? MPI_Ibarrier(mb->comm, &op->coll)
+                                 : MPI_Iallgather(op->buf, (int)len, MPI_BYTE, op->buf + len,
+                                                  (int)len, MPI_BYTE, mb->comm, &op->coll);
     return e;
 }
 
@@ -315,7 +235,7 @@ static int op_wait(mpi_boot_t *mb, mpi_op_t *op, const char *what, double t0, do
     for (;;) {
         int flag = 0, e, rc;
         if (!coll_done) {
-            e = mp.test(&op->coll, &coll_done, NULL);
+            e = MPI_Test(&op->coll, &coll_done, MPI_STATUS_IGNORE);
             if (e != 0) {
                 symm_error("bootstrap", "MPI %s failed: %s", what, mpi_err(e, eb));
                 return SYMM_ERR_PEER;
@@ -326,7 +246,7 @@ static int op_wait(mpi_boot_t *mb, mpi_op_t *op, const char *what, double t0, do
             if (rc != SYMM_OK)
                 return rc;
         } else if (!root && pending > 0) {
-            e = mp.test(&op->send, &flag, NULL);
+            e = MPI_Test(&op->send, &flag, MPI_STATUS_IGNORE);
             if (e != 0) {
                 symm_error("bootstrap", "MPI send of this PE's note for %s failed: %s", what,
                            mpi_err(e, eb));
@@ -410,10 +330,10 @@ static void mpi_fini(symm_boot_t *boot)
 {
     mpi_boot_t *mb = (mpi_boot_t *)boot;
     int fin = 1;
-    mp.finalized(&fin);
+    MPI_Finalized(&fin);
     /* A failed bootstrap may have operations pending on comm: leave it. */
-    if (!fin && mb->failed == SYMM_OK && mb->comm != NULL)
-        mp.comm_free(&mb->comm);
+    if (!fin && mb->failed == SYMM_OK && mb->comm != MPI_COMM_NULL)
+        MPI_Comm_free(&mb->comm);
     free(mb);
 }
 
@@ -446,18 +366,19 @@ static void random_bytes(uint8_t *b, size_t n)
 }
 
 /* Duplicate the communicator, bounded by the timeout. */
-static int dup_comm(mpi_h comm, int size, double timeout_s, mpi_h *dup_p)
+static int dup_comm(MPI_Comm comm, int size, double timeout_s, MPI_Comm *dup_p)
 {
-    mpi_h req = NULL, dup = NULL;
+    MPI_Request req = MPI_REQUEST_NULL;
+    MPI_Comm dup = MPI_COMM_NULL;
     double t0 = symm_boot_now();
     double end = timeout_s > 0 ? t0 + timeout_s : -1.0;
     unsigned spins = 0;
     int done = 0, e;
     char eb[256];
 
-    e = mp.comm_idup(comm, &dup, &req);
+    e = MPI_Comm_idup(comm, &dup, &req);
     while (e == 0 && !done) {
-        e = mp.test(&req, &done, NULL);
+        e = MPI_Test(&req, &done, MPI_STATUS_IGNORE);
         if (e == 0 && !done && end >= 0 && symm_boot_now() > end) {
             symm_error("bootstrap", "timed out after %g s duplicating the MPI communicator "
                        "(%d PEs): some PE did not call shmem_init, or called it with another "
@@ -476,17 +397,14 @@ static int dup_comm(mpi_h comm, int size, double timeout_s, mpi_h *dup_p)
     return SYMM_OK;
 }
 
-int symm_boot_mpi_create(void *comm, double timeout_s, symm_boot_t **boot_p)
+static int mpi_create(void *comm, double timeout_s, symm_boot_t **boot_p)
 {
     mpi_boot_t *mb;
-    mpi_h c;
+    MPI_Comm c;
     int init = 0, rank = -1, size = 0, rc;
     char eb[256];
 
-    rc = mpi_load();
-    if (rc != SYMM_OK)
-        return rc;
-    mp.initialized(&init);
+    MPI_Initialized(&init);
     if (!init) {
         symm_error("bootstrap", "MPI bootstrap: MPI is not initialized (call MPI_Init before "
                    "shmem_init)");
@@ -494,12 +412,21 @@ int symm_boot_mpi_create(void *comm, double timeout_s, symm_boot_t **boot_p)
     }
     if ((rc = check_finalized("shmem_init")) != SYMM_OK)
         return rc;
-    c = comm != NULL ? *(mpi_h *)comm : mp.comm_world;
-    if (c == NULL || c == mp.comm_null) {
+    c = comm != NULL ? *(MPI_Comm *)comm : MPI_COMM_WORLD;
+    if (c == MPI_COMM_NULL) {
         symm_error("bootstrap", "MPI bootstrap: the communicator is MPI_COMM_NULL");
         return SYMM_ERR_INVALID;
     }
-    if ((rc = mp.comm_size(c, &size)) != 0 || (rc = mp.comm_rank(c, &rank)) != 0) {
+    /* Errors returned, not fatal, on the caller's communicator too. */
+    MPI_Errhandler old;
+    if ((rc = MPI_Comm_get_errhandler(c, &old)) == MPI_SUCCESS) {
+        MPI_Comm_set_errhandler(c, MPI_ERRORS_RETURN);
+        if ((rc = MPI_Comm_size(c, &size)) == MPI_SUCCESS)
+            rc = MPI_Comm_rank(c, &rank);
+        MPI_Comm_set_errhandler(c, old);
+        MPI_Errhandler_free(&old);
+    }
+    if (rc != MPI_SUCCESS) {
         symm_error("bootstrap", "MPI bootstrap: not a valid communicator: %s", mpi_err(rc, eb));
         return SYMM_ERR_INVALID;
     }
@@ -518,13 +445,14 @@ int symm_boot_mpi_create(void *comm, double timeout_s, symm_boot_t **boot_p)
     mb->base.rank = rank;
     mb->base.size = size;
     mb->base.timeout_s = timeout_s;
+    mb->comm = MPI_COMM_NULL;
     rc = dup_comm(c, size, timeout_s, &mb->comm);
     if (rc != SYMM_OK) {
         free(mb); /* the pending idup writes only into its own request */
         return rc;
     }
     /* Failures come back as codes, never abort from inside MPI. */
-    mp.comm_set_errhandler(mb->comm, mp.errors_return);
+    MPI_Comm_set_errhandler(mb->comm, MPI_ERRORS_RETURN);
 
     /* The job secret: PE 0's random bytes. */
     uint8_t mine[16], *all = malloc((size_t)size * sizeof(mine));
@@ -548,28 +476,22 @@ int symm_boot_mpi_create(void *comm, double timeout_s, symm_boot_t **boot_p)
     return SYMM_OK;
 }
 
-int symm_boot_mpi_built(void)
-{
-    return 1;
-}
-
-#else /* !SYMM_HAVE_MPI */
-
-#include "boot/boot.h"
-#include "runtime/status.h"
-
-/* Built without MPI: the callers (boot.c, src/api) say so in their words. */
-int symm_boot_mpi_create(void *comm, double timeout_s, symm_boot_t **boot_p)
-{
-    (void)comm;
-    (void)timeout_s;
-    (void)boot_p;
-    return SYMM_ERR_UNSUPPORTED;
-}
-
-int symm_boot_mpi_built(void)
-{
-    return 0;
-}
-
+/* What the plugin was built against, from that MPI's own header. */
+#if defined(OMPI_MAJOR_VERSION)
+#define MPI_STR_(x) #x
+#define MPI_STR(x) MPI_STR_(x)
+#define MPI_ABOUT                                                                             \
+    "Open MPI " MPI_STR(OMPI_MAJOR_VERSION) "." MPI_STR(OMPI_MINOR_VERSION) "." MPI_STR(     \
+        OMPI_RELEASE_VERSION) " ABI"
+#elif defined(MPICH_VERSION)
+#define MPI_ABOUT "MPICH " MPICH_VERSION " ABI"
+#else
+#define MPI_ABOUT "MPI"
 #endif
+
+static const symm_boot_plugin_ops_t mpi_plugin_ops = {
+    .boot_size = sizeof(symm_boot_t),
+    .create = mpi_create,
+};
+
+SYMM_PLUGIN_DEFINE(SYMM_BOOT_MPI_PLUGIN_NAME, MPI_ABOUT, &mpi_plugin_ops)

@@ -2,11 +2,10 @@
  * pmix.c - the PMIx bootstrap: rank, size and collectives from the job's
  * PMIx server (Open MPI's mpirun (ORTE/PRRTE), srun --mpi=pmix, prun, ...).
  *
- * Owns the loading of libpmix and the PMIx collectives. libpmix is opened
- * with dlopen at the first use (libpmix.so.2, the soname of every PMIx since
- * v2), so programs that never run under PMIx neither load nor need it; only
- * pmix.h is needed at build time (cmake/pmix.cmake defines SYMM_HAVE_PMIX
- * when it finds it, otherwise this file is empty).
+ * Owns the PMIx collectives. A plugin (runtime/plugin.h,
+ * libsymm-boot-pmix.so, built by cmake/pmix.cmake where pmix.h is found)
+ * linked with libpmix: libsymm loads it only for a job under PMIx, so
+ * programs that never run under PMIx neither load nor need libpmix.
  *
  * A collective is: PMIx_Put of this PE's blob (allgather) or of a mark
  * (barrier) under key "symm.boot.<k>", PMIx_Commit, a fence over the whole
@@ -33,15 +32,13 @@
 #define _GNU_SOURCE
 #endif
 
-#ifdef SYMM_HAVE_PMIX
 
 #include "boot/boot.h"
 #include "boot/boot_io.h"
-#include "runtime/dl_table.h"
 #include "runtime/log.h"
+#include "runtime/plugin.h"
 #include "runtime/status.h"
 
-#include <dlfcn.h>
 #include <errno.h>
 #include <pmix.h>
 #include <pthread.h>
@@ -59,63 +56,10 @@
  * they report it too (report_fence). */
 #define REPORT_GRACE_S 2.0
 
-/* ---- libpmix, loaded at run time --------------------------------------- */
-
-static struct pmix_api {
-    int loaded; /* 1 ok, -1 failed (and reported once per call) */
-    __typeof__(&PMIx_Init) init;
-    __typeof__(&PMIx_Finalize) finalize;
-    __typeof__(&PMIx_Put) put;
-    __typeof__(&PMIx_Commit) commit;
-    __typeof__(&PMIx_Fence_nb) fence_nb;
-    __typeof__(&PMIx_Get) get;
-    __typeof__(&PMIx_Get_nb) get_nb;
-    __typeof__(&PMIx_Value_destruct) value_destruct;
-    __typeof__(&PMIx_Error_string) error_string;
-} px;
-
-static const char *const pmix_libs[] = {"libpmix.so.2", "libpmix.so", NULL};
-/* A program linked with libpmix (or an MPI that loaded it) already has it
- * loaded: dlopen then finds that one. */
-static const symm_dl_lib_t pmix_lib = {pmix_libs, RTLD_NOW | RTLD_GLOBAL, 0};
-
-static int pmix_load(void)
-{
-    const symm_dl_sym_t syms[] = {
-        SYMM_DL_SYM(px.init, "PMIx_Init"),
-        SYMM_DL_SYM(px.finalize, "PMIx_Finalize"),
-        SYMM_DL_SYM(px.put, "PMIx_Put"),
-        SYMM_DL_SYM(px.commit, "PMIx_Commit"),
-        SYMM_DL_SYM(px.fence_nb, "PMIx_Fence_nb"),
-        SYMM_DL_SYM(px.get, "PMIx_Get"),
-        SYMM_DL_SYM(px.get_nb, "PMIx_Get_nb"),
-        SYMM_DL_SYM(px.value_destruct, "PMIx_Value_destruct"),
-        SYMM_DL_SYM(px.error_string, "PMIx_Error_string"),
-    };
-    const char *err = "", *missing;
-
-    if (px.loaded > 0)
-        return SYMM_OK;
-    /* Never dlclose: libpmix runs a progress thread. */
-    int rc = symm_dl_load(&pmix_lib, syms, sizeof(syms) / sizeof(syms[0]), NULL, &missing, &err);
-    if (rc == -1) {
-        symm_error("bootstrap", "PMIx bootstrap: cannot load libpmix.so.2 (%s); install "
-                   "libpmix2 or start the job with oshrun", err ? err : "not found");
-        return SYMM_ERR_UNSUPPORTED;
-    }
-    if (rc != 0) {
-        symm_error("bootstrap", "PMIx bootstrap: libpmix lacks %s (PMIx older than v3?)",
-                   missing);
-        return SYMM_ERR_UNSUPPORTED;
-    }
-    px.loaded = 1;
-    return SYMM_OK;
-}
-
 static void value_release(pmix_value_t *v)
 {
     if (v != NULL) {
-        px.value_destruct(v);
+        PMIx_Value_destruct(v);
         free(v);
     }
 }
@@ -235,7 +179,7 @@ typedef struct pmix_boot {
     int failed;
 } pmix_boot_t;
 
-static const char *pmix_err(pmix_status_t s) { return px.error_string(s); }
+static const char *pmix_err(pmix_status_t s) { return PMIx_Error_string(s); }
 
 /* The process's PMIx collectives so far (see above). */
 static uint32_t pmix_key_seq;
@@ -267,7 +211,7 @@ static int find_missing(pmix_boot_t *pb, const char *key, int *missing)
             info_int(&w[r]->info[0], PMIX_TIMEOUT, PMIX_PROBE_S);
         }
         if (w[r] == NULL ||
-            px.get_nb(&w[r]->proc, key, w[r]->info, 1, value_cb, w[r]) != PMIX_SUCCESS) {
+            PMIx_Get_nb(&w[r]->proc, key, w[r]->info, 1, value_cb, w[r]) != PMIX_SUCCESS) {
             if (w[r] != NULL)
                 wait_free(w[r]);
             w[r] = NULL;
@@ -352,9 +296,9 @@ static int pmix_step(pmix_boot_t *pb, const char *what, const void *in, size_t l
         val.type = PMIX_UINT32;
         val.data.uint32 = pb->seq;
     }
-    st = px.put(PMIX_GLOBAL, key, &val);
+    st = PMIx_Put(PMIX_GLOBAL, key, &val);
     if (st == PMIX_SUCCESS)
-        st = px.commit();
+        st = PMIx_Commit();
     if (st != PMIX_SUCCESS) {
         symm_error("bootstrap", "PMIx put/commit for %s failed: %s", what, pmix_err(st));
         return SYMM_ERR_BOOT;
@@ -369,7 +313,7 @@ static int pmix_step(pmix_boot_t *pb, const char *what, const void *in, size_t l
         info_int(&w->info[ninfo++], PMIX_TIMEOUT, whole_s(t));
     info_bool(&w->info[ninfo++], PMIX_COLLECT_DATA, gather != 0);
     w->proc = pb->all;
-    st = px.fence_nb(&w->proc, 1, w->info, ninfo, op_cb, w);
+    st = PMIx_Fence_nb(&w->proc, 1, w->info, ninfo, op_cb, w);
     if (st == PMIX_OPERATION_SUCCEEDED) {
         wait_free(w);
         return SYMM_OK;
@@ -418,7 +362,7 @@ static int pmix_collective(pmix_boot_t *pb, const void *in, void *out, size_t le
             continue;
         }
         p.rank = (pmix_rank_t)r;
-        pmix_status_t st = px.get(&p, key, &info, 1, &v);
+        pmix_status_t st = PMIx_Get(&p, key, &info, 1, &v);
         if (st != PMIX_SUCCESS || v == NULL) {
             symm_error("bootstrap", "PMIx get of PE %d's part of %s failed: %s", r, what,
                        pmix_err(st));
@@ -454,7 +398,7 @@ static int pmix_allgather(symm_boot_t *boot, const void *in, void *out, size_t l
 
 static void pmix_fini(symm_boot_t *boot)
 {
-    pmix_status_t st = px.finalize(NULL, 0);
+    pmix_status_t st = PMIx_Finalize(NULL, 0);
     if (st != PMIX_SUCCESS)
         symm_warn("bootstrap", "PMIx_Finalize: %s", pmix_err(st));
     free(boot);
@@ -492,7 +436,7 @@ static int get_job_size(const pmix_proc_t *all, int *size_p)
 {
     pmix_value_t *v = NULL;
     unsigned long long n = 0;
-    pmix_status_t st = px.get(all, PMIX_JOB_SIZE, NULL, 0, &v);
+    pmix_status_t st = PMIx_Get(all, PMIX_JOB_SIZE, NULL, 0, &v);
     if (st != PMIX_SUCCESS || v == NULL) {
         symm_error("bootstrap", "PMIx has no job size (%s): %s", PMIX_JOB_SIZE, pmix_err(st));
         return SYMM_ERR_BOOT;
@@ -515,21 +459,19 @@ static int get_job_size(const pmix_proc_t *all, int *size_p)
     return SYMM_OK;
 }
 
-int symm_boot_pmix_create(double timeout_s, symm_boot_t **boot_p)
+static int pmix_create(void *arg, double timeout_s, symm_boot_t **boot_p)
 {
     pmix_boot_t *pb;
     pmix_status_t st;
     int rc;
 
-    rc = pmix_load();
-    if (rc != SYMM_OK)
-        return rc;
+    (void)arg;
     pb = calloc(1, sizeof(*pb));
     if (pb == NULL) {
         symm_error("bootstrap", "out of memory");
         return SYMM_ERR_NOMEM;
     }
-    st = px.init(&pb->me, NULL, 0);
+    st = PMIx_Init(&pb->me, NULL, 0);
     if (st != PMIX_SUCCESS) {
         symm_error("bootstrap", "PMIx_Init failed: %s (is this process started by a PMIx "
                    "launcher such as mpirun or srun --mpi=pmix?)", pmix_err(st));
@@ -545,7 +487,7 @@ int symm_boot_pmix_create(double timeout_s, symm_boot_t **boot_p)
         rc = SYMM_ERR_BOOT;
     }
     if (rc != SYMM_OK) {
-        px.finalize(NULL, 0);
+        PMIx_Finalize(NULL, 0);
         free(pb);
         return rc;
     }
@@ -560,9 +502,9 @@ int symm_boot_pmix_create(double timeout_s, symm_boot_t **boot_p)
     return SYMM_OK;
 }
 
-#else /* !SYMM_HAVE_PMIX */
+static const symm_boot_plugin_ops_t pmix_plugin_ops = {
+    .boot_size = sizeof(symm_boot_t),
+    .create = pmix_create,
+};
 
-/* Built without pmix.h: boot.c reports the PMIx bootstrap as not built. */
-typedef int symm_boot_pmix_not_built_t;
-
-#endif
+SYMM_PLUGIN_DEFINE("boot-pmix", "PMIx, libpmix.so.2", &pmix_plugin_ops)

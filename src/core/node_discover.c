@@ -187,11 +187,13 @@ static int net_choose(symm_instance_t *inst, const node_view_t *v, int force_net
                        v->ids[pe]);
             return SYMM_ERR_UNSUPPORTED;
         }
-        if ((inst->net = symm_ucx_transport()) == NULL) {
+        const char *why;
+        if ((inst->net = symm_ucx_transport(&why)) == NULL) {
             symm_error("shmem_init",
-                       "PE %d is not on this node (%s) and this symm was built without UCX "
-                       "(install libucx-dev and rebuild)",
-                       pe, v->ids[pe]);
+                       "PE %d is not on this node (%s), but the UCX transport plugin cannot be "
+                       "loaded: %s (it is built where UCX is found: install libucx-dev and "
+                       "rebuild)",
+                       pe, v->ids[pe], why);
             return SYMM_ERR_UNSUPPORTED;
         }
         break;

@@ -264,7 +264,9 @@ static int watch_fatal_mark(void)
     static int busy;
     if (!symm_pe_status_fatal_mark())
         return 0;
-    if (symm_net_progressing == 0 && !__atomic_exchange_n(&busy, 1, __ATOMIC_ACQ_REL))
+    const symm_transport_ops_t *net = symm_cur != NULL ? symm_cur->net : NULL;
+    int in_net = net != NULL && net->in_progress != NULL && net->in_progress();
+    if (!in_net && !__atomic_exchange_n(&busy, 1, __ATOMIC_ACQ_REL))
         symm_report_mark_others(symm_cur, 255);
     return 1;
 }

@@ -51,6 +51,10 @@
     X(SYMM_TRANSPORT, STR, USER, core, transport, "auto",                                          \
       "auto: map node-local peers, UCX for the rest; shm: node-local only; ucx: every "            \
       "peer but myself through UCX")                                                               \
+    X(SYMM_PLUGIN_DIR, STR, USER, core, plugin_dir, "",                                            \
+      "the one directory where plugins (libsymm-ucx.so, libsymm-boot-pmix.so, "                    \
+      "libsymm-boot-mpi-<abi>.so) are looked for; unset: symm/ beside libsymm, then the "          \
+      "install's <libdir>/symm")                                                                   \
     X(SYMM_NODE_SIZE, INT, USER, core, node_size, "0",                                             \
       "testing aid (SYMM_TRANSPORT=auto): split each host's PEs, in node-local order, into "       \
       "emulated nodes of this many; only PEs of one such node are mapped, the rest go "            \

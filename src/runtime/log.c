@@ -73,6 +73,12 @@ const char *symm_log_last_error(void) { return last_error; }
 
 void symm_log_clear_error(void) { last_error[0] = '\0'; }
 
+void symm_vlog(int level, const char *routine, const char *fmt, va_list ap)
+{
+    if (level <= log_lvl)
+        log_vwrite(level, routine, fmt, ap);
+}
+
 void symm_log(int level, const char *routine, const char *fmt, ...)
 {
     if (level > log_lvl)
@@ -109,7 +115,7 @@ void symm_job_exit(int status)
 
 int (*symm_log_fatal_mark)(void);
 
-void symm_fatal(const char *routine, const char *fmt, ...)
+void symm_vfatal(const char *routine, const char *fmt, va_list ap)
 {
     /* This line is the job's report: the record says so (ABORTED) before
      * the line goes out, so that peers that see this PE end take its end
@@ -118,12 +124,16 @@ void symm_fatal(const char *routine, const char *fmt, ...)
     int (*mark)(void) = symm_log_fatal_mark;
     if (mark != NULL)
         (void)mark();
-    va_list ap;
-    va_start(ap, fmt);
     log_vwrite(SYMM_LOG_ERROR, routine, fmt, ap);
-    va_end(ap);
     fflush(stdout);
     symm_launcher_say("reported");
     /* A plain non-zero exit: a launcher other than oshrun ends the others. */
     _exit(255);
+}
+
+void symm_fatal(const char *routine, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    symm_vfatal(routine, fmt, ap);
 }

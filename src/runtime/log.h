@@ -36,6 +36,9 @@ extern __thread const char *symm_log_alias __attribute__((tls_model("initial-exe
 /* "symm: <routine>: <message> (PE n)" if level <= current level. */
 void symm_log(int level, const char *routine, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* The same with the arguments as a va_list (a plugin's symm_log). */
+void symm_vlog(int level, const char *routine, const char *fmt, va_list ap)
+    __attribute__((format(printf, 3, 0)));
 #define symm_error(routine, ...) symm_log(SYMM_LOG_ERROR, routine, __VA_ARGS__)
 #define symm_warn(routine, ...) symm_log(SYMM_LOG_WARN, routine, __VA_ARGS__)
 #define symm_info(routine, ...) symm_log(SYMM_LOG_INFO, routine, __VA_ARGS__)
@@ -49,6 +52,8 @@ void symm_log(int level, const char *routine, const char *fmt, ...)
  * no line of its own: this line says why the PE ends. */
 void symm_fatal(const char *routine, const char *fmt, ...)
     __attribute__((format(printf, 2, 3), noreturn, cold));
+void symm_vfatal(const char *routine, const char *fmt, va_list ap)
+    __attribute__((format(printf, 2, 0), noreturn, cold));
 extern int (*symm_log_fatal_mark)(void);
 
 /* End the whole job with `status`: tells the launcher, then _exit(status). */

@@ -19,7 +19,6 @@
 __thread symm_doing_t symm_doing __attribute__((tls_model("initial-exec")));
 int symm_pe_deferred;
 __thread int symm_pe_reporting;
-__thread int symm_net_progressing __attribute__((tls_model("initial-exec")));
 
 uint64_t symm_now_ms(void)
 {

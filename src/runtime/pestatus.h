@@ -165,11 +165,6 @@ static inline int symm_pe_report_claimed(const symm_instance_t *s)
 extern int symm_pe_deferred;
 extern __thread int symm_pe_reporting;
 
-/* This thread is inside the network transport's progress (its callbacks
- * run there): a fatal error then marks no other node, which would need
- * progress again (core/watch.c). */
-extern __thread int symm_net_progressing __attribute__((tls_model("initial-exec")));
-
 /* Has a PE this node does not map marked this node's first record
  * (reported_by) once its report of the job was out? */
 static inline int symm_pe_report_marked(const symm_instance_t *s)

@@ -11,7 +11,8 @@
  * never call back into the API layer.
  *
  * Layer transport/ (below ops/, above mem/; docs/ARCHITECTURE.md): reaching
- * peers: mapped (shm.c) or over the network (ucx/). It includes and calls only
+ * peers: mapped (shm.c) or over the network (ucx/, a plugin that
+ * net_plugin.c loads). It includes and calls only
  * its own directory and those below it (scripts/check_layers.sh).
  */
 #ifndef SYMM_TRANSPORT_H
@@ -145,18 +146,47 @@ typedef struct symm_transport_ops {
      * long, never a hang. Never on a fast path. 0, or negative if none
      * could be issued. NULL: this transport cannot. */
     int (*peek)(struct symm_instance *inst, symm_peek_t *reqs, int n, unsigned timeout_ms);
+    /* 1 when the calling thread is inside this transport's progress (its
+     * callbacks run there): a fatal error then marks no other node, which
+     * would need progress again (core/watch.c). NULL: never. */
+    int (*in_progress)(void);
 } symm_transport_ops_t;
 
 /* ---- the transports -------------------------------------------------- */
 
-/* UCX (src/transport/ucx/): the ops table, or NULL when symm was built
- * without UCX. */
-const symm_transport_ops_t *symm_ucx_transport(void);
-/* "1.13.1", or NULL without UCX (or when libucp.so.0 cannot be loaded). */
+/* UCX (src/transport/ucx/) is a plugin (runtime/plugin.h, libsymm-ucx.so),
+ * opened by transport/net_plugin.c when a job first needs the network. */
+struct symm_boot;
+
+/* What libsymm does for the UCX plugin: the routines of runtime/ and boot/
+ * it calls, and the thread-local state of runtime/pestatus.h it touches. */
+typedef struct symm_ucx_host {
+    int (*fault)(const char *site);
+    int (*boot_agree)(struct symm_boot *boot, int rc, const char *routine, int *failed_pe_p);
+    void (*pe_end)(struct symm_instance *s, int status, int self) __attribute__((noreturn));
+    /* symm_pe_report_elsewhere, symm_pe_reporting, symm_doing.routine != NULL */
+    int (*report_elsewhere)(const struct symm_instance *s);
+    int (*reporting)(void);
+    int (*doing_named)(void);
+} symm_ucx_host_t;
+
+/* What the UCX plugin offers. */
+typedef struct symm_ucx_plugin_ops {
+    const symm_transport_ops_t *transport;
+    /* "1.13.1": the UCX the plugin runs with. */
+    const char *(*version)(void);
+    /* What kind of atomics UCX would use in this process (SYMM_NETAMO_* of
+     * runtime/atomics.h; tl: the device transport or ""), from UCT's query
+     * of the interfaces UCP would open. */
+    int (*atomics_probe)(char *tl, size_t tl_len);
+} symm_ucx_plugin_ops_t;
+
+/* The UCX transport's ops, its plugin loaded at the first call; NULL when
+ * it cannot be loaded, *why (if not NULL) then saying why. */
+const symm_transport_ops_t *symm_ucx_transport(const char **why);
+/* "1.13.1", or NULL when the plugin (or libucp) cannot be loaded. */
 const char *symm_ucx_version(void);
-/* What kind of atomics UCX would use in this process (SYMM_NETAMO_* of
- * runtime/atomics.h; tl: the device transport or ""), from UCT's query of
- * the interfaces UCP would open; -1 without UCX. For symm-info. */
+/* The plugin's atomics_probe, or -1 (tl "") without it. For symm-info. */
 int symm_ucx_atomics_probe(char *tl, size_t tl_len);
 /* SYMM_UCX_BULK_EP's rule (value: the variable's, auto|0|1): 1 where large
  * collective messages to other nodes go by rendezvous on a second endpoint

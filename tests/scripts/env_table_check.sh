@@ -13,7 +13,7 @@
 set -u
 table=$1
 shift
-FOREIGN='^(HOME|PATH|PYTHONPATH|XDG_CONFIG_HOME|PMIX_RANK|PMIX_NAMESPACE|UCX_[A-Z0-9_]+)$'
+FOREIGN='^(HOME|PATH|PYTHONPATH|XDG_CONFIG_HOME|PMIX_RANK|PMIX_NAMESPACE|PMI_SIZE|UCX_[A-Z0-9_]+)$'
 
 known=$(grep -oE '^[[:space:]]*X\([A-Z][A-Z0-9_]*,' "$table" | sed -E 's/^[[:space:]]*X\(//; s/,$//')
 if [ -z "$known" ]; then

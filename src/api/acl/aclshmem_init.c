@@ -222,8 +222,8 @@ static int make_boot(aclshmemx_bootstrap_t flags, const aclshmemx_init_attr_t *a
         /* comm_args: a pointer to an MPI_Comm; NULL is MPI_COMM_WORLD. */
         int rc = symm_boot_mpi_create(attr->comm_args, timeout, boot_p);
         if (rc == SYMM_ERR_UNSUPPORTED && !symm_boot_mpi_built())
-            acl_error(routine, "ACLSHMEMX_INIT_WITH_MPI: this build of symm has no MPI "
-                      "bootstrap; use ACLSHMEMX_INIT_WITH_DEFAULT or _UNIQUEID");
+            acl_error(routine, "ACLSHMEMX_INIT_WITH_MPI: this install of symm has no MPI "
+                      "bootstrap plugin; use ACLSHMEMX_INIT_WITH_DEFAULT or _UNIQUEID");
         return acl_status(rc);
     }
     if (f & ACLSHMEMX_INIT_WITH_DEFAULT) {

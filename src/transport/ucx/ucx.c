@@ -1,6 +1,6 @@
 /*
  * ucx.c - the UCX network transport's life: init, finalize, connections to
- * peers, heap growth, and its ops table (symm_ucx_transport).
+ * peers, heap growth, and its ops table (symm_ucx_ops).
  *
  * At init: one UCP context, a default worker per instance (plus one per
  * context, made on shmem_ctx_create); the worker's address, my heap base,
@@ -23,7 +23,7 @@
  * and their rkeys. Never on the put/get/AMO paths but for the cold lazy
  * connect on a worker's first use of a peer (symm_ucx_conn_open_lazy). The
  * operations are in ucx_rma.c and ucx_am.c, the workers in ucx_progress.c,
- * the libucp table in ucx_load.c; ucx.h maps them.
+ * the plugin's entry in ucx_plugin.c.
  */
 #define _GNU_SOURCE
 #include "transport/transport.h"
@@ -33,7 +33,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#ifdef SYMM_HAVE_UCX
 
 #if defined(__has_feature)
 #if __has_feature(address_sanitizer)
@@ -61,7 +60,7 @@ static void peer_error(void *arg, ucp_ep_h ep, ucs_status_t status)
     /* A thread writing the job's report (core/watch.c) that runs progress
      * for its reads: the report ends the PE, and the failed read says
      * the peer is unreachable. */
-    if (!p->u->closing && !symm_pe_reporting)
+    if (!p->u->closing && !symm_ucx_host->reporting())
         symm_ucx_peer_lost(p->u, p->pe, status);
 }
 
@@ -83,11 +82,11 @@ void symm_ucx_peer_lost(ucx_state_t *u, int pe, ucs_status_t status)
     for (int i = 0; i < 50 && (i < grace || symm_pe_report_claimed(p->u->inst)); i++) {
         /* The job's report is another PE's, out or coming (ops/fail_report.h):
          * a peer that ended after it is its consequence. */
-        if (symm_pe_report_elsewhere(p->u->inst))
+        if (symm_ucx_host->report_elsewhere(p->u->inst))
             symm_pe_end(p->u->inst, symm_pe_report_status(p->u->inst, 1), 0);
         usleep(100000);
     }
-    if (symm_pe_report_elsewhere(p->u->inst))
+    if (symm_ucx_host->report_elsewhere(p->u->inst))
         symm_pe_end(p->u->inst, symm_pe_report_status(p->u->inst, 1), 0);
     symm_fatal("ucx", "PE %d (%s, pid %d) died or became unreachable: connection lost (%s)",
                p->pe, p->host, (int)p->pid, ucs_status_string(status));
@@ -478,10 +477,6 @@ static int state_create(symm_instance_t *s, ucx_state_t **u_p)
     s->net_state = u;
     pthread_mutex_init(&u->ctx_lock, NULL);
     *u_p = u;
-    if (!symm_ucx_load()) {
-        symm_error("shmem_init", "some PEs are not on this node, but %s", symm_ucx_load_error());
-        return SYMM_ERR_UNSUPPORTED;
-    }
     u->peers = calloc((size_t)s->n_pes, sizeof(ucx_peer_t));
     if (u->peers == NULL)
         return SYMM_ERR_NOMEM;
@@ -1090,12 +1085,6 @@ static int ucx_region_remove(symm_instance_t *s, int id)
     return rc;
 }
 
-int symm_ucx_atomics_probe(char *tl, size_t tl_len)
-{
-    tl[0] = '\0';
-    return symm_ucx_load() ? (int)symm_ucx_amo_probe(tl, tl_len) : -1;
-}
-
 static const char *ucx_bulk_info(symm_instance_t *s)
 {
     ucx_state_t *u = state_of(s);
@@ -1128,66 +1117,8 @@ static const symm_transport_ops_t ucx_ops = {
     .ctx_destroy = symm_ucx_ctx_destroy,
     .bulk_info = ucx_bulk_info,
     .peek = symm_ucx_peek,
+    .in_progress = symm_ucx_in_progress,
 };
 
-const symm_transport_ops_t *symm_ucx_transport(void) { return &ucx_ops; }
-
-#else /* !SYMM_HAVE_UCX */
-
-const symm_transport_ops_t *symm_ucx_transport(void) { return NULL; }
-
-int symm_ucx_atomics_probe(char *tl, size_t tl_len)
-{
-    if (tl_len > 0)
-        tl[0] = '\0';
-    return -1;
-}
-
-#endif
-
-/* The default TCP congestion control of this network namespace, the one a
- * new socket gets (UCX sets none of its own). */
-static void tcp_cc(char *cc, size_t len)
-{
-    cc[0] = '\0';
-    FILE *f = fopen("/proc/sys/net/ipv4/tcp_congestion_control", "r");
-    if (f == NULL)
-        return;
-    if (fgets(cc, (int)len, f) == NULL)
-        cc[0] = '\0';
-    fclose(f);
-    cc[strcspn(cc, "\n")] = '\0';
-}
-
-/* auto: the one zero-copy write of a rendezvous beats 64 KiB fragments
- * where TCP sends it at once, and loses where BBR paces it out (large
- * fcollect and sum-reduce across namespaces: docs/performance.md). Only over tcp:
- * verbs transports keep zero-copy rendezvous under peer-failure handling,
- * and a second endpoint there costs a queue pair per peer for nothing. */
-int symm_ucx_bulk_rule(const char *value, char *why, size_t len)
-{
-    if (strcmp(value, "auto") != 0 && strcmp(value, "1") != 0 && strcmp(value, "0") != 0) {
-        snprintf(why, len, "SYMM_UCX_BULK_EP='%s' is not one of auto, 0, 1", value);
-        return -1;
-    }
-    if (strcmp(value, "auto") != 0) {
-        int on = value[0] == '1';
-        snprintf(why, len, "%s (SYMM_UCX_BULK_EP=%s)",
-                 on ? "rendezvous on a second endpoint" : "on the first endpoint", value);
-        return on;
-    }
-    if (access("/sys/class/infiniband", F_OK) == 0) {
-        snprintf(why, len, "on the first endpoint (SYMM_UCX_BULK_EP=%s; an InfiniBand/RoCE "
-                 "device is present)", value);
-        return 0;
-    }
-    char cc[32];
-    tcp_cc(cc, sizeof(cc));
-    int on = cc[0] != '\0' && strncmp(cc, "bbr", 3) != 0;
-    snprintf(why, len, "%s (SYMM_UCX_BULK_EP=%s; tcp, congestion control %s%s)",
-             on ? "rendezvous on a second endpoint" : "on the first endpoint", value,
-             cc[0] != '\0' ? cc : "unknown",
-             on ? " sends one large write at once" : cc[0] != '\0' ? " paces one large write" : "");
-    return on;
-}
+const symm_transport_ops_t *symm_ucx_ops(void) { return &ucx_ops; }
 

@@ -1,7 +1,6 @@
 /*
- * ucx.h - what the files of the UCX network transport share: the table of
- * libucp functions, the worker and peer state, and the helpers every
- * operation inlines. Internal to src/transport/ucx; the rest of symm sees
+ * ucx.h - what the files of the UCX network transport share: the worker and
+ * peer state, and the helpers every operation inlines. Internal to src/transport/ucx; the rest of symm sees
  * only symm_ucx_transport() and symm_ucx_version() (transport/transport.h).
  *
  * The network transport: every peer that is not mapped is reached through
@@ -12,10 +11,16 @@
  *   ucx_am.c        the active messages of collectives: notify and tagged
  *                   messages
  *   ucx_progress.c  the progress thread and the workers, one per context
- *   ucx_load.c      libucp.so.0 opened at run time: the function table
  *   ucx_probe.c     what kind of atomics UCX would use here (UCT's API)
+ *   ucx_plugin.c    the plugin's entry and the host's services it calls
  *
- * Include only where SYMM_HAVE_UCX is defined (it includes UCX's headers).
+ * The transport is a plugin (runtime/plugin.h, libsymm-ucx.so) linked
+ * with libucp, libuct and libucs: it calls UCX by name. libsymm opens it
+ * only when a job has a peer to reach over the network (or
+ * SYMM_TRANSPORT=ucx), so programs that never leave the node do not load
+ * UCX, whose memory hooks (libucm) patch mmap/madvise in every process
+ * that loads it (they crashed ThreadSanitizer's interceptors here, and Open
+ * MPI needs them turned off in containers).
  * What more than one file uses is here, named symm_ucx_* where it has
  * linkage; what serves one file stays static there. The helpers of the
  * put/get/AMO paths are static inline here, so each operation compiles to
@@ -39,99 +44,16 @@
 #include "runtime/status.h"
 #include "transport/transport.h"
 
-/* Declared hidden, as everything in libsymm is defined: the operations then
- * reach the function table PC-relative, as they did when it was static to
- * one file, not through the GOT. */
+/* Declared hidden, as everything in the plugin is defined: the operations
+ * then reach what they share PC-relative, not through the GOT. */
 #pragma GCC visibility push(hidden)
 
-/* ---- UCX, loaded at run time (ucx_load.c) ---------------------------------- */
+/* ---- the plugin (ucx_plugin.c) --------------------------------------- */
 
-/* libucp is opened (dlopen) when a job first needs the network, not linked:
- * programs that never leave the node do not load UCX, whose memory hooks
- * (libucm) patch mmap/madvise in every process that loads it (they crashed
- * ThreadSanitizer's interceptors here, and Open MPI needs them turned off in
- * containers). Every UCP/UCS function used is called through this table. */
-#define UCX_FUNCS(X)                                                                         \
-    X(ucp_config_read) X(ucp_config_release) X(ucp_init_version) X(ucp_cleanup)             \
-    X(ucp_worker_create) X(ucp_worker_destroy)                                              \
-    X(ucp_worker_release_address) X(ucp_worker_progress) X(ucp_worker_fence)                \
-    X(ucp_worker_flush_nbx) X(ucp_mem_map) X(ucp_mem_unmap) X(ucp_rkey_pack)                \
-    X(ucp_rkey_buffer_release) X(ucp_ep_create) X(ucp_ep_close_nbx) X(ucp_ep_rkey_unpack)   \
-    X(ucp_rkey_destroy) X(ucp_put_nbx) X(ucp_get_nbx) X(ucp_atomic_op_nbx)                  \
-    X(ucp_request_check_status) X(ucp_request_free) X(ucp_get_version_string)               \
-    X(ucs_status_string) X(ucp_am_send_nbx) X(ucp_worker_set_am_recv_handler)             \
-    X(ucp_am_recv_data_nbx) X(ucp_config_modify) X(ucp_am_data_release)                     \
-    X(ucp_worker_query) X(ucp_ep_flush_nbx) X(ucp_worker_get_efd) X(ucp_worker_arm)          \
-    X(uct_query_components) X(uct_release_component_list) X(uct_component_query)             \
-    X(uct_md_config_read) X(uct_md_open) X(uct_md_close) X(uct_md_query_tl_resources)        \
-    X(uct_release_tl_resource_list) X(uct_md_iface_config_read) X(uct_config_release)        \
-    X(uct_iface_open) X(uct_iface_query) X(uct_iface_close) X(uct_worker_create)             \
-    X(uct_worker_destroy) X(ucs_async_context_create) X(ucs_async_context_destroy)
-
-struct symm_ucx_fns {
-#define UCX_FIELD(f) __typeof__(f) *f;
-    UCX_FUNCS(UCX_FIELD)
-#undef UCX_FIELD
-};
-extern struct symm_ucx_fns symm_ucx_fn;
-
-/* Load libucp (and through it libucs, libuct) once; thread-safe. 1: the table is
- * filled; 0: symm_ucx_load_error() says why not. */
-int symm_ucx_load(void);
-const char *symm_ucx_load_error(void);
-
-/* From here on the UCP/UCS names call through the table. */
-#define ucp_config_read symm_ucx_fn.ucp_config_read
-#define ucp_config_release symm_ucx_fn.ucp_config_release
-#define ucp_init_version symm_ucx_fn.ucp_init_version
-#define ucp_cleanup symm_ucx_fn.ucp_cleanup
-#define ucp_worker_create symm_ucx_fn.ucp_worker_create
-#define ucp_worker_destroy symm_ucx_fn.ucp_worker_destroy
-#define ucp_worker_release_address symm_ucx_fn.ucp_worker_release_address
-#define ucp_worker_progress symm_ucx_fn.ucp_worker_progress
-#define ucp_worker_fence symm_ucx_fn.ucp_worker_fence
-#define ucp_worker_flush_nbx symm_ucx_fn.ucp_worker_flush_nbx
-#define ucp_ep_flush_nbx symm_ucx_fn.ucp_ep_flush_nbx
-#define ucp_mem_map symm_ucx_fn.ucp_mem_map
-#define ucp_mem_unmap symm_ucx_fn.ucp_mem_unmap
-#define ucp_rkey_pack symm_ucx_fn.ucp_rkey_pack
-#define ucp_rkey_buffer_release symm_ucx_fn.ucp_rkey_buffer_release
-#define ucp_ep_create symm_ucx_fn.ucp_ep_create
-#define ucp_ep_close_nbx symm_ucx_fn.ucp_ep_close_nbx
-#define ucp_ep_rkey_unpack symm_ucx_fn.ucp_ep_rkey_unpack
-#define ucp_rkey_destroy symm_ucx_fn.ucp_rkey_destroy
-#define ucp_put_nbx symm_ucx_fn.ucp_put_nbx
-#define ucp_get_nbx symm_ucx_fn.ucp_get_nbx
-#define ucp_atomic_op_nbx symm_ucx_fn.ucp_atomic_op_nbx
-#define ucp_request_check_status symm_ucx_fn.ucp_request_check_status
-#define ucp_request_free symm_ucx_fn.ucp_request_free
-#define ucp_get_version_string symm_ucx_fn.ucp_get_version_string
-#define ucs_status_string symm_ucx_fn.ucs_status_string
-#define ucp_am_send_nbx symm_ucx_fn.ucp_am_send_nbx
-#define ucp_worker_set_am_recv_handler symm_ucx_fn.ucp_worker_set_am_recv_handler
-#define ucp_am_recv_data_nbx symm_ucx_fn.ucp_am_recv_data_nbx
-#define ucp_config_modify symm_ucx_fn.ucp_config_modify
-#define ucp_worker_get_efd symm_ucx_fn.ucp_worker_get_efd
-#define ucp_worker_arm symm_ucx_fn.ucp_worker_arm
-#define ucp_am_data_release symm_ucx_fn.ucp_am_data_release
-#define ucp_worker_query symm_ucx_fn.ucp_worker_query
-#define uct_query_components symm_ucx_fn.uct_query_components
-#define uct_release_component_list symm_ucx_fn.uct_release_component_list
-#define uct_component_query symm_ucx_fn.uct_component_query
-#define uct_md_config_read symm_ucx_fn.uct_md_config_read
-#define uct_md_open symm_ucx_fn.uct_md_open
-#define uct_md_close symm_ucx_fn.uct_md_close
-#define uct_md_query_tl_resources symm_ucx_fn.uct_md_query_tl_resources
-#define uct_release_tl_resource_list symm_ucx_fn.uct_release_tl_resource_list
-#define uct_md_iface_config_read symm_ucx_fn.uct_md_iface_config_read
-#define uct_config_release symm_ucx_fn.uct_config_release
-#define uct_iface_open symm_ucx_fn.uct_iface_open
-#define uct_iface_query symm_ucx_fn.uct_iface_query
-#define uct_iface_close symm_ucx_fn.uct_iface_close
-#define uct_worker_create symm_ucx_fn.uct_worker_create
-#define uct_worker_destroy symm_ucx_fn.uct_worker_destroy
-#define ucs_async_context_create symm_ucx_fn.ucs_async_context_create
-#define ucs_async_context_destroy symm_ucx_fn.ucs_async_context_destroy
+/* libsymm's services (transport/transport.h), set by the plugin's entry. */
+extern const symm_ucx_host_t *symm_ucx_host;
+/* The transport's ops table (ucx.c). */
+const symm_transport_ops_t *symm_ucx_ops(void);
 
 /* ---- state ------------------------------------------------------------- */
 
@@ -381,6 +303,7 @@ int symm_ucx_msg_take(symm_instance_t *s, const symm_msg_tag_t *tag, int from, v
 /* ucx_progress.c */
 /* Run the default worker and every context worker; how many events. */
 unsigned symm_ucx_progress_all(ucx_state_t *u);
+int symm_ucx_in_progress(void);
 unsigned symm_ucx_progress(symm_instance_t *s);
 int symm_ucx_sleep(symm_instance_t *s, long usec);
 int symm_ucx_progress_thread_wanted(ucx_state_t *u, int *wanted);

@@ -14,7 +14,6 @@
  * the job).
  */
 #define _GNU_SOURCE
-#ifdef SYMM_HAVE_UCX
 
 #include <stdlib.h>
 #include <string.h>
@@ -350,5 +349,3 @@ void symm_ucx_msg_fini(ucx_state_t *u)
     pthread_mutex_destroy(&u->msg_lock);
     u->msg_ready = 0;
 }
-
-#endif

@@ -14,7 +14,6 @@
  * never destroyed before finalize (destroyed contexts' workers are reused).
  */
 #define _GNU_SOURCE
-#ifdef SYMM_HAVE_UCX
 
 #include <errno.h>
 #include <fcntl.h>
@@ -32,14 +31,22 @@
 
 /* ---- progress ---------------------------------------------------------- */
 
+/* How deep this thread is in progress (symm_ucx_in_progress). Initial-exec:
+ * progress runs in every wait loop, and the general model's lookup is a
+ * call; glibc keeps room in the static TLS block for a dlopened module's
+ * few bytes. */
+static __thread int ucx_progressing __attribute__((tls_model("initial-exec")));
+
+int symm_ucx_in_progress(void) { return ucx_progressing != 0; }
+
 unsigned symm_ucx_progress_all(ucx_state_t *u)
 {
-    symm_net_progressing++;
+    ucx_progressing++;
     unsigned n = ucp_worker_progress(u->dflt.worker);
     int k = __atomic_load_n(&u->n_all_wks, __ATOMIC_ACQUIRE);
     for (int i = 0; i < k; i++)
         n += ucp_worker_progress(u->all_wks[i]);
-    symm_net_progressing--;
+    ucx_progressing--;
     return n;
 }
 
@@ -293,5 +300,3 @@ void symm_ucx_ctx_destroy(struct symm_ctx *ctx)
     pthread_mutex_unlock(&u->ctx_lock);
     ctx->net = NULL;
 }
-
-#endif

@@ -18,7 +18,6 @@
  * (symm_ucx_conn_open_lazy), and never calls back into the API layer.
  */
 #define _GNU_SOURCE
-#ifdef SYMM_HAVE_UCX
 
 #include <sched.h>
 #include <string.h>
@@ -46,7 +45,7 @@ static void backoff(ucx_state_t *u, unsigned *polls, unsigned events, uint64_t *
     if (now < *until)
         return;
     void (*slow)(symm_instance_t *, int) = u->inst->wait_slow;
-    if (slow != NULL && symm_doing.routine != NULL) {
+    if (slow != NULL && symm_ucx_host->doing_named()) {
         slow(u->inst, !*published);
         *published = 1;
     }
@@ -549,5 +548,3 @@ int symm_ucx_pe_quiet(struct symm_ctx *ctx, const int *pes, size_t n)
     }
     return to_symm(u, st, ctx->inst->my_pe, "quiet");
 }
-
-#endif
