@@ -38,7 +38,16 @@ cmake --build build-asan -j"$jobs"
 # netns_mixed_flat and netns keep real namespaces under ASan): the stage
 # stays near 9 minutes on 2 cores. Nor the forced forms over emulated nodes
 # (coll_form_*.nodes: the same forms run over UCX in coll_nodes* here).
-(cd build-asan && ASAN_OPTIONS=detect_leaks=1 ctest --no-tests=error --output-on-failure -j"$jobs" \
+# intercept_tls_get_addr=0: the sanitizer runtime of GCC 12 (Debian 12;
+# reported for GCC up to 13 and LLVM up to 16) takes a dynamic TLS block
+# that starts 16 bytes past a page boundary for a glibc 2.19 block with a
+# header and reads that header; its leak tracer then crashes at exit
+# ("Tracer caught signal 11") before reporting anything. The layout of
+# amo_fence_order_netamo.np6.k3 (UCX's TLS, dlopened with its plugin) hit it
+# on every run; with the option it passes. LeakSanitizer keeps the dynamic
+# linker's allocations, dynamic TLS blocks among them, as roots
+# (use_ld_allocations), so no leak is hidden.
+(cd build-asan && ASAN_OPTIONS=detect_leaks=1:intercept_tls_get_addr=0 ctest --no-tests=error --output-on-failure -j"$jobs" \
   -E '[.]ucx[.]np[34]$|^(kill|exit)_|_nodes[a-z_]*[.]np[6-9][.]|^boot_tree_coll|^netns_mixed(_cyclic)?$|^coll_form_.*[.]nodes[.]')
 echo "== ThreadSanitizer build + the threaded and atomic tests"
 # (Not the UCX runs: UCX is not instrumented, and its memory hooks trip
