@@ -154,6 +154,18 @@ END {
             parse_rows(substr(line, index(line, ")") + 1), name)
         } else if (line ~ /^[ \t]*#[ \t]*define[ \t]+SYMM_ENV_ALIASES[ \t]*\(/) {
             parse_rows(substr(line, index(line, ")") + 1), "ALIASES")
+        } else if (line ~ /^[ \t]*#[ \t]*define[ \t]+[A-Z0-9_]+_CHOICES[ \t]*\(/) {
+            # An ENUM row'"'"'s values: the string literals of Y(E, "value") calls.
+            name = line
+            sub(/^[ \t]*#[ \t]*define[ \t]+/, "", name)
+            sub(/_CHOICES[ \t]*\(.*/, "", name)
+            rest = substr(line, index(line, ")") + 1)
+            list = ""
+            while (match(rest, /"[^"]*"/)) {
+                list = list (list == "" ? "" : ", ") "`" substr(rest, RSTART + 1, RLENGTH - 2) "`"
+                rest = substr(rest, RSTART + RLENGTH)
+            }
+            choices[name] = list
         }
     }
     nuser = nhidden = nalias = 0
@@ -203,7 +215,9 @@ END {
     print "Kinds: `SIZE` is bytes with an optional K, M, G or T suffix; `BOOL` is 0 or"
     print "1; `INT` and `DOUBLE` are numbers; `STR` is text (read by the component"
     print "named at the start of its meaning where that is not the library);"
-    print "`SECRET` is a string that `SHMEM_INFO` and `symm-info` never print."
+    print "`SECRET` is a string that `SHMEM_INFO` and `symm-info` never print;"
+    print "a variable whose kind lists its values takes one of them, and any other"
+    print "value fails init on every PE, naming the values."
     print "The user guide explains the variables in context: see [the index](README.md)."
     print "UCX'\''s own variables (`UCX_TLS`, `UCX_NET_DEVICES`, ...) pass through to UCX."
     print ""
@@ -211,7 +225,10 @@ END {
     print "|---|---|---|---|"
     for (i = 1; i <= nuser; i++) {
         r = user[i]
-        printf "| `%s` | %s | %s | %s |\n", rows[r, 1], rows[r, 2],
+        kind = rows[r, 2]
+        if (kind == "ENUM")
+            kind = "one of " choices[rows[r, 1]]
+        printf "| `%s` | %s | %s | %s |\n", rows[r, 1], kind,
             cell(code(rows[r, nargs[r] - 1])), cell(rows[r, nargs[r]])
     }
     if (nalias > 0) {

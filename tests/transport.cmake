@@ -5,6 +5,13 @@
 symm_pe_test(remote NOUCX)
 symm_expect_fail(transport_bad 2 "SYMM_TRANSPORT='bogus' is not one of auto, shm, ucx"
   ${CMAKE_COMMAND} -E env SYMM_TRANSPORT=bogus $<TARGET_FILE:empty>)
+# Every choice variable (an ENUM row of env_def.h) is parsed at init: a bad
+# value fails init on every PE naming the choices, whether or not the job
+# would have used it.
+symm_expect_fail(hugepages_bad 2 "SYMM_HUGEPAGES='maybe' is not one of auto, on, off"
+  ${CMAKE_COMMAND} -E env SYMM_HUGEPAGES=maybe $<TARGET_FILE:empty>)
+symm_expect_fail(progress_thread_bad 2 "SYMM_PROGRESS_THREAD='2' is not one of auto, 0, 1"
+  ${CMAKE_COMMAND} -E env SYMM_PROGRESS_THREAD=2 $<TARGET_FILE:empty>)
 if(SYMM_HAVE_UCX)
   symm_pe_test(remote_ucx PROGRAM remote NPS 2 4 ENV SYMM_TRANSPORT=ucx ARGS remote NOUCX
     TIMEOUT 120)

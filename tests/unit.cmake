@@ -9,9 +9,12 @@ add_test(NAME unit_alloc COMMAND test_alloc)
 set_tests_properties(unit_alloc PROPERTIES TIMEOUT 60)
 
 # The SYMM_ATOMICS rule (src/runtime/atomics.c): UCX's reports read, device
-# atomics included (no NIC here), and the decision with its reason.
+# atomics included (no NIC here), and the decision with its reason; the
+# variable's values through the configuration's parse (runtime/config.c).
 add_executable(test_atomics unit/test_atomics.c ${PROJECT_SOURCE_DIR}/src/runtime/atomics.c
-  ${PROJECT_SOURCE_DIR}/src/runtime/fault.c ${PROJECT_SOURCE_DIR}/src/runtime/log.c)
+  ${PROJECT_SOURCE_DIR}/src/runtime/fault.c ${PROJECT_SOURCE_DIR}/src/runtime/log.c
+  ${PROJECT_SOURCE_DIR}/src/runtime/config.c)
+target_include_directories(test_atomics PRIVATE ${PROJECT_SOURCE_DIR}/include)
 target_include_directories(test_atomics PRIVATE ${PROJECT_SOURCE_DIR}/src)
 add_test(NAME unit_atomics COMMAND test_atomics)
 set_tests_properties(unit_atomics PROPERTIES TIMEOUT 60)

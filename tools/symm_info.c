@@ -70,15 +70,17 @@ int main(int argc, char **argv)
     printf("symm %s (%s), OpenSHMEM %d.%d\n", SYMM_VERSION_STRING, name, major, minor);
     if (version_only)
         return 0;
-    symm_config_load(&cfg);
+    int bad = symm_config_load_as(&cfg, "symm-info") != 0;
+    char val[64];
     const char *ucx = symm_ucx_version();
-    printf("transports (SYMM_TRANSPORT=%s):\n", cfg.core.transport);
-    if (strcmp(cfg.core.transport, "ucx") == 0)
+    symm_config_value(&cfg, "SYMM_TRANSPORT", val, sizeof(val));
+    printf("transports (SYMM_TRANSPORT=%s):\n", val);
+    if (cfg.core.transport == SYMM_TRANSPORT_UCX)
         printf("  node-local peers : ucx %s (forced: every peer but myself)\n",
                ucx ? ucx : "(not in this build)");
     else
         printf("  node-local peers : shm (mapped memfd heaps and global data; put = memcpy)\n");
-    if (strcmp(cfg.core.transport, "shm") == 0)
+    if (cfg.core.transport == SYMM_TRANSPORT_SHM)
         printf("  other nodes      : none (SYMM_TRANSPORT=shm)\n");
     else if (ucx != NULL)
         printf("  other nodes      : ucx %s (UCP RMA + AMO; UCX_TLS and other UCX_* apply)\n", ucx);
@@ -86,8 +88,8 @@ int main(int argc, char **argv)
         printf("  other nodes      : none in this build (no libucx-dev when it was built)\n");
     /* The rule of runtime/atomics.h, and what this process's UCX offers;
      * a job's decision (which needs every PE's finding) is in SHMEM_INFO. */
-    printf("atomics (SYMM_ATOMICS=%s): who applies AMOs, signal updates and lock words\n",
-           cfg.core.atomics);
+    symm_config_value(&cfg, "SYMM_ATOMICS", val, sizeof(val));
+    printf("atomics (SYMM_ATOMICS=%s): who applies AMOs, signal updates and lock words\n", val);
     printf("  cpu     : the issuing PE's CPU on mapped peers, UCX for the others (not atomic\n"
            "            against each other if UCX uses device atomics)\n"
            "  network : UCX for every PE, mapped ones and itself included (one agent per word)\n"
@@ -106,13 +108,10 @@ int main(int argc, char **argv)
     else
         printf("  UCX here: atomics applied by the target CPU%s: auto gives cpu\n",
                (amo & SYMM_NETAMO_CPU_MODE) ? " (UCX_ATOMIC_MODE=cpu)" : "");
-    symm_atomics_mode_t amode;
-    int bad = symm_atomics_mode(&cfg, "symm-info", &amode) != 0;
     printf("  a singleton: cpu (every PE is node-local)\n");
     /* The same rule a PE applies at init where UCX reaches other nodes. */
     char why[128];
-    int bulk = symm_ucx_bulk_rule(cfg.net.ucx_bulk_ep, why, sizeof(why));
-    bad |= bulk < 0;
+    symm_ucx_bulk_rule(cfg.net.ucx_bulk_ep, why, sizeof(why));
     printf("large collective messages to other nodes: %s\n", why);
     {
         FILE *f = fopen("/proc/meminfo", "r");
@@ -127,11 +126,11 @@ int main(int argc, char **argv)
         printf("heap backing (SYMM_HUGEPAGES=%s): %ld free huge pages of %ld kB here; auto uses "
                "them when they cover every local PE's initial heap (SHMEM_INFO says what a job "
                "got)\n",
-               cfg.core.hugepages, free_pages, kb);
+               (symm_config_value(&cfg, "SYMM_HUGEPAGES", val, sizeof(val)), val), free_pages,
+               kb);
     }
     print_plugins();
-    int rc = symm_config_load(&cfg);
     fflush(stdout); /* the table is written to the fd directly */
     symm_config_print(&cfg, STDOUT_FILENO);
-    return rc == 0 && !bad ? 0 : 1;
+    return bad ? 1 : 0;
 }

@@ -13,6 +13,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "runtime/status.h"
 
 /* Room for "[v6 address]:port" and its NUL. */
 #define SYMM_ADDR_MAX 96
@@ -20,7 +21,7 @@
 /* "host:port" or "[v6]:port" into host (brackets removed) and a port in
  * 0..65535. SYMM_OK, or SYMM_ERR_INVALID (also when host does not fit in
  * hcap); logs nothing: the caller names the address's origin. */
-int symm_addr_split(const char *addr, char *host, size_t hcap, long *port_p);
+SYMM_MUST_CHECK int symm_addr_split(const char *addr, char *host, size_t hcap, long *port_p);
 
 /* host and port into "host:port", or "[host]:port" when host is IPv6. */
 void symm_addr_join(const char *host, long port, char *out, size_t cap);
@@ -28,19 +29,20 @@ void symm_addr_join(const char *host, long port, char *out, size_t cap);
 /* The IPv4 address of interface ifname, or (ifname NULL) of the first
  * interface that is up and not loopback. SYMM_OK, SYMM_ERR_INVALID (no such
  * address) or SYMM_ERR_SYS; logs nothing. */
-int symm_addr_ipv4_of_interface(const char *ifname, char *out, size_t cap);
+SYMM_MUST_CHECK int symm_addr_ipv4_of_interface(const char *ifname, char *out, size_t cap);
 
 /* Bind a TCP socket to the numeric address host and a port the kernel picks;
  * *fd_p stays bound (not listening) so that the port stays this process's.
  * Logs its failures under routine: SYMM_ERR_INVALID (host is not numeric) or
  * SYMM_ERR_BOOT. */
-int symm_addr_bind_free_port(const char *host, long *port_p, int *fd_p, const char *routine);
+SYMM_MUST_CHECK int symm_addr_bind_free_port(const char *host, long *port_p, int *fd_p,
+                                             const char *routine);
 
 /* "tcp://host:port" or "tcp6://[address]:port" into "host:port" or
  * "[address]:port"; port 0 is start + instance_id of
  * SHMEM_INSTANCE_PORT_RANGE=start:end. Logs its failures under routine:
  * SYMM_ERR_INVALID. */
-int symm_addr_from_url(const char *url, uint64_t instance_id, char *addr, size_t cap,
-                       const char *routine);
+SYMM_MUST_CHECK int symm_addr_from_url(const char *url, uint64_t instance_id, char *addr,
+                                       size_t cap, const char *routine);
 
 #endif

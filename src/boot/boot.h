@@ -23,13 +23,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "runtime/status.h"
+
 typedef struct symm_boot symm_boot_t;
 
 typedef struct symm_boot_ops {
     const char *name;
-    int (*barrier)(symm_boot_t *boot);
+    SYMM_MUST_CHECK int (*barrier)(symm_boot_t *boot);
     /* out holds size*len bytes, rank r's blob at out + r*len. */
-    int (*allgather)(symm_boot_t *boot, const void *in, void *out, size_t len);
+    SYMM_MUST_CHECK int (*allgather)(symm_boot_t *boot, const void *in, void *out, size_t len);
     void (*fini)(symm_boot_t *boot);
 } symm_boot_ops_t;
 
@@ -55,14 +57,15 @@ typedef struct symm_boot_tcp_params {
  * SYMM_SIZE, SYMM_BOOT_ADDR, SYMM_BOOT_LISTEN_FD, SYMM_JOB_SECRET) the TCP
  * star; with none of those, a singleton job of 1 PE. Writes *boot_p only on
  * success. */
-int symm_boot_create_from_env(double timeout_s, symm_boot_t **boot_p);
+SYMM_MUST_CHECK int symm_boot_create_from_env(double timeout_s, symm_boot_t **boot_p);
 
 /* The TCP star: rank 0 accepts size-1 connections, each must present the
  * secret (others are refused and logged); collectives go through rank 0. */
-int symm_boot_tcp_create(const symm_boot_tcp_params_t *params, symm_boot_t **boot_p);
+SYMM_MUST_CHECK int symm_boot_tcp_create(const symm_boot_tcp_params_t *params,
+                                         symm_boot_t **boot_p);
 
 /* A job of one PE: barrier is a no-op, allgather copies. */
-int symm_boot_singleton_create(symm_boot_t **boot_p);
+SYMM_MUST_CHECK int symm_boot_singleton_create(symm_boot_t **boot_p);
 
 /* What a bootstrap plugin (runtime/plugin.h: boot-pmix, boot-mpi-openmpi,
  * boot-mpi-mpich) offers: its creation. arg is the MPI plugins'
@@ -70,7 +73,7 @@ int symm_boot_singleton_create(symm_boot_t **boot_p);
  * PMIx. boot_size is sizeof(symm_boot_t) as the plugin was built. */
 typedef struct symm_boot_plugin_ops {
     uint32_t boot_size;
-    int (*create)(void *arg, double timeout_s, symm_boot_t **boot_p);
+    SYMM_MUST_CHECK int (*create)(void *arg, double timeout_s, symm_boot_t **boot_p);
 } symm_boot_plugin_ops_t;
 
 /* The MPI bootstrap (mpi.c, the plugin of the ABI of the MPI this process
@@ -79,7 +82,7 @@ typedef struct symm_boot_plugin_ops {
  * SYMM_ERR_UNSUPPORTED (logged) when the process has no MPI or this install
  * no plugin for its ABI; symm_boot_mpi_built tells callers that say it
  * themselves whether any MPI plugin is installed (without logging). */
-int symm_boot_mpi_create(void *comm, double timeout_s, symm_boot_t **boot_p);
+SYMM_MUST_CHECK int symm_boot_mpi_create(void *comm, double timeout_s, symm_boot_t **boot_p);
 /* 1 when an MPI plugin of some ABI is installed, else 0. */
 int symm_boot_mpi_built(void);
 /* 1 when this process has loaded an MPI library. */
@@ -88,10 +91,14 @@ int symm_boot_mpi_in_process(void);
 /* The PMIx bootstrap (pmix.c, the plugin boot-pmix): rank, size and the
  * exchange through the PMIx server of mpirun/srun. `why` says who asked for
  * it, for the error when the plugin is missing. */
-int symm_boot_pmix_create(const char *why, double timeout_s, symm_boot_t **boot_p);
+SYMM_MUST_CHECK int symm_boot_pmix_create(const char *why, double timeout_s, symm_boot_t **boot_p);
 
-static inline int symm_boot_barrier(symm_boot_t *boot) { return boot->ops->barrier(boot); }
-static inline int symm_boot_allgather(symm_boot_t *boot, const void *in, void *out, size_t len)
+SYMM_MUST_CHECK static inline int symm_boot_barrier(symm_boot_t *boot)
+{
+    return boot->ops->barrier(boot);
+}
+SYMM_MUST_CHECK static inline int symm_boot_allgather(symm_boot_t *boot, const void *in, void *out,
+                                                      size_t len)
 {
     return boot->ops->allgather(boot, in, out, len);
 }
@@ -103,7 +110,8 @@ static inline int symm_boot_allgather(symm_boot_t *boot, const void *in, void *o
  * lowest failed PE or -1. So a failure on one PE makes every PE fail the
  * same step, promptly, instead of leaving the others in the next exchange
  * until the timeout. Collective over the whole job. */
-int symm_boot_agree(symm_boot_t *boot, int rc, const char *routine, int *failed_pe_p);
+SYMM_MUST_CHECK int symm_boot_agree(symm_boot_t *boot, int rc, const char *routine,
+                                    int *failed_pe_p);
 
 static inline void symm_boot_destroy(symm_boot_t *boot) { boot->ops->fini(boot); }
 
@@ -114,7 +122,7 @@ static inline void symm_boot_destroy(symm_boot_t *boot) { boot->ops->fini(boot);
  * PE contributes nfds descriptors; on success out_fds[i*nfds + j] is a
  * descriptor (owned by the caller, to close) for PE node_ranks[i]'s j-th fd;
  * the caller's own slots hold dup()s of its own fds. */
-int symm_boot_fds_exchange(symm_boot_t *boot, const int *node_ranks, int n_node, int node_idx,
-                           const int *fds, int nfds, int *out_fds);
+SYMM_MUST_CHECK int symm_boot_fds_exchange(symm_boot_t *boot, const int *node_ranks, int n_node,
+                                           int node_idx, const int *fds, int nfds, int *out_fds);
 
 #endif

@@ -7,12 +7,13 @@
 #define SYMM_BOOT_SECRET_H
 
 #include <stdint.h>
+#include "runtime/status.h"
 
 /* Hex characters of a job secret (it is held with its NUL). */
 #define SYMM_SECRET_LEN 32
 
 /* 16 random bytes in hex. Logs its failure under routine: SYMM_ERR_SYS. */
-int symm_secret_random(char out[SYMM_SECRET_LEN + 1], const char *routine);
+SYMM_MUST_CHECK int symm_secret_random(char out[SYMM_SECRET_LEN + 1], const char *routine);
 
 /* A hash of addr in hex: every PE that knows the address computes the same
  * secret. It keeps PEs of other jobs (other addresses) out, not anyone who
@@ -30,8 +31,8 @@ void symm_secret_from_addr(const char *addr, char out[SYMM_SECRET_LEN + 1]);
  * permission, or is empty or unreadable, and a malformed SYMM_JOB_SECRET, are
  * errors logged under routine (SYMM_ERR_INVALID, SYMM_ERR_SYS), never a
  * fallback to the guessable secret. */
-int symm_secret_default(const char *addr, const char *key, int loud, char out[SYMM_SECRET_LEN + 1],
-                        const char *routine);
+SYMM_MUST_CHECK int symm_secret_default(const char *addr, const char *key, int loud,
+                                        char out[SYMM_SECRET_LEN + 1], const char *routine);
 
 /* HMAC-SHA256 of msg under the job secret: the tree's directory messages
  * (tcp/tcp_tree.c) prove with it that they come from a PE of the job. */

@@ -21,6 +21,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "runtime/status.h"
 
 enum { SYMM_TLS_OFF = 0, SYMM_TLS_PSK = 1, SYMM_TLS_CERT = 2 };
 
@@ -33,16 +34,16 @@ int symm_tls_built(void);
  * (format in include/symm_tls.h). Parses info now; logs and returns
  * SYMM_ERR_INVALID on a bad one, SYMM_ERR_UNSUPPORTED for TLS without
  * OpenSSL. */
-int symm_tls_set_conf(int enable, const char *info, size_t len);
+SYMM_MUST_CHECK int symm_tls_set_conf(int enable, const char *info, size_t len);
 /* The private key (PEM text or a path) and its password for certificate
  * mode; decrypt may be NULL. */
-int symm_tls_set_key(const char *pk, size_t pk_len, const char *pw, size_t pw_len,
+SYMM_MUST_CHECK int symm_tls_set_key(const char *pk, size_t pk_len, const char *pw, size_t pw_len,
                      symm_tls_decrypt_fn decrypt);
 /* The mode a bootstrap created now uses: the settings (default PSK when
  * built with OpenSSL, else off), then SYMM_BOOT_TLS. Logs and returns
  * SYMM_ERR_INVALID on a bad SYMM_BOOT_TLS, SYMM_ERR_UNSUPPORTED on
  * SYMM_BOOT_TLS=1 without OpenSSL. */
-int symm_tls_mode(int *mode_p);
+SYMM_MUST_CHECK int symm_tls_mode(int *mode_p);
 const char *symm_tls_mode_name(int mode);
 
 #endif

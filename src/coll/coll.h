@@ -27,6 +27,7 @@
 #include "runtime/pestatus.h"
 #include "runtime/state.h"
 #include "transport/transport.h"
+#include "runtime/status.h"
 
 typedef struct symm_group {
     symm_instance_t *s;
@@ -97,7 +98,8 @@ typedef enum symm_coll_kind {
 /* The SYMM_<COLL>_ALGORITHM settings as indices into each table (-1:
  * auto); an error naming the variable, the value and the choices, and
  * SYMM_ERR_INVALID, for a name no table has. */
-int symm_coll_forced_parse(const symm_config_t *cfg, int8_t forced[SYMM_COLL_KINDS]);
+SYMM_MUST_CHECK int symm_coll_forced_parse(const symm_config_t *cfg,
+                                           int8_t forced[SYMM_COLL_KINDS]);
 
 /* Every table: collective, variable, and each form's name, file and when
  * the automatic choice takes it (symm-info --algorithms). */

@@ -99,7 +99,7 @@ static const nodes_t *team_nodes(coll_call_t *c)
 static const nodes_t *heads_nodes(coll_call_t *c, size_t bytes, int a2a)
 {
     if (!c->nd_known) {
-        c->nd = symm_coll_heads_nodes(c->g, bytes, a2a, c->routine);
+        c->nd = symm_coll_heads_nodes(c->g, bytes, a2a);
         c->nd_known = 1;
     }
     return c->nd;

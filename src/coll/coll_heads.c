@@ -17,10 +17,9 @@
 #include "coll/coll_nodes.h"
 #include "runtime/log.h"
 
-int symm_coll_heads_alg(const symm_group_t *g, const nodes_t *nd, size_t bytes, int a2a,
-                        const char *routine)
+int symm_coll_heads_alg(const symm_group_t *g, const nodes_t *nd, size_t bytes, int a2a)
 {
-    const char *c = g->s->cfg.coll.heads;
+    int c = g->s->cfg.coll.heads;
     int N = nd->n_nodes, alg;
     /* Bruck's alltoall moves about rounds/2 times the data (its
      * allgather moves it once): its bytes weighed by its rounds, it gives
@@ -30,18 +29,16 @@ int symm_coll_heads_alg(const symm_group_t *g, const nodes_t *nd, size_t bytes, 
         rounds++;
     if (rounds > 1)
         bytes *= rounds;
-    if (strcmp(c, "direct") == 0)
+    if (c == SYMM_COLL_HEADS_DIRECT)
         alg = HEADS_DIRECT;
-    else if (strcmp(c, "ring") == 0)
+    else if (c == SYMM_COLL_HEADS_RING)
         alg = HEADS_RING;
-    else if (strcmp(c, "bruck") == 0)
+    else if (c == SYMM_COLL_HEADS_BRUCK)
         alg = HEADS_BRUCK;
-    else if (strcmp(c, "auto") == 0)
+    else
         alg = N <= 2 || N <= g->s->cfg.coll.direct_nodes ? HEADS_DIRECT
               : bytes < g->s->cfg.coll.ring_min          ? HEADS_BRUCK
                                                          : HEADS_RING;
-    else
-        symm_fatal(routine, "SYMM_COLL_HEADS='%s' is not one of auto, direct, ring, bruck", c);
     /* A ring's rounds are tag rounds (< 256). */
     return alg == HEADS_RING && N > 256 ? HEADS_BRUCK : alg;
 }

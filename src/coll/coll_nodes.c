@@ -70,12 +70,12 @@ const nodes_t *symm_coll_team_nodes(symm_group_t *g)
  * with one member per node where the heads go by ring or Bruck (each
  * member then its node's head); with direct exchanges the flat forms are
  * the same messages. bytes: as symm_coll_heads_alg's, the same on every member. */
-const nodes_t *symm_coll_heads_nodes(symm_group_t *g, size_t bytes, int a2a, const char *routine)
+const nodes_t *symm_coll_heads_nodes(symm_group_t *g, size_t bytes, int a2a)
 {
     const nodes_t *nd = team_layout(g);
     if (nd == NULL || nd->n_nodes < 2)
         return NULL;
-    return nd->n_nodes < g->size || symm_coll_heads_alg(g, nd, bytes, a2a, routine) != HEADS_DIRECT
+    return nd->n_nodes < g->size || symm_coll_heads_alg(g, nd, bytes, a2a) != HEADS_DIRECT
                ? nd
                : NULL;
 }

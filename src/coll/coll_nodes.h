@@ -50,7 +50,7 @@ const nodes_t *symm_coll_team_nodes(symm_group_t *g);
  * (each member then its node's head); with direct exchanges the flat forms
  * are the same messages. bytes: as symm_coll_heads_alg's, the same on
  * every member. */
-const nodes_t *symm_coll_heads_nodes(symm_group_t *g, size_t bytes, int a2a, const char *routine);
+const nodes_t *symm_coll_heads_nodes(symm_group_t *g, size_t bytes, int a2a);
 
 /* ---- a node's members and their head ------------------------------------ */
 
@@ -134,9 +134,8 @@ static inline void node_arrivals(symm_group_t *g, const nodes_t *nd, uint64_t se
 enum { HEADS_DIRECT, HEADS_RING, HEADS_BRUCK };
 
 /* The heads' algorithm for a collective moving `bytes` per PE (the same on
- * every head; a2a: an alltoall). Fatal on a bad SYMM_COLL_HEADS. */
-int symm_coll_heads_alg(const symm_group_t *g, const nodes_t *nd, size_t bytes, int a2a,
-                        const char *routine);
+ * every head; a2a: an alltoall), as SYMM_COLL_HEADS (parsed at init) says. */
+int symm_coll_heads_alg(const symm_group_t *g, const nodes_t *nd, size_t bytes, int a2a);
 
 /* Allgather between the heads by alg: node b's block is buf[off[b],
  * off[b+1]) (off[N]: the whole), mine filled; on return every block is,

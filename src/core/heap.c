@@ -115,6 +115,14 @@ static int heap_grow(symm_instance_t *s, size_t need, size_t align, const char *
     return SYMM_OK;
 }
 
+/* Free the block at off, which this file knows to be allocated (checked by
+ * heap_offset, or just allocated here): anything else is symm's own error. */
+static void heap_release(symm_instance_t *s, size_t off, const char *routine)
+{
+    if (symm_alloc_free(s->alloc, off) != SYMM_OK)
+        symm_fatal(routine, "internal error: heap block at offset %zu is not allocated", off);
+}
+
 /* The allocator, growing the heap when nothing fits (the same on every PE).
  * Local: the caller agrees on the outcome. SYMM_ERR_NOMEM when nothing
  * fits or this PE's allocator records could not be had (logged), or
@@ -204,7 +212,7 @@ void *symm_heap_malloc(symm_instance_t *s, size_t size, size_t align, bool zero,
         return s->heap_base + off;
     }
     if (rc == SYMM_OK)
-        symm_alloc_free(s->alloc, off); /* another PE failed: as if never allocated */
+        heap_release(s, off, routine); /* another PE failed: as if never allocated */
     else if (rc == SYMM_ERR_NOMEM && s->debug)
         symm_error(routine,
                    "cannot allocate %zu bytes (alignment %zu): largest free block "
@@ -237,7 +245,7 @@ void symm_heap_free(symm_instance_t *s, void *ptr, const char *routine)
     symm_barrier_world(s, 1);
     if (s->blocks != NULL)
         symm_blocks_remove(s->blocks, off);
-    symm_alloc_free(s->alloc, off);
+    heap_release(s, off, routine);
 }
 
 void *symm_heap_realloc(symm_instance_t *s, void *ptr, size_t size, const char *routine,
@@ -270,8 +278,11 @@ void *symm_heap_realloc(symm_instance_t *s, void *ptr, size_t size, const char *
                                    site);
             return ptr;
         }
-        if (rc == SYMM_OK)
-            symm_alloc_resize(s->alloc, off, old); /* grows back: allocates nothing */
+        /* Back to its old size: a shrink of what just grew, which allocates
+         * nothing and so cannot fail. */
+        if (rc == SYMM_OK && symm_alloc_resize(s->alloc, off, old) != SYMM_OK)
+            symm_fatal(routine, "internal error: heap block at offset %zu did not shrink back",
+                       off);
         return NULL; /* the old block stays valid, as with realloc(3) */
     }
     size_t noff;
@@ -282,7 +293,7 @@ void *symm_heap_realloc(symm_instance_t *s, void *ptr, size_t size, const char *
     int arc = heap_agree(s, rc, routine);
     if (arc != SYMM_OK) {
         if (rc == SYMM_OK)
-            symm_alloc_free(s->alloc, noff);
+            heap_release(s, noff, routine);
         else if (rc == SYMM_ERR_NOMEM && s->debug)
             symm_error(routine, "cannot grow %p to %zu bytes", ptr, size);
         return NULL; /* the old block stays valid, as with realloc(3) */
@@ -291,7 +302,7 @@ void *symm_heap_realloc(symm_instance_t *s, void *ptr, size_t size, const char *
         symm_blocks_remove(s->blocks, off);
         debug_note(s, noff, size, site, routine);
     }
-    symm_alloc_free(s->alloc, off);
+    heap_release(s, off, routine);
     symm_heap_touch_peers(s, s->heap_base + noff, size);
     return s->heap_base + noff;
 }

@@ -252,7 +252,8 @@ static symm_instance_t *instance_new(const symm_instance_args_t *args, const sym
     if (inst == NULL)
         return NULL;
     inst->cfg = *cfg;
-    (void)symm_coll_forced_parse(cfg, inst->coll_forced); /* checked in config_and_data */
+    /* Checked in config_and_data: it cannot fail here. */
+    SYMM_IGNORE(symm_coll_forced_parse(cfg, inst->coll_forced));
     inst->heap_fd = -1;
     inst->debug = cfg->core.debug;
     inst->amo_flags = cfg->core.debug ? SYMM_AMO_DEBUG : 0;
@@ -422,16 +423,16 @@ int symm_instance_create(const symm_instance_args_t *args, symm_instance_t **ins
     /* The machine's cores, not this PE's affinity: the launcher binds each
      * PE to one core, which says nothing of how many PEs share them. */
     inst->oversubscribed = inst->n_host > get_nprocs();
-    inst->barrier_central = strcmp(cfg.coll.barrier, "central") == 0 ||
-                            (strcmp(cfg.coll.barrier, "auto") == 0 && inst->oversubscribed);
+    inst->barrier_central = cfg.coll.barrier == SYMM_BARRIER_CENTRAL ||
+                            (cfg.coll.barrier == SYMM_BARRIER_AUTO && inst->oversubscribed);
     /* Staging adds a copy and a transfer of every staged line, and saves a
      * barrier's waits: worth it for any size the scratch holds where a wait
      * is a context switch, and only for small blocks where each PE has a
      * core (the measurement behind 1 KiB is in docs/performance.md). */
     if (strcmp(cfg.coll.stage_max, "auto") == 0)
         inst->stage_max = inst->oversubscribed ? SYMM_TEAM_STAGE_BYTES : 1024;
-    else
-        symm_parse_size(cfg.coll.stage_max, &inst->stage_max);
+    else /* a size: the configuration's parse checked it */
+        SYMM_IGNORE(symm_parse_size(cfg.coll.stage_max, &inst->stage_max));
     if ((rc = node_map(inst, data)) != SYMM_OK)
         goto err_free_local_pes;
     if ((rc = net_start(inst)) != SYMM_OK)

@@ -16,6 +16,7 @@
 #define SYMM_CORE_INSTANCE_H
 
 #include "runtime/state.h"
+#include "runtime/status.h"
 
 struct symm_boot;
 
@@ -31,7 +32,8 @@ typedef struct symm_instance_args {
 
 /* Create and initialise an instance (collective over the bootstrap's job).
  * Writes *inst_p only on success; on failure a given boot is destroyed. */
-int symm_instance_create(const symm_instance_args_t *args, symm_instance_t **inst_p);
+SYMM_MUST_CHECK int symm_instance_create(const symm_instance_args_t *args,
+                                         symm_instance_t **inst_p);
 
 /* Collective, first half of the end: the DRAIN hooks (work still queued
  * completes), then everything issued completes and every PE meets, so no
@@ -39,7 +41,7 @@ int symm_instance_create(const symm_instance_args_t *args, symm_instance_t **ins
  * first the blocks still allocated, listed in routine's name (core/heap.c).
  * Returns the bootstrap barrier's status for the caller to report in its
  * own words. */
-int symm_instance_finalize(symm_instance_t *inst, const char *routine);
+SYMM_MUST_CHECK int symm_instance_finalize(symm_instance_t *inst, const char *routine);
 
 /* Second half: the RELEASE hooks (last registered first), the bootstrap,
  * the memory. inst is gone on return. */

@@ -68,7 +68,7 @@ static int emulate_nodes(symm_instance_t *inst, const char (*ids)[SYMM_NODE_ID_L
         symm_error("shmem_init", "SYMM_NODE_SIZE=%d: expected 0 (off) or a node size >= 1", k);
         return SYMM_ERR_INVALID;
     }
-    int on = k > 0 && strcmp(inst->cfg.core.transport, "auto") == 0;
+    int on = k > 0 && inst->cfg.core.transport == SYMM_TRANSPORT_AUTO;
     for (int pe = 0; pe < n; pe++) {
         int order = 0, count = 0;
         for (int q = 0; on && q < n; q++)
@@ -101,22 +101,6 @@ typedef struct node_view {
 static int same_node(const node_view_t *v, int p, int q)
 {
     return memcmp(v->ids[p], v->ids[q], SYMM_NODE_ID_LEN) == 0 && v->emu[p] == v->emu[q];
-}
-
-/* SYMM_TRANSPORT and SYMM_ATOMICS, before anything is exchanged. */
-static int check_choices(symm_instance_t *inst)
-{
-    if (strcmp(inst->cfg.core.transport, "auto") != 0 &&
-        strcmp(inst->cfg.core.transport, "shm") != 0 &&
-        strcmp(inst->cfg.core.transport, "ucx") != 0) {
-        symm_error("shmem_init", "SYMM_TRANSPORT='%s' is not one of auto, shm, ucx",
-                   inst->cfg.core.transport);
-        return SYMM_ERR_INVALID;
-    }
-    symm_atomics_mode_t amode;
-    if (symm_atomics_mode(&inst->cfg, "shmem_init", &amode) != SYMM_OK)
-        return SYMM_ERR_INVALID;
-    return SYMM_OK;
 }
 
 /* This PE's node_who (me), then every PE's (all). Collective. */
@@ -182,7 +166,7 @@ static int net_choose(symm_instance_t *inst, const node_view_t *v, int force_net
             continue;
         if (pe == inst->my_pe)
             continue;
-        if (strcmp(inst->cfg.core.transport, "shm") == 0) {
+        if (inst->cfg.core.transport == SYMM_TRANSPORT_SHM) {
             symm_error("shmem_init", "PE %d runs on another node (%s) and SYMM_TRANSPORT=shm", pe,
                        v->ids[pe]);
             return SYMM_ERR_UNSUPPORTED;
@@ -213,8 +197,6 @@ int symm_node_discover(symm_instance_t *inst)
         rc = SYMM_ERR_NOMEM;
         goto out;
     }
-    if ((rc = check_choices(inst)) != SYMM_OK)
-        goto out;
     if ((rc = who_gather(inst, &me, all)) != SYMM_OK)
         goto out;
     host_peers(inst, &me, all, v.ids);
@@ -226,7 +208,7 @@ int symm_node_discover(symm_instance_t *inst)
     }
     if ((rc = emulate_nodes(inst, (const char(*)[SYMM_NODE_ID_LEN])v.ids, v.emu)) != SYMM_OK)
         goto out;
-    int force_net = strcmp(inst->cfg.core.transport, "ucx") == 0;
+    int force_net = inst->cfg.core.transport == SYMM_TRANSPORT_UCX;
     local_pes_list(inst, &v, force_net);
     rc = net_choose(inst, &v, force_net);
 out:

@@ -10,11 +10,12 @@
 #define SYMM_CORE_NODE_DISCOVER_H
 
 #include "runtime/state.h"
+#include "runtime/status.h"
 
 /* Collective. Fills inst->n_host, local_pes (allocated here; the caller
  * frees it, on failure too), n_local, local_idx, and every peer's pid,
  * same_node and map_node; sets inst->net where some PE must be reached
  * over the network. Checks SYMM_TRANSPORT and SYMM_ATOMICS first. */
-int symm_node_discover(symm_instance_t *inst);
+SYMM_MUST_CHECK int symm_node_discover(symm_instance_t *inst);
 
 #endif

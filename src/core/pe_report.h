@@ -11,6 +11,7 @@
 
 #include "runtime/pestatus.h"
 #include "runtime/state.h"
+#include "runtime/status.h"
 
 /* What a report knows of a PE: its record (mapped here, or a copy read
  * through the network transport), the current value of the word it waits
@@ -34,7 +35,7 @@ typedef struct symm_report_room {
     size_t text_cap;
 } symm_report_room_t;
 
-int symm_report_room_alloc(symm_report_room_t *r, int n_pes);
+SYMM_MUST_CHECK int symm_report_room_alloc(symm_report_room_t *r, int n_pes);
 void symm_report_room_free(symm_report_room_t *r);
 
 /* "SIGSEGV" (thread-local buffer). */

@@ -8,6 +8,7 @@
 #include <stddef.h>
 
 #include "runtime/state.h"
+#include "runtime/status.h"
 
 /* Collective over the world: every PE passes its own buffer, all of the
  * same size, with the same access bits (SYMM_ACCESS_*), in the same order
@@ -16,15 +17,16 @@
  * region's id, the same on every PE, and the buffer is reachable by every
  * PE's one-sided operations. Fails on every PE or on none, the PE that
  * found a problem naming it, and then nothing is changed. */
-int symm_region_register(symm_instance_t *s, void *addr, size_t size, unsigned access, int local_rc,
-                         int *id_p, const char *routine);
+SYMM_MUST_CHECK int symm_region_register(symm_instance_t *s, void *addr, size_t size,
+                                         unsigned access, int local_rc, int *id_p,
+                                         const char *routine);
 
 /* Collective: every PE deregisters the same region (id, its own buffer
  * addr). After it, the buffer is the program's alone again, with the bytes
  * it held (moved back into private memory where it had been shared). The
  * caller must have no operation outstanding on the region in any context
  * but the default one, which this completes. */
-int symm_region_deregister(symm_instance_t *s, int id, const void *addr, int local_rc,
-                           const char *routine);
+SYMM_MUST_CHECK int symm_region_deregister(symm_instance_t *s, int id, const void *addr,
+                                           int local_rc, const char *routine);
 
 #endif

@@ -7,10 +7,11 @@
 #define SYMM_WATCH_H
 
 #include "runtime/state.h"
+#include "runtime/status.h"
 
 /* Start watching the node-local peers of s (collective in effect: every PE
  * calls it after init's last barrier, when every record is written).
  * Registers its own stop as a RELEASE hook. */
-int symm_watch_start(symm_instance_t *s);
+SYMM_MUST_CHECK int symm_watch_start(symm_instance_t *s);
 
 #endif

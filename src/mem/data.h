@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "runtime/state.h"
+#include "runtime/status.h"
 
 typedef struct symm_data_layout {
     int fd;                  /* memfd backing the ranges; -1 if not remapped */
@@ -23,6 +24,6 @@ typedef struct symm_data_layout {
 
 /* Remap the executable's writable data onto a memfd, once per process; later
  * calls return the same layout. Must run before any thread exists. */
-int symm_data_remap(const symm_data_layout_t **layout_p);
+SYMM_MUST_CHECK int symm_data_remap(const symm_data_layout_t **layout_p);
 
 #endif

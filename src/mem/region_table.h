@@ -23,6 +23,7 @@
 
 #include "mem/seg.h"
 #include "runtime/state.h"
+#include "runtime/status.h"
 
 /* Regions that may be registered at once. */
 #define SYMM_MAX_REGIONS 64
@@ -98,7 +99,7 @@ static inline symm_region_t *symm_region_of_id(const symm_instance_t *s, int id)
 }
 
 /* The table of s, made on first use (SYMM_ERR_NOMEM). */
-int symm_region_table_get(symm_instance_t *s, symm_region_table_t **t_p);
+SYMM_MUST_CHECK int symm_region_table_get(symm_instance_t *s, symm_region_table_t **t_p);
 /* The lowest free slot (the same on every PE that made the same calls), or
  * -1 when SYMM_MAX_REGIONS are live. */
 int symm_region_slot_free(const symm_region_table_t *t);

@@ -29,7 +29,7 @@ void symm_pe_quiet(symm_instance_t *s, struct symm_ctx *ctx, const int *pes, siz
     if (s->net == NULL)
         return;
     if (s->net->pe_quiet == NULL) {
-        s->net->quiet(ctx);
+        symm_net_check(s->net->quiet(ctx), routine, "quiet");
         return;
     }
     /* Mapped targets too: the network may be their atomics' agent

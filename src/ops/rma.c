@@ -11,6 +11,7 @@
 
 #include "mem/blocks.h"
 #include "ops/region_ops.h"
+#include "ops/sync.h"
 #include "runtime/log.h"
 #include "runtime/status.h"
 #include "transport/transport.h"
@@ -224,7 +225,7 @@ void symm_rma_iput(struct symm_ctx *ctx, void *dst, const void *src, ptrdiff_t d
                           (const char *)src + (ptrdiff_t)i * src_stride * (ptrdiff_t)elem, elem,
                           pe, 1, routine);
     if (s->net)
-        s->net->quiet(ctx ? ctx : &s->ctx_default);
+        symm_net_check(s->net->quiet(ctx ? ctx : &s->ctx_default), routine, "quiet");
 }
 
 void symm_rma_iget(struct symm_ctx *ctx, void *dst, const void *src, ptrdiff_t dst_stride,
@@ -250,5 +251,5 @@ void symm_rma_iget(struct symm_ctx *ctx, void *dst, const void *src, ptrdiff_t d
                           (const char *)src + (ptrdiff_t)i * src_stride * (ptrdiff_t)elem, elem,
                           pe, 1, routine);
     if (s->net)
-        s->net->quiet(ctx ? ctx : &s->ctx_default);
+        symm_net_check(s->net->quiet(ctx ? ctx : &s->ctx_default), routine, "quiet");
 }

@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "ops/sync.h"
 #include "runtime/log.h"
 #include "transport/transport.h"
 
@@ -51,7 +52,8 @@ static void rma_blocks(struct symm_ctx *ctx, void *dst, const void *src, ptrdiff
         symm_check_sym(s, routine, is_put ? dst : src,
                        block_extent(is_put ? dst_stride : src_stride, bsize, nblocks, elem),
                        is_put ? "dest" : "source");
-    size_t bbytes = bsize * elem, dstep = (size_t)dst_stride * elem, sstep = (size_t)src_stride * elem;
+    size_t bbytes = bsize * elem, dstep = (size_t)dst_stride * elem,
+           sstep = (size_t)src_stride * elem;
     char *dp = dst;
     const char *sp = src;
     char *r = symm_seg_peer_addr(s, is_put ? dst : src, wpe);
@@ -71,7 +73,7 @@ static void rma_blocks(struct symm_ctx *ctx, void *dst, const void *src, ptrdiff
             symm_rma_get_slow(ctx, dp + i * dstep, sp + i * sstep, bbytes, wpe, 1, routine);
     }
     if (s->net)
-        s->net->quiet(ctx ? ctx : &s->ctx_default);
+        symm_net_check(s->net->quiet(ctx ? ctx : &s->ctx_default), routine, "quiet");
 }
 
 void symm_rma_ibput(struct symm_ctx *ctx, void *dst, const void *src, ptrdiff_t dst_stride,

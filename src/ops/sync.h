@@ -17,6 +17,7 @@
 
 #include <sched.h>
 
+#include "runtime/log.h"
 #include "runtime/pestatus.h"
 #include "runtime/state.h"
 #include "transport/transport.h"
@@ -133,15 +134,24 @@ static inline int symm_doing_wait(const char *routine, const void *addr, int cmp
  * the transport applied such an update on ctx since (net_amo_mapped, set
  * after the update is issued), the fence completes what is in flight, as a
  * quiet does; otherwise it orders as the transport does. */
+/* A network transport's completion (quiet, fence) that failed ends the job
+ * naming routine. (A lost peer ends it inside the transport already.) */
+static inline void symm_net_check(int rc, const char *routine, const char *what)
+{
+    if (__builtin_expect(rc != SYMM_OK, 0))
+        symm_fatal(routine, "%s of the network transport failed: %s", what,
+                   symm_status_str((symm_status_t)rc));
+}
+
 static inline void symm_fence(symm_instance_t *s, struct symm_ctx *ctx)
 {
     __atomic_thread_fence(__ATOMIC_RELEASE);
     if (s->net) {
         if (__builtin_expect((s->amo_flags & SYMM_AMO_NET) != 0, 0) &&
             __atomic_exchange_n(&ctx->net_amo_mapped, 0, __ATOMIC_ACQ_REL))
-            s->net->quiet(ctx);
+            symm_net_check(s->net->quiet(ctx), "shmem_fence", "quiet");
         else
-            s->net->fence(ctx);
+            symm_net_check(s->net->fence(ctx), "shmem_fence", "fence");
     }
 }
 
@@ -149,7 +159,7 @@ static inline void symm_quiet(symm_instance_t *s, struct symm_ctx *ctx)
 {
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
     if (s->net)
-        s->net->quiet(ctx);
+        symm_net_check(s->net->quiet(ctx), "shmem_quiet", "quiet");
 }
 
 /* Complete what ctx issued to the n PEs of pes (numbered in ctx's team);

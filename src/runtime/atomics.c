@@ -9,22 +9,6 @@
 #include "runtime/log.h"
 #include "runtime/status.h"
 
-int symm_atomics_mode(const symm_config_t *cfg, const char *routine, symm_atomics_mode_t *mode)
-{
-    const char *v = cfg->core.atomics != NULL ? cfg->core.atomics : "auto";
-    if (strcmp(v, "auto") == 0)
-        *mode = SYMM_ATOMICS_AUTO;
-    else if (strcmp(v, "cpu") == 0)
-        *mode = SYMM_ATOMICS_CPU;
-    else if (strcmp(v, "network") == 0)
-        *mode = SYMM_ATOMICS_NETWORK;
-    else {
-        symm_error(routine, "SYMM_ATOMICS='%s' is not one of auto, cpu, network", v);
-        return SYMM_ERR_INVALID;
-    }
-    return SYMM_OK;
-}
-
 /* UCX's aliases (ucp_context.c, 1.13) that name transports with device
  * atomics; the others name only transports without. */
 static const char *const tl_aliases[][6] = {
@@ -95,8 +79,7 @@ int symm_atomics_dev_used(const char *devs, const char *dev)
 
 void symm_atomics_choose(symm_instance_t *s, int net, unsigned bits, const char *tl)
 {
-    symm_atomics_mode_t mode = SYMM_ATOMICS_AUTO;
-    (void)symm_atomics_mode(&s->cfg, "shmem_init", &mode); /* checked before */
+    int mode = s->cfg.core.atomics;
     int spans = 0;
     for (int pe = 0; pe < s->n_pes; pe++)
         spans |= !s->peers[pe].same_node;

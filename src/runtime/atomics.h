@@ -46,16 +46,6 @@
 #define SYMM_NETAMO_CPU_MODE 2u /* UCX_ATOMIC_MODE=cpu */
 #define SYMM_NETAMO_UNKNOWN 4u  /* the probe could not run: assume device */
 
-typedef enum symm_atomics_mode {
-    SYMM_ATOMICS_AUTO,
-    SYMM_ATOMICS_CPU,
-    SYMM_ATOMICS_NETWORK,
-} symm_atomics_mode_t;
-
-/* SYMM_ATOMICS parsed; an error naming the variable and value (logged for
- * routine) and SYMM_ERR_INVALID when it is none of auto, cpu, network. */
-int symm_atomics_mode(const symm_config_t *cfg, const char *routine, symm_atomics_mode_t *mode);
-
 /* Would UCP open transport tl (e.g. "rc_mlx5") under UCX_TLS=tls (NULL:
  * unset), with UCX's aliases of the transports that have device atomics
  * ("ib", "rc", "dc", ...) and its negation ("^...")? And device dev

@@ -60,10 +60,44 @@ void symm_format_size(size_t bytes, char *buf, size_t len)
         snprintf(buf, len, "%zu%c", bytes, units[u]);
 }
 
-static int parse_one(const char *name, const char *kind, const char *val, void *out)
+/* An ENUM row's value strings (NULL-terminated), or NULL for other kinds:
+ * SYMM_CFG_CHOICES_<KIND>(NAME). */
+#define SYMM_CFG_CHOICE_STR(e, str) str,
+#define SYMM_CFG_CHOICES_ENUM(name) \
+    ((const char *const[]){name##_CHOICES(SYMM_CFG_CHOICE_STR) NULL})
+#define SYMM_CFG_CHOICES_SIZE(name) NULL
+#define SYMM_CFG_CHOICES_BOOL(name) NULL
+#define SYMM_CFG_CHOICES_INT(name) NULL
+#define SYMM_CFG_CHOICES_DOUBLE(name) NULL
+#define SYMM_CFG_CHOICES_STR(name) NULL
+#define SYMM_CFG_CHOICES_SECRET(name) NULL
+
+/* An ENUM value: its index among choices, or an error naming them all. */
+static int parse_enum(const char *routine, const char *name, const char *const *choices,
+                      const char *val, int *out)
+{
+    char list[256];
+    size_t off = 0;
+    for (int i = 0; choices[i] != NULL; i++) {
+        if (strcmp(val, choices[i]) == 0) {
+            *out = i;
+            return SYMM_OK;
+        }
+        if (off < sizeof(list))
+            off += (size_t)snprintf(list + off, sizeof(list) - off, "%s%s", i > 0 ? ", " : "",
+                                    choices[i]);
+    }
+    symm_error(routine, "%s='%s' is not one of %s", name, val, list);
+    return SYMM_ERR_INVALID;
+}
+
+static int parse_one(const char *routine, const char *name, const char *kind,
+                     const char *const *choices, const char *val, void *out)
 {
     char *end;
     errno = 0;
+    if (choices != NULL)
+        return parse_enum(routine, name, choices, val, out);
     if (strcmp(kind, "SIZE") == 0) {
         if (symm_parse_size(val, out) == SYMM_OK)
             return SYMM_OK;
@@ -94,69 +128,64 @@ static int parse_one(const char *name, const char *kind, const char *val, void *
         *(const char **)out = val;
         return SYMM_OK;
     }
-    symm_error("shmem_init", "environment variable %s has invalid value '%s' (expected %s)", name,
+    symm_error(routine, "environment variable %s has invalid value '%s' (expected %s)", name,
                val, strcmp(kind, "SIZE") == 0 ? "a size such as 512M or 2G" : kind);
     return SYMM_ERR_INVALID;
 }
 
-int symm_config_load(symm_config_t *cfg)
+int symm_config_load(symm_config_t *cfg) { return symm_config_load_as(cfg, "shmem_init"); }
+
+int symm_config_load_as(symm_config_t *cfg, const char *routine)
 {
     int rc = SYMM_OK;
 #define SYMM_CFG_LOAD(name, kind, vis, comp, field, def, help)                    \
     do {                                                                          \
         const char *v = getenv(#name);                                            \
-        if (parse_one(#name, #kind, def, &cfg->comp.field) != SYMM_OK)            \
+        const char *const *ch = SYMM_CFG_CHOICES_##kind(name);                    \
+        if (parse_one(routine, #name, #kind, ch, def, &cfg->comp.field) != SYMM_OK)        \
             rc = SYMM_ERR_INVALID;                                                \
-        if (v != NULL && parse_one(#name, #kind, v, &cfg->comp.field) != SYMM_OK) \
+        if (v != NULL && parse_one(routine, #name, #kind, ch, v, &cfg->comp.field) != SYMM_OK) \
             rc = SYMM_ERR_INVALID;                                                \
     } while (0);
     SYMM_ENV_TABLE(SYMM_CFG_LOAD)
 #undef SYMM_CFG_LOAD
-#define SYMM_CFG_ALIAS(alias, name, kind, comp, field)                                      \
-    do {                                                                                    \
-        const char *v = getenv(#alias);                                                     \
-        __typeof__(cfg->comp.field) tmp;                                                    \
-        if (v == NULL)                                                                      \
-            break;                                                                          \
-        if (parse_one(#alias, #kind, v, &tmp) != SYMM_OK) {                                 \
-            rc = SYMM_ERR_INVALID;                                                          \
-        } else if (getenv(#name) == NULL) {                                                 \
-            cfg->comp.field = tmp;                                                          \
-        } else if (tmp != cfg->comp.field) {                                                \
-            symm_warn("shmem_init", "%s=%s and %s=%s disagree: using %s", #alias, v, #name, \
-                      getenv(#name), #name);                                                \
-        }                                                                                   \
+#define SYMM_CFG_ALIAS(alias, name, kind, comp, field)                                   \
+    do {                                                                                 \
+        const char *v = getenv(#alias);                                                  \
+        __typeof__(cfg->comp.field) tmp;                                                 \
+        if (v == NULL)                                                                   \
+            break;                                                                       \
+        if (parse_one(routine, #alias, #kind, SYMM_CFG_CHOICES_##kind(name), v, &tmp) != \
+            SYMM_OK) {                                                                   \
+            rc = SYMM_ERR_INVALID;                                                       \
+        } else if (getenv(#name) == NULL) {                                              \
+            cfg->comp.field = tmp;                                                       \
+        } else if (tmp != cfg->comp.field) {                                             \
+            symm_warn(routine, "%s=%s and %s=%s disagree: using %s", #alias, v, #name,   \
+                      getenv(#name), #name);                                             \
+        }                                                                                \
     } while (0);
     SYMM_ENV_ALIASES(SYMM_CFG_ALIAS)
 #undef SYMM_CFG_ALIAS
-    const char *b = cfg->coll.barrier;
-    if (strcmp(b, "auto") != 0 && strcmp(b, "dissemination") != 0 && strcmp(b, "central") != 0) {
-        symm_error("shmem_init", "SYMM_BARRIER='%s' is not one of auto, dissemination, central", b);
-        rc = SYMM_ERR_INVALID;
-    }
-    const char *h = cfg->coll.heads;
-    if (strcmp(h, "auto") != 0 && strcmp(h, "direct") != 0 && strcmp(h, "ring") != 0 &&
-        strcmp(h, "bruck") != 0) {
-        symm_error("shmem_init", "SYMM_COLL_HEADS='%s' is not one of auto, direct, ring, bruck",
-                   h);
-        rc = SYMM_ERR_INVALID;
-    }
     if (cfg->coll.window < 1 || cfg->coll.window > 64) {
-        symm_error("shmem_init", "SYMM_COLL_WINDOW=%d is outside 1-64", cfg->coll.window);
+        symm_error(routine, "SYMM_COLL_WINDOW=%d is outside 1-64", cfg->coll.window);
         rc = SYMM_ERR_INVALID;
     }
     size_t stage;
     const char *st = cfg->coll.stage_max;
     if (strcmp(st, "auto") != 0 && symm_parse_size(st, &stage) != SYMM_OK) {
-        symm_error("shmem_init", "SYMM_COLL_STAGE_MAX='%s' is neither auto nor a size", st);
+        symm_error(routine, "SYMM_COLL_STAGE_MAX='%s' is neither auto nor a size", st);
         rc = SYMM_ERR_INVALID;
     }
     return rc;
 }
 
-static void print_value(char *buf, size_t len, const char *kind, const void *p)
+static void print_value(char *buf, size_t len, const char *kind, const char *const *choices,
+                        const void *p)
 {
-    if (strcmp(kind, "SIZE") == 0)
+    if (choices != NULL)
+        snprintf(buf, len, "%s", choices[*(const int *)p]);
+    else if (strcmp(kind, "SIZE") == 0)
         snprintf(buf, len, "%zu", *(const size_t *)p);
     else if (strcmp(kind, "BOOL") == 0)
         snprintf(buf, len, "%d", *(const bool *)p ? 1 : 0);
@@ -168,6 +197,19 @@ static void print_value(char *buf, size_t len, const char *kind, const void *p)
         snprintf(buf, len, "%s", **(const char *const *)p != '\0' ? "(hidden)" : "");
     else
         snprintf(buf, len, "%s", *(const char *const *)p);
+}
+
+int symm_config_value(const symm_config_t *cfg, const char *name, char *buf, size_t len)
+{
+#define SYMM_CFG_VALUE(name_, kind, vis, comp, field, def, help)                        \
+    if (strcmp(name, #name_) == 0) {                                                    \
+        print_value(buf, len, #kind, SYMM_CFG_CHOICES_##kind(name_), &cfg->comp.field); \
+        return 1;                                                                       \
+    }
+    SYMM_ENV_TABLE(SYMM_CFG_VALUE)
+#undef SYMM_CFG_VALUE
+    snprintf(buf, len, "?");
+    return 0;
 }
 
 void symm_config_print(const symm_config_t *cfg, int fd)
@@ -182,7 +224,8 @@ void symm_config_print(const symm_config_t *cfg, int fd)
         char val[64];                                                        \
         if (SYMM_ENV_##vis && !all)                                          \
             break;                                                           \
-        print_value(val, sizeof(val), #kind, &cfg->comp.field);              \
+        print_value(val, sizeof(val), #kind, SYMM_CFG_CHOICES_##kind(name),  \
+                    &cfg->comp.field);                                       \
         dprintf(fd, "  %-24s %-12s (default %s%s)\n      %s\n", #name, val,  \
                 def[0] ? def : "unset", getenv(#name) ? ", set" : "", help); \
     } while (0);

@@ -8,6 +8,7 @@
 #include <stddef.h>
 
 #include "runtime/env_def.h"
+#include "runtime/status.h"
 
 #define SYMM_CFG_TYPE_SIZE size_t
 #define SYMM_CFG_TYPE_BOOL bool
@@ -15,6 +16,15 @@
 #define SYMM_CFG_TYPE_DOUBLE double
 #define SYMM_CFG_TYPE_STR const char *
 #define SYMM_CFG_TYPE_SECRET const char *
+#define SYMM_CFG_TYPE_ENUM int
+
+/* The enumerators of every ENUM row (env_def.h's NAME_CHOICES), numbered in
+ * the order listed: cfg.core.transport == SYMM_TRANSPORT_UCX. */
+#define SYMM_CFG_ENUMERATOR(e, str) e,
+#define SYMM_CFG_ENUM_DECL(name) enum { name##_CHOICES(SYMM_CFG_ENUMERATOR) };
+SYMM_ENV_ENUMS(SYMM_CFG_ENUM_DECL)
+#undef SYMM_CFG_ENUM_DECL
+#undef SYMM_CFG_ENUMERATOR
 
 /* One struct per component (env_def.h's tables), nested in the instance's
  * configuration: a layer reads cfg.core, cfg.boot, cfg.net or cfg.coll, the
@@ -46,11 +56,17 @@ typedef struct symm_config {
 } symm_config_t;
 
 /* Parse the environment into *cfg. A malformed value is an error that quotes
- * it (logged here); returns 0 or SYMM_ERR_INVALID. */
-int symm_config_load(symm_config_t *cfg);
+ * it (logged here, under routine: shmem_init for symm_config_load); returns
+ * 0 or SYMM_ERR_INVALID. */
+SYMM_MUST_CHECK int symm_config_load(symm_config_t *cfg);
+SYMM_MUST_CHECK int symm_config_load_as(symm_config_t *cfg, const char *routine);
+
+/* Variable name's value in cfg as SHMEM_INFO prints it (an ENUM's string)
+ * into buf; 0 ("?") if name is not a row of env_def.h. */
+int symm_config_value(const symm_config_t *cfg, const char *name, char *buf, size_t len);
 
 /* Parse "<number>[K|M|G|T][B|iB]" (case-insensitive) into bytes. */
-int symm_parse_size(const char *s, size_t *bytes_p);
+SYMM_MUST_CHECK int symm_parse_size(const char *s, size_t *bytes_p);
 
 /* Write bytes with the largest unit that divides it exactly ("1T",
  * "1536M", "100"): how a SIZE reads back in messages. */

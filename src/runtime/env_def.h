@@ -4,8 +4,11 @@
  * One table per component (core, boot, net, coll, tools), each row
  * X(NAME, KIND, VIS, COMP, FIELD, DEFAULT, HELP): COMP names the table and
  * the member of symm_config_t that holds FIELD (cfg.net.ucx_tls). KIND is SIZE (bytes, K/M/G/T
- * suffixes), BOOL, INT, DOUBLE, STR or SECRET (a string SHMEM_INFO and
- * symm-info never print). VIS is USER, or HIDDEN for what oshrun hands its
+ * suffixes), BOOL, INT, DOUBLE, STR, SECRET (a string SHMEM_INFO and
+ * symm-info never print) or ENUM: one of the values its NAME_CHOICES below
+ * lists, parsed once into the enumerator (an int field compared with
+ * NAME_<VALUE>); any other value fails init on every PE, naming the
+ * choices. VIS is USER, or HIDDEN for what oshrun hands its
  * PEs (SHMEM_INFO and symm-info list those only at SYMM_LOG_LEVEL=3). The
  * config struct, the parser, SHMEM_INFO and symm-info are generated from
  * this table.
@@ -48,7 +51,7 @@
       "unmet) before it sleeps between polls, each nap at most 1/16 of the wait so far and "       \
       "1 ms; under UCX in UCX's event wait, which a message for the PE ends at once; -1 "          \
       "never sleeps (spin, then yield)")                                                           \
-    X(SYMM_TRANSPORT, STR, USER, core, transport, "auto",                                          \
+    X(SYMM_TRANSPORT, ENUM, USER, core, transport, "auto",                                         \
       "auto: map node-local peers, UCX for the rest; shm: node-local only; ucx: every "            \
       "peer but myself through UCX")                                                               \
     X(SYMM_PLUGIN_DIR, STR, USER, core, plugin_dir, "",                                            \
@@ -62,12 +65,12 @@
     X(SYMM_NODE_CYCLIC, BOOL, USER, core, node_cyclic, "0",                                        \
       "with SYMM_NODE_SIZE: deal the host's PEs out in turn to the emulated nodes "                \
       "(0, 2 | 1, 3), not in consecutive runs (0, 1 | 2, 3)")                                      \
-    X(SYMM_ATOMICS, STR, USER, core, atomics, "auto",                                              \
+    X(SYMM_ATOMICS, ENUM, USER, core, atomics, "auto",                                             \
       "auto|cpu|network: who applies AMOs, signals and lock updates. cpu: the PE's CPU on "        \
       "mapped peers (not atomic against NIC atomics from other nodes); network: UCX for "          \
       "every PE, itself included, when UCX is in use; auto: network iff the job spans "            \
       "nodes and UCX uses device (NIC) atomics, cpu when UCX_ATOMIC_MODE=cpu")                     \
-    X(SYMM_HUGEPAGES, STR, USER, core, hugepages, "auto",                                          \
+    X(SYMM_HUGEPAGES, ENUM, USER, core, hugepages, "auto",                                         \
       "auto|on|off: back the heap with 2 MiB huge pages (hugetlbfs); auto where the node has "     \
       "free ones for every local PE's initial heap, else normal pages; on: init fails without "    \
       "them; a huge-page heap grows only while free huge pages last")                              \
@@ -129,13 +132,13 @@
 
 /* the network transport (transport/ucx/). */
 #define SYMM_ENV_NET(X)                                                                       \
-    X(SYMM_PROGRESS_THREAD, STR, USER, net, progress_thread, "auto",                          \
+    X(SYMM_PROGRESS_THREAD, ENUM, USER, net, progress_thread, "auto",                          \
       "auto|1: with UCX, a thread runs UCX progress while the PE computes; 0: progress "      \
       "only inside symm calls (experimental: some polling patterns stall over tcp)")          \
     X(SYMM_PROGRESS_INTERVAL, INT, USER, net, progress_interval, "200",                       \
       "microseconds between the progress thread's looks at UCX (up to 2 ms while it "         \
       "finds nothing); it stays out of the way while the PE is inside a symm call")           \
-    X(SYMM_UCX_BULK_EP, STR, USER, net, ucx_bulk_ep, "auto",                                  \
+    X(SYMM_UCX_BULK_EP, ENUM, USER, net, ucx_bulk_ep, "auto",                                  \
       "1: collective messages above SYMM_COLL_EAGER_MAX to a PE on another node go by "       \
       "rendezvous on a second endpoint without UCX peer-failure handling, where UCX 1.13 "    \
       "moves them over tcp in one zero-copy write instead of 64 KiB fragments (faster under " \
@@ -158,7 +161,7 @@
       "source into its team scratch and stamps it, peers copy from there; one wait per "     \
       "member, no barrier (at most 8192; 0: never). auto: 8192 where the machine's PEs "     \
       "outnumber its cores, else 1024")                                                     \
-    X(SYMM_BARRIER, STR, USER, coll, barrier, "auto",                                        \
+    X(SYMM_BARRIER, ENUM, USER, coll, barrier, "auto",                                        \
       "node-local teams of 3 or more PEs: dissemination (log2 n rounds of flags, every "     \
       "member waits in each) or central (every member adds 1 to the team's first member's "  \
       "count and waits once for its release); auto: central where this machine's PEs "       \
@@ -186,7 +189,7 @@
       "alltoall share data on each node through memory and send between nodes from one PE "  \
       "per node; "                                                                           \
       "0: every PE exchanges messages with every other")                                     \
-    X(SYMM_COLL_HEADS, STR, USER, coll, heads, "auto",                                       \
+    X(SYMM_COLL_HEADS, ENUM, USER, coll, heads, "auto",                                       \
       "node-aware fcollect, collect and alltoall: how the nodes' heads exchange. direct: "   \
       "each sends to every other at once; ring: N-1 rounds (alltoall: pairwise); bruck: "    \
       "log2 N rounds; auto: direct up to SYMM_COLL_DIRECT_NODES nodes, then bruck below "    \
@@ -258,6 +261,30 @@
       "oshcc to itself: set when it runs a wrapped compiler, so it never recurses")           \
     X(SYMM_OSHFORT_NESTED, STR, HIDDEN, tools, oshfort_nested, "",                            \
       "oshfort to itself: set when it runs a wrapped compiler, so it never recurses")
+
+/* The values of each ENUM row, Y(ENUMERATOR, "value"); config.h makes the
+ * enumerators, the parser and SHMEM_INFO use the strings. */
+#define SYMM_TRANSPORT_CHOICES(Y) \
+    Y(SYMM_TRANSPORT_AUTO, "auto") Y(SYMM_TRANSPORT_SHM, "shm") Y(SYMM_TRANSPORT_UCX, "ucx")
+#define SYMM_ATOMICS_CHOICES(Y) \
+    Y(SYMM_ATOMICS_AUTO, "auto") Y(SYMM_ATOMICS_CPU, "cpu") Y(SYMM_ATOMICS_NETWORK, "network")
+#define SYMM_HUGEPAGES_CHOICES(Y) \
+    Y(SYMM_HUGEPAGES_AUTO, "auto") Y(SYMM_HUGEPAGES_ON, "on") Y(SYMM_HUGEPAGES_OFF, "off")
+#define SYMM_PROGRESS_THREAD_CHOICES(Y)                                     \
+    Y(SYMM_PROGRESS_THREAD_AUTO, "auto") Y(SYMM_PROGRESS_THREAD_0, "0") \
+    Y(SYMM_PROGRESS_THREAD_1, "1")
+#define SYMM_UCX_BULK_EP_CHOICES(Y) \
+    Y(SYMM_UCX_BULK_EP_AUTO, "auto") Y(SYMM_UCX_BULK_EP_0, "0") Y(SYMM_UCX_BULK_EP_1, "1")
+#define SYMM_BARRIER_CHOICES(Y)                                                 \
+    Y(SYMM_BARRIER_AUTO, "auto") Y(SYMM_BARRIER_DISSEMINATION, "dissemination") \
+    Y(SYMM_BARRIER_CENTRAL, "central")
+#define SYMM_COLL_HEADS_CHOICES(Y)                                      \
+    Y(SYMM_COLL_HEADS_AUTO, "auto") Y(SYMM_COLL_HEADS_DIRECT, "direct") \
+    Y(SYMM_COLL_HEADS_RING, "ring") Y(SYMM_COLL_HEADS_BRUCK, "bruck")
+/* Every ENUM row, for config.h's enumerators. */
+#define SYMM_ENV_ENUMS(E)                                                        \
+    E(SYMM_TRANSPORT) E(SYMM_ATOMICS) E(SYMM_HUGEPAGES) E(SYMM_PROGRESS_THREAD) \
+    E(SYMM_UCX_BULK_EP) E(SYMM_BARRIER) E(SYMM_COLL_HEADS)
 
 /* Every row, component by component. */
 #define SYMM_ENV_TABLE(X) \

@@ -26,9 +26,11 @@
 #ifndef SYMM_FAULT_H
 #define SYMM_FAULT_H
 
+#include "runtime/status.h"
+
 /* Arm from the spec (NULL or "" disarms) for world PE my_pe of n_pes. A malformed
  * spec is logged and returns SYMM_ERR_INVALID. */
-int symm_fault_setup(const char *spec, int my_pe, int n_pes);
+SYMM_MUST_CHECK int symm_fault_setup(const char *spec, int my_pe, int n_pes);
 /* Nonzero when SITE must fail now (errno is set); counts the call. */
 int symm_fault(const char *site);
 /* Some rule is armed on this PE. */

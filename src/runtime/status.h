@@ -1,14 +1,18 @@
 /*
  * status.h - the one internal status type of symm, and how routines report.
  *
- * The convention, as the code keeps it (checked by reading, not by the
- * compiler: C converts between enum and int silently):
+ * The convention, which the compiler checks where it can:
  *  - A routine that can fail returns int: 0 (SYMM_OK) on success, a
  *    negative value on failure. The negative is a symm_status_t wherever a
  *    caller may act on its kind or print it (bootstrap, transports, heap
  *    growth, registration, teams): callers pass it on unchanged and print it
  *    with symm_status_str. A routine with a single way to fail may return -1
- *    (SYMM_ERR_INVALID's value); its header says so.
+ *    (SYMM_ERR_INVALID's value); its header says so. Every such routine of a
+ *    header, and every operation of a table (boot.h, transport.h), is
+ *    declared SYMM_MUST_CHECK: a caller that drops the status is a compiler
+ *    warning, an error in CI. Where dropping it is right (a failure already
+ *    reported, a best-effort step on an error path), SYMM_IGNORE(call) says
+ *    so, with a comment saying why.
  *  - A routine that finds something (an index, a slot, a PE) returns it, or
  *    -1 for "none": not an error.
  *  - boot/'s socket I/O (boot_io.h) returns 1 done, 0 would block, or a
@@ -41,6 +45,14 @@ typedef enum {
     SYMM_STATUS_TABLE(SYMM_STATUS_ENUM)
 #undef SYMM_STATUS_ENUM
 } symm_status_t;
+
+/* A routine (or table operation) whose status must not be dropped. */
+#define SYMM_MUST_CHECK __attribute__((warn_unused_result))
+/* A status dropped on purpose (GCC does not take a (void) cast for it). */
+#define SYMM_IGNORE(call)                                        \
+    do {                                                         \
+        int symm_ignored_ __attribute__((unused)) = (int)(call); \
+    } while (0)
 
 /* Human-readable text for a status; never NULL. */
 const char *symm_status_str(symm_status_t status);

@@ -8,9 +8,9 @@
  * caller's thread, resolve team handles, and enqueue: the engine never looks
  * anything up in the API's tables. The queue is a list of fixed blocks of
  * items: producers append under the stream's mutex; the thread reads items
- * without the lock, up to the count it last read with acquire order. Nothing here is on symm's RMA hot path, and
- * nothing here runs before shmem_init (no thread may exist while init remaps
- * the program's globals).
+ * without the lock, up to the count it last read with acquire order. Nothing here is on symm's RMA
+ * hot path, and nothing here runs before shmem_init (no thread may exist while init remaps the
+ * program's globals).
  *
  * Layer stream/ (below core/, above coll/; docs/ARCHITECTURE.md): the CPU
  * stream engine. It includes and calls only its own directory and those below
@@ -23,6 +23,7 @@
 #include <stdint.h>
 
 #include "symm_stream.h"
+#include "runtime/status.h"
 
 typedef enum symm_stream_op {
     SYMM_STREAM_PUT,     /* dst, src, n, pe */
@@ -60,9 +61,9 @@ void symm_stream_exec(const symm_stream_item_t *item);
 
 /* The public lifecycle calls, routine naming the caller in messages; h NULL
  * is the default stream. 0, or -1 after an error report. */
-int symm_stream_create(struct symm_stream **st_p, const char *routine);
-int symm_stream_destroy(void *h, const char *routine);
-int symm_stream_synchronize(void *h, const char *routine);
+SYMM_MUST_CHECK int symm_stream_create(struct symm_stream **st_p, const char *routine);
+SYMM_MUST_CHECK int symm_stream_destroy(void *h, const char *routine);
+SYMM_MUST_CHECK int symm_stream_synchronize(void *h, const char *routine);
 
 /* Drain, join and free every live stream (the default one too). Registered
  * as a DRAIN hook of the instance when a stream is made, so finalize runs it

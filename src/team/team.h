@@ -22,6 +22,7 @@
 #include "runtime/pestatus.h"
 #include "runtime/state.h"
 #include "shmem.h"
+#include "runtime/status.h"
 
 #define SYMM_TEAM_SLOT_SIZE 32768
 #define SYMM_TEAM_SLOTS_MAX 512
@@ -115,7 +116,7 @@ int symm_team_doing(struct symm_team *t, const char *routine, int root, uint64_t
  * has logged why) and gets SYMM_OK only if all succeeded; one that failed
  * gets its own status back, the others log "PE n failed: why" and get
  * SYMM_ERR_PEER. Contains t's barrier (with quiet if asked). */
-int symm_team_agree(struct symm_team *t, int rc, int quiet, const char *routine);
+SYMM_MUST_CHECK int symm_team_agree(struct symm_team *t, int rc, int quiet, const char *routine);
 
 /* SHMEM_DEBUG: publish my collective (routine, root, size) as call seq of
  * the group `key` in slot (symmetric), read every member's (members[i], or
@@ -141,14 +142,14 @@ static inline int symm_team_world_pe(const struct symm_team *t, int idx)
 }
 
 /* The predefined teams of an instance (world in slot 0, shared in slot 1). */
-int symm_team_init_predefined(symm_instance_t *inst);
+SYMM_MUST_CHECK int symm_team_init_predefined(symm_instance_t *inst);
 void symm_team_fini_predefined(symm_instance_t *inst);
 
 /* Barrier over the team through its scratch flags (team/team_barrier.c); quiet
  * first if asked (barrier, barrier_all), not for sync. */
 /* The node layout the barrier uses, set at team creation (team/team_barrier.c);
  * SYMM_ERR_NOMEM if it cannot be made. */
-int symm_team_barrier_layout(struct symm_team *t);
+SYMM_MUST_CHECK int symm_team_barrier_layout(struct symm_team *t);
 void symm_team_barrier(struct symm_team *t, int quiet);
 
 /* After t's last barrier (destroy): returns once every member of this
@@ -162,12 +163,13 @@ void symm_barrier_world(symm_instance_t *s, int quiet);
 
 /* Collective over parent: the team of parent indices start + i*stride,
  * i < size. *team_p is NULL on PEs outside it. */
-int symm_team_split(struct symm_team *parent, int start, int stride, int size,
+SYMM_MUST_CHECK int symm_team_split(struct symm_team *parent, int start, int stride, int size,
                     const shmem_team_config_t *config, long mask, struct symm_team **team_p,
                     const char *routine);
-int symm_team_split_2d(struct symm_team *parent, int xrange, const shmem_team_config_t *xcfg,
-                       long xmask, struct symm_team **x_p, const shmem_team_config_t *ycfg,
-                       long ymask, struct symm_team **y_p, const char *routine);
+SYMM_MUST_CHECK int symm_team_split_2d(struct symm_team *parent, int xrange,
+                                       const shmem_team_config_t *xcfg, long xmask,
+                                       struct symm_team **x_p, const shmem_team_config_t *ycfg,
+                                       long ymask, struct symm_team **y_p, const char *routine);
 /* Made by the PEs pes[0..n) alone, each passing the same list (world PEs,
  * distinct, in team order), with no other PE taking part: MPI's
  * Comm_create_group. The team's slot is one of the job's group slots
@@ -175,7 +177,7 @@ int symm_team_split_2d(struct symm_team *parent, int xrange, const shmem_team_co
  * free on every member by construction. PEs that share two groups create
  * them in the same order. On failure *team_p is NULL on every member and
  * each returns the same status (team/team_group.c). */
-int symm_team_create_group(symm_instance_t *s, const int *pes, int n,
+SYMM_MUST_CHECK int symm_team_create_group(symm_instance_t *s, const int *pes, int n,
                            const shmem_team_config_t *config, long mask,
                            struct symm_team **team_p, const char *routine);
 /* A group team's destroy gives its slot back to the job (its first member). */

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "runtime/config.h"
 #include "transport/transport.h"
 
 
@@ -33,28 +34,24 @@ static void tcp_cc(char *cc, size_t len)
  * fcollect and sum-reduce across namespaces: docs/performance.md). Only over tcp:
  * verbs transports keep zero-copy rendezvous under peer-failure handling,
  * and a second endpoint there costs a queue pair per peer for nothing. */
-int symm_ucx_bulk_rule(const char *value, char *why, size_t len)
+int symm_ucx_bulk_rule(int value, char *why, size_t len)
 {
-    if (strcmp(value, "auto") != 0 && strcmp(value, "1") != 0 && strcmp(value, "0") != 0) {
-        snprintf(why, len, "SYMM_UCX_BULK_EP='%s' is not one of auto, 0, 1", value);
-        return -1;
-    }
-    if (strcmp(value, "auto") != 0) {
-        int on = value[0] == '1';
-        snprintf(why, len, "%s (SYMM_UCX_BULK_EP=%s)",
-                 on ? "rendezvous on a second endpoint" : "on the first endpoint", value);
+    if (value != SYMM_UCX_BULK_EP_AUTO) {
+        int on = value == SYMM_UCX_BULK_EP_1;
+        snprintf(why, len, "%s (SYMM_UCX_BULK_EP=%d)",
+                 on ? "rendezvous on a second endpoint" : "on the first endpoint", on);
         return on;
     }
     if (access("/sys/class/infiniband", F_OK) == 0) {
-        snprintf(why, len, "on the first endpoint (SYMM_UCX_BULK_EP=%s; an InfiniBand/RoCE "
-                 "device is present)", value);
+        snprintf(why, len, "on the first endpoint (SYMM_UCX_BULK_EP=auto; an InfiniBand/RoCE "
+                 "device is present)");
         return 0;
     }
     char cc[32];
     tcp_cc(cc, sizeof(cc));
     int on = cc[0] != '\0' && strncmp(cc, "bbr", 3) != 0;
-    snprintf(why, len, "%s (SYMM_UCX_BULK_EP=%s; tcp, congestion control %s%s)",
-             on ? "rendezvous on a second endpoint" : "on the first endpoint", value,
+    snprintf(why, len, "%s (SYMM_UCX_BULK_EP=auto; tcp, congestion control %s%s)",
+             on ? "rendezvous on a second endpoint" : "on the first endpoint",
              cc[0] != '\0' ? cc : "unknown",
              on ? " sends one large write at once" : cc[0] != '\0' ? " paces one large write" : "");
     return on;

@@ -301,28 +301,23 @@ static int huge_heap_fd(size_t size, char *why, size_t len)
  * initial heap and they can be had). -1 (logged) on failure. */
 static int heap_file(symm_instance_t *inst)
 {
-    const char *mode = inst->cfg.core.hugepages;
+    int mode = inst->cfg.core.hugepages;
     size_t want = huge_round(inst->heap_size) / HUGE_PAGE * (size_t)inst->n_local;
     char *why = inst->heap_huge_why;
     size_t wl = sizeof(inst->heap_huge_why);
     int fd;
 
     inst->heap_huge = 0;
-    if (strcmp(mode, "on") != 0 && strcmp(mode, "auto") != 0 && strcmp(mode, "off") != 0) {
-        symm_error("shmem_init", "SYMM_HUGEPAGES='%s' is not auto, on or off", mode);
-        errno = EINVAL;
-        return -1;
-    }
-    if (strcmp(mode, "off") == 0) {
+    if (mode == SYMM_HUGEPAGES_OFF) {
         snprintf(why, wl, "SYMM_HUGEPAGES=off");
-    } else if (strcmp(mode, "auto") == 0 && huge_free() < want) {
+    } else if (mode == SYMM_HUGEPAGES_AUTO && huge_free() < want) {
         snprintf(why, wl, "%zu free huge pages, %zu wanted for %d local heaps", huge_free(), want,
                  inst->n_local);
     } else if ((fd = huge_heap_fd(inst->heap_size, why, wl)) >= 0) {
         inst->heap_huge = 1;
         snprintf(why, wl, "%zu MiB in 2 MiB pages", huge_round(inst->heap_size) >> 20);
         return fd;
-    } else if (strcmp(mode, "on") == 0) {
+    } else if (mode == SYMM_HUGEPAGES_ON) {
         symm_error("shmem_init", "SYMM_HUGEPAGES=on: %s (vm.nr_hugepages)", why);
         errno = ENOMEM;
         return -1;

@@ -10,6 +10,7 @@
 
 #include "mem/data.h"
 #include "runtime/state.h"
+#include "runtime/status.h"
 
 /* Collective. Create my heap memfd of inst->heap_size bytes, exchange heap
  * and data memfds with the node-local PEs, map every node-local heap at slot
@@ -17,13 +18,13 @@
  * second one, and fill inst->peers. data may have fd -1 (globals not
  * symmetric). Its local steps (the memfd's size, the mappings) are agreed
  * over the bootstrap: it fails on every PE or on none. */
-int symm_shm_init(symm_instance_t *inst, const symm_data_layout_t *data);
+SYMM_MUST_CHECK int symm_shm_init(symm_instance_t *inst, const symm_data_layout_t *data);
 void symm_shm_fini(symm_instance_t *inst);
 
 /* Grow my heap file to new_size. Every PE calls it at the same allocation
  * (core/heap.c agrees on the outcome); peers' mappings already cover the
  * slot. Local: logs its failure under routine. */
-int symm_shm_heap_grow(symm_instance_t *inst, size_t new_size, const char *routine);
+SYMM_MUST_CHECK int symm_shm_heap_grow(symm_instance_t *inst, size_t new_size, const char *routine);
 /* Undo a growth the other PEs could not follow: the file back to old_size. */
 void symm_shm_heap_restore(symm_instance_t *inst, size_t old_size, const char *routine);
 
@@ -36,7 +37,7 @@ int symm_shm_region_movable(const void *addr, size_t size, char *why, size_t why
 /* Move the pages into a new memfd mapped over the same addresses (the bytes
  * kept); *fd_p is the memfd. Local; logs its failure under routine, and
  * then the buffer is as it was. */
-int symm_shm_region_share(void *addr, size_t size, int *fd_p, const char *routine);
+SYMM_MUST_CHECK int symm_shm_region_share(void *addr, size_t size, int *fd_p, const char *routine);
 /* Back into private memory with the same bytes, and close fd. Never fails
  * the caller: a failure leaves the buffer shared (warned). */
 void symm_shm_region_unshare(void *addr, size_t size, int fd, const char *routine);
@@ -45,6 +46,6 @@ char *symm_shm_region_map(int fd, size_t size, const char *routine);
 void symm_shm_region_unmap(char *p, size_t size);
 /* n bytes between local and raddr in process pid (put: local to remote)
  * with process_vm_writev/readv; 0, or -errno. */
-int symm_shm_cma(int pid, int put, uint64_t raddr, void *local, size_t n);
+SYMM_MUST_CHECK int symm_shm_cma(int pid, int put, uint64_t raddr, void *local, size_t n);
 
 #endif

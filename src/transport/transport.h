@@ -21,6 +21,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "runtime/status.h"
+
 struct symm_instance;
 struct symm_ctx;
 
@@ -69,23 +71,29 @@ typedef struct symm_peek {
 typedef struct symm_transport_ops {
     const char *name;
     /* Collective, after the node-local mappings exist. */
-    int (*init)(struct symm_instance *inst);
+    SYMM_MUST_CHECK int (*init)(struct symm_instance *inst);
     void (*fini)(struct symm_instance *inst);
     /* Blocking: source reusable (put) / data arrived (get) on return. */
-    int (*put)(struct symm_ctx *ctx, int seg, size_t off, const void *src, size_t n, int pe);
-    int (*get)(struct symm_ctx *ctx, void *dst, int seg, size_t off, size_t n, int pe);
+    SYMM_MUST_CHECK int (*put)(struct symm_ctx *ctx, int seg, size_t off, const void *src, size_t n,
+                               int pe);
+    SYMM_MUST_CHECK int (*get)(struct symm_ctx *ctx, void *dst, int seg, size_t off, size_t n,
+                               int pe);
     /* Non-blocking: complete at the next quiet of ctx. */
-    int (*put_nbi)(struct symm_ctx *ctx, int seg, size_t off, const void *src, size_t n, int pe);
-    int (*get_nbi)(struct symm_ctx *ctx, void *dst, int seg, size_t off, size_t n, int pe);
+    SYMM_MUST_CHECK int (*put_nbi)(struct symm_ctx *ctx, int seg, size_t off, const void *src,
+                                   size_t n, int pe);
+    SYMM_MUST_CHECK int (*get_nbi)(struct symm_ctx *ctx, void *dst, int seg, size_t off, size_t n,
+                                   int pe);
     /* Atomic on pe's copy; result (old value) may be NULL for non-fetching
      * ops. nbi: result is written by the next quiet of ctx. */
-    int (*amo)(struct symm_ctx *ctx, symm_amo_op_t op, size_t size, int seg, size_t off,
-               const void *operand, const void *compare, void *result, int nbi, int pe);
+    SYMM_MUST_CHECK int (*amo)(struct symm_ctx *ctx, symm_amo_op_t op, size_t size, int seg,
+                               size_t off, const void *operand, const void *compare, void *result,
+                               int nbi, int pe);
     /* Add value to the 64-bit word at (seg, off) on pe, atomically against
      * pe's CPU atomics on it, one-way: nothing reports its completion, a
      * later quiet does not wait for it; it follows the caller's earlier
      * quiet. For flags that collectives wait on. NULL: use amo. */
-    int (*notify)(struct symm_ctx *ctx, int seg, size_t off, uint64_t value, int pe);
+    SYMM_MUST_CHECK int (*notify)(struct symm_ctx *ctx, int seg, size_t off, uint64_t value,
+                                  int pe);
     /* Tagged messages for collectives, like MPI's unexpected-message
      * queue: a message to pe is kept there under (tag, sender) until pe
      * takes it into a buffer of its choice, so a sender never writes into
@@ -98,19 +106,19 @@ typedef struct symm_transport_ops {
      * *handle (NULL: in place already) goes to msg_wait, after which dst
      * holds it, so a collective keeps several receives in flight.
      * NULL msg_send: none (collectives pull). */
-    int (*msg_send)(struct symm_instance *inst, int pe, const symm_msg_tag_t *tag,
+    SYMM_MUST_CHECK int (*msg_send)(struct symm_instance *inst, int pe, const symm_msg_tag_t *tag,
                     const void *src, size_t n, int how, void **handle);
-    int (*msg_wait)(struct symm_instance *inst, void *handle);
+    SYMM_MUST_CHECK int (*msg_wait)(struct symm_instance *inst, void *handle);
     int (*msg_probe)(struct symm_instance *inst, const symm_msg_tag_t *tag, int from,
                      size_t *len);
-    int (*msg_take)(struct symm_instance *inst, const symm_msg_tag_t *tag, int from, void *dst,
-                    size_t len, void **handle);
-    int (*fence)(struct symm_ctx *ctx);
-    int (*quiet)(struct symm_ctx *ctx);
+    SYMM_MUST_CHECK int (*msg_take)(struct symm_instance *inst, const symm_msg_tag_t *tag, int from,
+                                    void *dst, size_t len, void **handle);
+    SYMM_MUST_CHECK int (*fence)(struct symm_ctx *ctx);
+    SYMM_MUST_CHECK int (*quiet)(struct symm_ctx *ctx);
     /* Quiet towards the n (world) PEs of pes only: what ctx issued to them
      * is complete on return; other peers' operations may stay outstanding.
      * NULL: use quiet. */
-    int (*pe_quiet)(struct symm_ctx *ctx, const int *pes, size_t n);
+    SYMM_MUST_CHECK int (*pe_quiet)(struct symm_ctx *ctx, const int *pes, size_t n);
     /* Make progress on everything outstanding (called from wait loops);
      * the number of events it found. */
     unsigned (*progress)(struct symm_instance *inst);
@@ -120,7 +128,7 @@ typedef struct symm_transport_ops {
      * must not sleep then: a peer's emulated RMA waits on its progress). */
     int (*sleep)(struct symm_instance *inst, long usec);
     /* The heap grew to new_size bytes on every PE (collective). */
-    int (*heap_grown)(struct symm_instance *inst, size_t new_size);
+    SYMM_MUST_CHECK int (*heap_grown)(struct symm_instance *inst, size_t new_size);
     /* Registered memory (mem/region_table.h): region id, in the table on every PE
      * but not live yet, becomes reachable through this transport (its
      * registration, its keys to every PE). Collective and agreed: it fails
@@ -128,11 +136,11 @@ typedef struct symm_transport_ops {
      * region is being deregistered on every PE (collective): complete what
      * this PE issued, wait for the others to have done so, drop its keys.
      * NULL region_add: registered memory is not reachable through it. */
-    int (*region_add)(struct symm_instance *inst, int id);
-    int (*region_remove)(struct symm_instance *inst, int id);
+    SYMM_MUST_CHECK int (*region_add)(struct symm_instance *inst, int id);
+    SYMM_MUST_CHECK int (*region_remove)(struct symm_instance *inst, int id);
     /* A context was created (attach per-context state to ctx->net) or is
      * being destroyed (after its quiet). The default context has none. */
-    int (*ctx_create)(struct symm_ctx *ctx);
+    SYMM_MUST_CHECK int (*ctx_create)(struct symm_ctx *ctx);
     void (*ctx_destroy)(struct symm_ctx *ctx);
     /* After init: which way large collective messages to other nodes go
      * and why (SHMEM_INFO prints it), or NULL where the transport made no
@@ -143,8 +151,10 @@ typedef struct symm_transport_ops {
      * included: the n accesses are issued at once and waited for together
      * for at most timeout_ms, so a peer that does not answer (its CPU in a
      * loop and nothing else running its transport) costs a report that
-     * long, never a hang. Never on a fast path. 0, or negative if none
-     * could be issued. NULL: this transport cannot. */
+     * long, never a hang. Never on a fast path. Each access's rc is set
+     * whatever happens (SYMM_ERR_PEER for all when none could be issued):
+     * that is its result; it returns 0, or negative if none could be
+     * issued. NULL: this transport cannot. */
     int (*peek)(struct symm_instance *inst, symm_peek_t *reqs, int n, unsigned timeout_ms);
     /* 1 when the calling thread is inside this transport's progress (its
      * callbacks run there): a fatal error then marks no other node, which
@@ -188,12 +198,12 @@ const symm_transport_ops_t *symm_ucx_transport(const char **why);
 const char *symm_ucx_version(void);
 /* The plugin's atomics_probe, or -1 (tl "") without it. For symm-info. */
 int symm_ucx_atomics_probe(char *tl, size_t tl_len);
-/* SYMM_UCX_BULK_EP's rule (value: the variable's, auto|0|1): 1 where large
- * collective messages to other nodes go by rendezvous on a second endpoint
- * without UCX's peer-failure handling, else 0; why says which and why
- * ("on the first endpoint (SYMM_UCX_BULK_EP=auto; tcp, congestion control
- * bbr paces one large write)"), or why the value is bad (-1). Reads this
- * process's network namespace: the sender's kernel paces what it sends. */
-int symm_ucx_bulk_rule(const char *value, char *why, size_t len);
+/* SYMM_UCX_BULK_EP's rule (value: the variable's, SYMM_UCX_BULK_EP_*): 1
+ * where large collective messages to other nodes go by rendezvous on a
+ * second endpoint without UCX's peer-failure handling, else 0; why says
+ * which and why ("on the first endpoint (SYMM_UCX_BULK_EP=auto; tcp,
+ * congestion control bbr paces one large write)"). Reads this process's
+ * network namespace: the sender's kernel paces what it sends. */
+int symm_ucx_bulk_rule(int value, char *why, size_t len);
 
 #endif

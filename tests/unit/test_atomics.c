@@ -46,7 +46,9 @@ static void choose(const char *mode, int net, int spans, unsigned bits, const ch
     s.n_pes = 2;
     s.my_pe = 1; /* no warning printed */
     s.peers = peers;
-    s.cfg.core.atomics = mode;
+    s.cfg.core.atomics = strcmp(mode, "cpu") == 0       ? SYMM_ATOMICS_CPU
+                         : strcmp(mode, "network") == 0 ? SYMM_ATOMICS_NETWORK
+                                                        : SYMM_ATOMICS_AUTO;
     s.amo_flags = SYMM_AMO_DEBUG;
     symm_atomics_choose(&s, net, bits, tl);
     EXPECT(!!(s.amo_flags & SYMM_AMO_NET) == want_net, "%s net=%d spans=%d bits=%u: network "
@@ -108,13 +110,16 @@ int main(void)
            "network (SYMM_ATOMICS=network; UCX atomics applied by the target CPU; "
            "job spans nodes)");
 
-    /* The variable's values. */
-    symm_config_t cfg = {.core.atomics = "sometimes"};
-    symm_atomics_mode_t m;
-    EXPECT(symm_atomics_mode(&cfg, "test", &m) == SYMM_ERR_INVALID, "'sometimes' accepted");
-    cfg.core.atomics = "network";
-    EXPECT(symm_atomics_mode(&cfg, "test", &m) == SYMM_OK && m == SYMM_ATOMICS_NETWORK,
+    /* The variable's values, parsed with the configuration (an ENUM row). */
+    symm_config_t cfg;
+    setenv("SYMM_ATOMICS", "sometimes", 1);
+    EXPECT(symm_config_load(&cfg) == SYMM_ERR_INVALID, "'sometimes' accepted");
+    setenv("SYMM_ATOMICS", "network", 1);
+    EXPECT(symm_config_load(&cfg) == SYMM_OK && cfg.core.atomics == SYMM_ATOMICS_NETWORK,
            "'network' not read");
+    unsetenv("SYMM_ATOMICS");
+    EXPECT(symm_config_load(&cfg) == SYMM_OK && cfg.core.atomics == SYMM_ATOMICS_AUTO,
+           "unset is not auto");
     if (fails == 0)
         printf("test_atomics: ok\n");
     return fails == 0 ? 0 : 1;

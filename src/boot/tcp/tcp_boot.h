@@ -12,6 +12,7 @@
 #define SYMM_BOOT_TCP_BOOT_H
 
 #include "boot/boot.h"
+#include "runtime/status.h"
 
 /* The first of oshrun's variables (SYMM_RANK, SYMM_SIZE, SYMM_BOOT_ADDR,
  * SYMM_JOB_SECRET, SYMM_BOOT_LISTEN_FD) that is set, or NULL when none is:
@@ -22,6 +23,6 @@ const char *symm_tcp_env_var_set(void);
  * (symm_tcp_env_var_set): a partial or malformed environment is an error
  * naming the variable (SYMM_ERR_INVALID), never a singleton. Sets the PE of
  * log messages to the rank. Writes *boot_p only on success. */
-int symm_tcp_create_from_env(double timeout_s, symm_boot_t **boot_p);
+SYMM_MUST_CHECK int symm_tcp_create_from_env(double timeout_s, symm_boot_t **boot_p);
 
 #endif

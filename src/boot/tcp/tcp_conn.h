@@ -14,6 +14,7 @@
 
 #include <poll.h>
 #include <stddef.h>
+#include "runtime/status.h"
 
 /* Results of the I/O calls besides 1 (done) and 0 (would block); any other
  * negative is -errno. */
@@ -38,9 +39,9 @@ int symm_tcp_conn_send_some(symm_tcp_conn_t *c, const void *a, size_t alen, cons
 int symm_tcp_conn_recv_some(symm_tcp_conn_t *c, void *buf, size_t n, size_t *off);
 /* The same until done or the deadline: 0, SYMM_IO_TIMEOUT, SYMM_IO_EOF,
  * SYMM_IO_TLS or -errno. */
-int symm_tcp_conn_send_all(symm_tcp_conn_t *c, const void *a, size_t alen, const void *b,
-                           size_t blen, double end);
-int symm_tcp_conn_recv_all(symm_tcp_conn_t *c, void *buf, size_t n, double end);
+SYMM_MUST_CHECK int symm_tcp_conn_send_all(symm_tcp_conn_t *c, const void *a, size_t alen,
+                                           const void *b, size_t blen, double end);
+SYMM_MUST_CHECK int symm_tcp_conn_recv_all(symm_tcp_conn_t *c, void *buf, size_t n, double end);
 /* Received bytes already decrypted, which poll() does not report. */
 int symm_tcp_conn_pending(const symm_tcp_conn_t *c);
 /* Free the session and close the socket (no TLS close_notify: the other

@@ -31,6 +31,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/socket.h>
+#include "runtime/status.h"
 
 /* Rank 0 of a tree: the directory of listening addresses (tcp_accept.c). */
 typedef struct tcp_dir {
@@ -90,10 +91,11 @@ static inline symm_tcp_conn_t *tcp_peer(tcp_boot_t *tb, int r)
 /* ---- tcp_star.c ----------------------------------------------------------- */
 
 /* The star's collectives (rank 0 or another rank). */
-int symm_tcp_star_collective(tcp_boot_t *tb, int type, const void *in, void *out, size_t len);
+SYMM_MUST_CHECK int symm_tcp_star_collective(tcp_boot_t *tb, int type, const void *in, void *out,
+                                             size_t len);
 /* Log a failed exchange with PE pe over c (an I/O result of tcp_conn.h)
  * and return the status for it. */
-int symm_tcp_io_report(const symm_tcp_conn_t *c, int pe, int io, const char *during,
+SYMM_MUST_CHECK int symm_tcp_io_report(const symm_tcp_conn_t *c, int pe, int io, const char *during,
                        double waited_s);
 /* Rank 0 gives up with status: tell every connected PE but the culprit;
  * those part-way through a message of total bytes (sent[] by peer index,
@@ -101,7 +103,8 @@ int symm_tcp_io_report(const symm_tcp_conn_t *c, int pe, int io, const char *dur
 void symm_tcp_root_abort(tcp_boot_t *tb, int culprit, int status, const size_t *sent, size_t total);
 /* Rank 0 (or a tree parent) timed out after waited_s waiting for the npend
  * ranks in tb->pfd_rank: log them. */
-int symm_tcp_root_timeout(tcp_boot_t *tb, int npend, const char *what, double waited_s);
+SYMM_MUST_CHECK int symm_tcp_root_timeout(tcp_boot_t *tb, int npend, const char *what,
+                                          double waited_s);
 
 /* ---- tcp_accept.c ---------------------------------------------------------- */
 
@@ -110,7 +113,8 @@ int symm_tcp_root_timeout(tcp_boot_t *tb, int npend, const char *what, double wa
  * the secret (tree rank 0: and the directory has answered every PE; tree
  * parents: watching the parent and the joined children for an abort); lfd
  * is closed on return. Logs its failures. */
-int symm_tcp_root_accept(tcp_boot_t *tb, const char *root_addr, int lfd, double end);
+SYMM_MUST_CHECK int symm_tcp_root_accept(tcp_boot_t *tb, const char *root_addr, int lfd,
+                                         double end);
 
 /* ---- tcp_hello.c ----------------------------------------------------------- */
 
@@ -120,24 +124,24 @@ void symm_tcp_hello_pack(const tcp_boot_t *tb, uint8_t *hello);
  * listen yet when retry is set) and say hello: plain, as TLS early data with
  * a PSK (leaving tb->hello_due set), or after the whole handshake with
  * certificates. Logs its failures. */
-int symm_tcp_peer_join(tcp_boot_t *tb, const char *addr, int retry, double end);
+SYMM_MUST_CHECK int symm_tcp_peer_join(tcp_boot_t *tb, const char *addr, int retry, double end);
 /* Other ranks with hello_due: finish the TLS handshake, then say hello if
  * the early data did not, by end. t0 is when the caller started waiting (for
  * messages). Logs its failures. */
-int symm_tcp_peer_finish_join(tcp_boot_t *tb, double end, double t0);
+SYMM_MUST_CHECK int symm_tcp_peer_finish_join(tcp_boot_t *tb, double end, double t0);
 
 /* ---- tcp_sock.c ------------------------------------------------------------ */
 
 /* Listen on addr ("host:port"), retrying while the port is still taken by a
  * previous job's socket (until end, or 60 s when end never passes): the
  * non-blocking socket in *fd_p. Logs its failures. */
-int symm_tcp_listen(const char *addr, double end, int *fd_p);
+SYMM_MUST_CHECK int symm_tcp_listen(const char *addr, double end, int *fd_p);
 /* Connect to addr, retrying while refused (rank 0 may not listen yet):
  * SYMM_OK with the socket in *fd_p, else logged. */
-int symm_tcp_connect(const char *addr, int peer, int retry, double end, int *fd_p);
+SYMM_MUST_CHECK int symm_tcp_connect(const char *addr, int peer, int retry, double end, int *fd_p);
 /* Listen on the local address of connected socket fd, any port: the
  * socket and its "host:port". Logs its failures. */
-int symm_tcp_listen_near(int fd, int *fd_p, char *addr, size_t cap);
+SYMM_MUST_CHECK int symm_tcp_listen_near(int fd, int *fd_p, char *addr, size_t cap);
 /* "host:port" or "[v6]:port" of sa, for messages. */
 void symm_tcp_addr_text(const struct sockaddr *sa, socklen_t len, char *buf, size_t cap);
 /* TCP_NODELAY, best effort: without it collectives are slower, not wrong. */
@@ -150,9 +154,10 @@ void symm_tcp_raise_nofile(int need);
 
 /* Create the tree's side of tb (fields of the star already set; tb->tree_k
  * chosen): directory, parent, children. Logs its failures. */
-int symm_tree_create(tcp_boot_t *tb, const symm_boot_tcp_params_t *p, double end);
+SYMM_MUST_CHECK int symm_tree_create(tcp_boot_t *tb, const symm_boot_tcp_params_t *p, double end);
 /* The collectives. */
-int symm_tree_collective(tcp_boot_t *tb, int type, const void *in, void *out, size_t len);
+SYMM_MUST_CHECK int symm_tree_collective(tcp_boot_t *tb, int type, const void *in, void *out,
+                                         size_t len);
 /* Give up with status: tell the parent (unless skip_up) and every child but
  * skip (a rank, or -1); children part-way through a message of total bytes
  * (sent[] by peer index, may be NULL) are shut down instead. */
@@ -161,8 +166,8 @@ void symm_tree_abort(tcp_boot_t *tb, int culprit, int status, int skip_up, int s
 /* A header arrived from PE `from` (the parent or a child) when none was
  * due, or its connection failed with io (< 0): log it and return the status
  * to fail with; *culprit_p the rank to name in the abort. */
-int symm_tree_unexpected(tcp_boot_t *tb, symm_tcp_conn_t *c, int from, int io, const uint8_t *hdr,
-                         const char *during, int *culprit_p);
+SYMM_MUST_CHECK int symm_tree_unexpected(tcp_boot_t *tb, symm_tcp_conn_t *c, int from, int io,
+                                         const uint8_t *hdr, const char *during, int *culprit_p);
 /* Directory messages (tcp_wire.h's dir): pack one of type (request or
  * answer) with its MAC; unpack checks the MAC (SYMM_OK) and gives the TLS
  * mode and the address (TCP_ADDR_LEN bytes, NUL-terminated). */

@@ -18,6 +18,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "runtime/status.h"
 
 /* ---- contexts and sessions ---------------------------------------------- */
 
@@ -27,14 +28,15 @@ typedef struct symm_tls symm_tls_t;
 /* A context for one bootstrap: mode SYMM_TLS_PSK or SYMM_TLS_CERT, server
  * (rank 0) or client, secret the job secret (32 hex characters). Loads the
  * certificate files in certificate mode. Logs its failures. */
-int symm_tls_ctx_create(int mode, int server, const char *secret, symm_tls_ctx_t **ctx_p);
+SYMM_MUST_CHECK int symm_tls_ctx_create(int mode, int server, const char *secret,
+                                        symm_tls_ctx_t **ctx_p);
 void symm_tls_ctx_destroy(symm_tls_ctx_t *ctx);
 /* "TLS 1.3, pre-shared key from the job secret (TLS_AES_128_GCM_SHA256)"... */
 const char *symm_tls_ctx_describe(const symm_tls_ctx_t *ctx);
 
 /* A session over the connected non-blocking socket fd (not taken over:
  * symm_tls_free leaves it open). */
-int symm_tls_new(symm_tls_ctx_t *ctx, int fd, symm_tls_t **t_p);
+SYMM_MUST_CHECK int symm_tls_new(symm_tls_ctx_t *ctx, int fd, symm_tls_t **t_p);
 void symm_tls_free(symm_tls_t *t);
 
 /* Results of the calls below: as tcp_conn.h (1 done or > 0 bytes, 0 would
@@ -70,7 +72,7 @@ struct ssl_ctx_st;
 /* Certificate mode: the settings' certificate, private key, CAs and CRLs
  * into ctx, and its description into desc[cap]. Logs its failures
  * (SYMM_ERR_INVALID). */
-int symm_tls_conf_load_certs(struct ssl_ctx_st *ctx, char *desc, size_t cap);
+SYMM_MUST_CHECK int symm_tls_conf_load_certs(struct ssl_ctx_st *ctx, char *desc, size_t cap);
 /* Log "TLS: what arg: <OpenSSL's errors>", emptying OpenSSL's queue. */
 void symm_tls_ssl_fail(const char *what, const char *arg);
 #endif

@@ -83,7 +83,7 @@ void symm_coll_alltoall_nodes(symm_group_t *g, const nodes_t *nd, void *dest, co
         }
     sends_t q;
     symm_coll_sends_init(&q, N, routine);
-    int alg = symm_coll_heads_alg(g, nd, nbytes * (size_t)n, 1, routine);
+    int alg = symm_coll_heads_alg(g, nd, nbytes * (size_t)n, 1);
     if (alg == HEADS_BRUCK)
         symm_coll_alltoall_bruck(g, nd, tag, dest, source, nbytes, &q, routine);
     else

@@ -45,7 +45,7 @@ void symm_coll_bcast_msg(symm_group_t *g, void *dest, const void *source, size_t
     /* (Not without a progress thread: the transfer needs this PE's
      * progress, which a computing caller would not make.) */
     if (children > 0 && !sync && nbytes > g->s->cfg.coll.eager_max &&
-        strcmp(g->s->cfg.net.progress_thread, "0") != 0) {
+        g->s->cfg.net.progress_thread != SYMM_PROGRESS_THREAD_0) {
         symm_coll_handoff_reap(g->s, HANDOFF_MAX - 1);
         copy = symm_coll_buf_get(g, nbytes, routine);
         memcpy(copy, from, nbytes);

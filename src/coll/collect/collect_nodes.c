@@ -151,7 +151,7 @@ static void collect_data(symm_group_t *g, const nodes_t *nd, const collect_plan_
             memmove(buf + cp->noff[p] + o, x, cp->len[i]);
         o += cp->len[i];
     }
-    symm_coll_heads_allgather(g, nd, tag_data, symm_coll_heads_alg(g, nd, total, 0, routine), buf,
+    symm_coll_heads_allgather(g, nd, tag_data, symm_coll_heads_alg(g, nd, total, 0), buf,
                               cp->noff, q, routine);
 }
 
@@ -195,7 +195,7 @@ void symm_coll_collect_nodes(symm_group_t *g, const nodes_t *nd, void *dest, con
      * counts, so the data does not wait a round for them; the others'
      * blocks still land straight in place, taken once their counts are
      * here. Ring and Bruck forward blocks into place: counts first. */
-    int alg = symm_coll_heads_alg(g, nd, 0, 0, routine);
+    int alg = symm_coll_heads_alg(g, nd, 0, 0);
     sends_t q;
     symm_coll_sends_init(&q, 4 * N, routine);
     char *pk = NULL;

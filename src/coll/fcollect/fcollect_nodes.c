@@ -49,7 +49,7 @@ void symm_coll_fcollect_nodes(symm_group_t *g, const nodes_t *nd, void *dest, co
     /* My node's sources are read: its members may go on. */
     sends_t q;
     symm_coll_sends_init(&q, 2 * N, routine);
-    symm_coll_heads_allgather(g, nd, tag, symm_coll_heads_alg(g, nd, total, 0, routine), buf, off,
+    symm_coll_heads_allgather(g, nd, tag, symm_coll_heads_alg(g, nd, total, 0), buf, off,
                               &q, routine);
     if (!nd->contig) {
         int *at = malloc(sizeof(int) * (size_t)N); /* blocks of each node placed so far */

@@ -1,7 +1,7 @@
 /*
  * ucx.h - what the files of the UCX network transport share: the worker and
- * peer state, and the helpers every operation inlines. Internal to src/transport/ucx; the rest of symm sees
- * only symm_ucx_transport() and symm_ucx_version() (transport/transport.h).
+ * peer state, and the helpers every operation inlines. Internal to src/transport/ucx; the rest of
+ * symm sees only symm_ucx_transport() and symm_ucx_version() (transport/transport.h).
  *
  * The network transport: every peer that is not mapped is reached through
  * UCX (UCP: RMA, AMO32, AMO64, active messages). Its files, by job:
@@ -131,7 +131,8 @@ typedef struct ucx_wk {
 
 typedef struct ucx_state {
     symm_instance_t *inst;
-    int bulk; /* large collective messages to other nodes on the second endpoint (symm_ucx_bulk_rule) */
+    int bulk; /* large collective messages to other nodes on the second endpoint
+                 (symm_ucx_bulk_rule) */
     ucp_context_h ctx;
     ucx_wk_t dflt;
     ucx_wk_t *ctx_wks;       /* workers of live contexts, guarded by ctx_lock */
@@ -213,7 +214,7 @@ unsigned symm_ucx_amo_probe(char *tl, size_t tl_len);
 /* ---- connections and setup (ucx.c) ------------------------------------- */
 
 /* Report a failed UCX call at init (or heap growth); SYMM_ERR_SYS. */
-int symm_ucx_fail(const char *what, ucs_status_t st);
+SYMM_MUST_CHECK int symm_ucx_fail(const char *what, ucs_status_t st);
 /* Close wk's endpoint to pe and drop its rkeys; force: at finalize. */
 void symm_ucx_conn_close(ucx_state_t *u, ucx_wk_t *wk, int pe, int force);
 /* Connect wk to pe on first use, or end the job (cold, never inlined). */
@@ -276,29 +277,35 @@ static inline ucp_ep_h peer_target(ucx_state_t *u, ucx_wk_t *wk, int seg, size_t
 /* ---- the operations, by file (the ops table is in ucx.c) --------------- */
 
 /* ucx_rma.c */
-int symm_ucx_put(struct symm_ctx *ctx, int seg, size_t off, const void *src, size_t n, int pe);
-int symm_ucx_put_nbi(struct symm_ctx *ctx, int seg, size_t off, const void *src, size_t n, int pe);
-int symm_ucx_get(struct symm_ctx *ctx, void *dst, int seg, size_t off, size_t n, int pe);
-int symm_ucx_get_nbi(struct symm_ctx *ctx, void *dst, int seg, size_t off, size_t n, int pe);
-int symm_ucx_amo(struct symm_ctx *ctx, symm_amo_op_t op, size_t size, int seg, size_t off,
-                 const void *operand, const void *compare, void *result, int nbi, int pe);
-int symm_ucx_fence(struct symm_ctx *ctx);
-int symm_ucx_quiet(struct symm_ctx *ctx);
-int symm_ucx_pe_quiet(struct symm_ctx *ctx, const int *pes, size_t n);
+SYMM_MUST_CHECK int symm_ucx_put(struct symm_ctx *ctx, int seg, size_t off, const void *src,
+                                 size_t n, int pe);
+SYMM_MUST_CHECK int symm_ucx_put_nbi(struct symm_ctx *ctx, int seg, size_t off, const void *src,
+                                     size_t n, int pe);
+SYMM_MUST_CHECK int symm_ucx_get(struct symm_ctx *ctx, void *dst, int seg, size_t off, size_t n,
+                                 int pe);
+SYMM_MUST_CHECK int symm_ucx_get_nbi(struct symm_ctx *ctx, void *dst, int seg, size_t off, size_t n,
+                                     int pe);
+SYMM_MUST_CHECK int symm_ucx_amo(struct symm_ctx *ctx, symm_amo_op_t op, size_t size, int seg,
+                                 size_t off, const void *operand, const void *compare, void *result,
+                                 int nbi, int pe);
+SYMM_MUST_CHECK int symm_ucx_fence(struct symm_ctx *ctx);
+SYMM_MUST_CHECK int symm_ucx_quiet(struct symm_ctx *ctx);
+SYMM_MUST_CHECK int symm_ucx_pe_quiet(struct symm_ctx *ctx, const int *pes, size_t n);
 int symm_ucx_peek(symm_instance_t *s, symm_peek_t *reqs, int n, unsigned timeout_ms);
 
 /* ucx_am.c */
 /* Register the notify and message handlers on the default worker (init);
  * forget messages not taken (finalize). */
-int symm_ucx_am_init(ucx_state_t *u);
+SYMM_MUST_CHECK int symm_ucx_am_init(ucx_state_t *u);
 void symm_ucx_msg_fini(ucx_state_t *u);
-int symm_ucx_notify(struct symm_ctx *ctx, int seg, size_t off, uint64_t value, int pe);
-int symm_ucx_msg_send(symm_instance_t *s, int pe, const symm_msg_tag_t *tag, const void *src,
-                      size_t n, int how, void **handle);
-int symm_ucx_msg_wait(symm_instance_t *s, void *handle);
+SYMM_MUST_CHECK int symm_ucx_notify(struct symm_ctx *ctx, int seg, size_t off, uint64_t value,
+                                    int pe);
+SYMM_MUST_CHECK int symm_ucx_msg_send(symm_instance_t *s, int pe, const symm_msg_tag_t *tag,
+                                      const void *src, size_t n, int how, void **handle);
+SYMM_MUST_CHECK int symm_ucx_msg_wait(symm_instance_t *s, void *handle);
 int symm_ucx_msg_probe(symm_instance_t *s, const symm_msg_tag_t *tag, int from, size_t *len);
-int symm_ucx_msg_take(symm_instance_t *s, const symm_msg_tag_t *tag, int from, void *dst,
-                      size_t len, void **handle);
+SYMM_MUST_CHECK int symm_ucx_msg_take(symm_instance_t *s, const symm_msg_tag_t *tag, int from,
+                                      void *dst, size_t len, void **handle);
 
 /* ucx_progress.c */
 /* Run the default worker and every context worker; how many events. */
@@ -306,12 +313,12 @@ unsigned symm_ucx_progress_all(ucx_state_t *u);
 int symm_ucx_in_progress(void);
 unsigned symm_ucx_progress(symm_instance_t *s);
 int symm_ucx_sleep(symm_instance_t *s, long usec);
-int symm_ucx_progress_thread_wanted(ucx_state_t *u, int *wanted);
-int symm_ucx_start_progress_thread(ucx_state_t *u);
+SYMM_MUST_CHECK int symm_ucx_progress_thread_wanted(ucx_state_t *u, int *wanted);
+SYMM_MUST_CHECK int symm_ucx_start_progress_thread(ucx_state_t *u);
 void symm_ucx_stop_progress_thread(ucx_state_t *u);
-int symm_ucx_wk_init(ucx_state_t *u, ucx_wk_t *wk, ucs_thread_mode_t mode);
+SYMM_MUST_CHECK int symm_ucx_wk_init(ucx_state_t *u, ucx_wk_t *wk, ucs_thread_mode_t mode);
 void symm_ucx_wk_fini(ucx_state_t *u, ucx_wk_t *wk, int force);
-int symm_ucx_ctx_create(struct symm_ctx *ctx);
+SYMM_MUST_CHECK int symm_ucx_ctx_create(struct symm_ctx *ctx);
 void symm_ucx_ctx_destroy(struct symm_ctx *ctx);
 
 #pragma GCC visibility pop

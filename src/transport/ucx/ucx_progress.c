@@ -153,17 +153,12 @@ static void *progress_main(void *arg)
  * thread stays, and 0 is for experiments.) */
 int symm_ucx_progress_thread_wanted(ucx_state_t *u, int *wanted)
 {
-    const char *mode = u->inst->cfg.net.progress_thread;
-    if (strcmp(mode, "1") != 0 && strcmp(mode, "auto") != 0 && strcmp(mode, "0") != 0) {
-        symm_error("shmem_init", "SYMM_PROGRESS_THREAD='%s' is not one of auto, 0, 1", mode);
-        return SYMM_ERR_INVALID;
-    }
     if (u->inst->cfg.net.progress_interval < 1) {
         symm_error("shmem_init", "SYMM_PROGRESS_INTERVAL=%ld must be at least 1 microsecond",
                    (long)u->inst->cfg.net.progress_interval);
         return SYMM_ERR_INVALID;
     }
-    *wanted = strcmp(mode, "0") != 0;
+    *wanted = u->inst->cfg.net.progress_thread != SYMM_PROGRESS_THREAD_0;
     return SYMM_OK;
 }
 

@@ -481,8 +481,11 @@ static void peek_issue(ucx_state_t *u, ucx_wk_t *wk, symm_peek_t *q)
 int symm_ucx_peek(symm_instance_t *s, symm_peek_t *reqs, int n, unsigned timeout_ms)
 {
     ucx_state_t *u = state_of(s);
-    if (u == NULL || u->dflt.worker == NULL || u->closing)
+    if (u == NULL || u->dflt.worker == NULL || u->closing) {
+        for (int i = 0; i < n; i++)
+            reqs[i].rc = SYMM_ERR_PEER;
         return SYMM_ERR_UNSUPPORTED;
+    }
     int left = 0;
     for (int i = 0; i < n; i++) {
         peek_issue(u, &u->dflt, &reqs[i]);
