@@ -86,7 +86,7 @@ set_tests_properties(acl_default_loop_tcp6.np2 PROPERTIES TIMEOUT 60 SKIP_RETURN
 add_test(NAME acl_default_loop_tcp6_tree.np5
   COMMAND bash ${SYMM_ACL_LAUNCH} $<TARGET_FILE:acl_hello> $<TARGET_FILE:acl_port> 5 tcp6)
 set_tests_properties(acl_default_loop_tcp6_tree.np5 PROPERTIES TIMEOUT 60 SKIP_RETURN_CODE 77
-  ENVIRONMENT "SYMM_BOOT_TREE_MIN=1;SYMM_BOOT_TREE_K=2")
+  ENVIRONMENT "SYMM_BOOT_TREE_K=2")
 add_test(NAME acl_default_loop_range.np2
   COMMAND bash ${SYMM_ACL_LAUNCH} $<TARGET_FILE:acl_hello> $<TARGET_FILE:acl_port> 2 range)
 set_tests_properties(acl_default_loop_range.np2 PROPERTIES TIMEOUT 60)

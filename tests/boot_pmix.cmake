@@ -123,7 +123,7 @@ if(SYMM_HAVE_PMIX)
       $<TARGET_FILE:launch_pmix> ${np})
   endforeach()
   symm_mpirun_test(pmix_demo.np4 4 60 "SYMM_BOOTSTRAP=pmix" $<TARGET_FILE:symm-demo>)
-  symm_mpirun_fail(pmix_late_pe_named 4 "PE\\(s\\) 1 did not arrive" "SYMM_BOOT_TIMEOUT=2"
+  symm_mpirun_fail(pmix_late_pe_named 4 "waiting for PE\\(s\\) 1 in bootstrap" "SYMM_BOOT_TIMEOUT=2"
     $<TARGET_FILE:launch_pmix> 4 late 1 40)
 
   # The suite's own programs, once tests/*.cmake have defined them.

@@ -84,7 +84,7 @@ foreach(mode uid default oshrun)
   add_test(NAME kill_${mode}_tree.np4 COMMAND bash ${SYMM_KILL_LOOP} ${mode} 4 3 kill)
   add_test(NAME exit_${mode}_tree.np4 COMMAND bash ${SYMM_KILL_LOOP} ${mode} 4 2 exit)
   set_tests_properties(kill_${mode}_tree.np4 exit_${mode}_tree.np4 PROPERTIES TIMEOUT 60
-    LABELS faults ENVIRONMENT "${SYMM_KILL_ENV};SYMM_BOOT_TREE_MIN=1;SYMM_BOOT_TREE_K=2")
+    LABELS faults ENVIRONMENT "${SYMM_KILL_ENV};SYMM_BOOT_TREE_K=2")
 endforeach()
 
 # A local failure inside UCX's init, before its first exchange (no worker

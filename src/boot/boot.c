@@ -6,8 +6,9 @@
  * oshrun's variables give tcp, else PMIx's (PMIX_RANK, PMIX_NAMESPACE) give
  * pmix, else a PMI launcher's PMI_SIZE > 1 (MPICH's hydra) gives mpi when
  * the process has an MPI (an error otherwise), else a singleton), the
- * bootstrap of a job of one PE and symm_boot_agree. The launcher's variables are parsed by the TCP bootstrap
- * (tcp/tcp_env.c, through tcp/tcp_boot.h). pmix.c and mpi.c are plugins
+ * bootstrap of a job of one PE and symm_boot_agree. The launcher's
+ * variables are parsed by the TCP bootstrap (tcp/tcp_env.c, through
+ * tcp/tcp_boot.h). pmix.c and mpi.c are plugins
  * (boot_plugin.c loads them); asking for one that is not installed is an
  * error saying so.
  *
@@ -125,9 +126,9 @@ int symm_boot_create_from_env(double timeout_s, symm_boot_t **boot_p)
 
 /* An agreement is one allgather of 4-byte statuses; only when some PE
  * failed does a second round carry each PE's reason (BOOT_WHY_LEN bytes).
- * The reasons used to travel in every round: 128 bytes per PE, which in a
- * star bootstrap makes rank 0 send 128 * N^2 bytes per agreement (128 MiB
- * at 1024 PEs, 32 GiB at 16k) for text that is read only on failure. Every
+ * Reasons in every round would cost 128 bytes per PE, which over a star
+ * makes rank 0 send 128 * N^2 bytes per agreement (128 MiB at 1024 PEs)
+ * for text that is read only on failure. Every
  * PE sees the same statuses, so all take the second round or none. */
 #define BOOT_WHY_LEN 124
 

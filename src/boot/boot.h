@@ -4,7 +4,7 @@
  * A bootstrap gives each PE its rank and the job size and offers collective
  * barrier and allgather of small blobs, used only at init, at finalize and on
  * rare control paths (never on a data path). Implementations: tcp/ (built-in
- * star or tree over TCP, the default under oshrun, also the unique-id mode),
+ * K-ary tree over TCP, the default under oshrun, also the unique-id mode),
  * and as plugins (runtime/plugin.h, loaded by boot_plugin.c) pmix.c and
  * mpi.c. All calls are collective over the whole job unless noted,
  * every wait is bounded by the timeout given at creation, and a timeout or a
@@ -55,12 +55,13 @@ typedef struct symm_boot_tcp_params {
 
 /* Create the bootstrap the environment describes: under oshrun (SYMM_RANK,
  * SYMM_SIZE, SYMM_BOOT_ADDR, SYMM_BOOT_LISTEN_FD, SYMM_JOB_SECRET) the TCP
- * star; with none of those, a singleton job of 1 PE. Writes *boot_p only on
+ * bootstrap; with none of those, a singleton job of 1 PE. Writes *boot_p only on
  * success. */
 SYMM_MUST_CHECK int symm_boot_create_from_env(double timeout_s, symm_boot_t **boot_p);
 
-/* The TCP star: rank 0 accepts size-1 connections, each must present the
- * secret (others are refused and logged); collectives go through rank 0. */
+/* The TCP bootstrap (tcp/): a K-ary tree rooted at rank 0 (a star up to
+ * K+1 PEs); every link must present the secret (others are refused and
+ * logged); collectives gather up the tree and come back down. */
 SYMM_MUST_CHECK int symm_boot_tcp_create(const symm_boot_tcp_params_t *params,
                                          symm_boot_t **boot_p);
 

@@ -2,15 +2,19 @@
  * boot_io.c - deadlines and bounded waits for the bootstrap.
  *
  * Owns the bounded waits every bootstrap file uses, so that "no unbounded
- * wait" is checked in one place, and the small text helpers they share (a
- * list of ranks, the form of a job secret). Must never log (the caller knows
- * which PE a failure concerns) or block without a deadline. The socket I/O
+ * wait" is checked in one place; the one report of the PEs a bounded wait
+ * did not see arrive (every bootstrap's, so that a late PE is named alike
+ * under oshrun, PMIx and MPI); the form of a job secret. Must never block
+ * without a deadline, or log anything but that report. The socket I/O
  * of the TCP bootstrap, plain or TLS, is tcp/tcp_conn.c's.
  */
 #include "boot/boot_io.h"
+#include "runtime/log.h"
+#include "runtime/status.h"
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -56,7 +60,9 @@ void symm_boot_sleep(double s)
         ;
 }
 
-void symm_boot_ranks_format(char *buf, size_t cap, const int *r, int n)
+/* "2, 3, 7-9" from ascending ranks into buf, ending in "... (N in all)" when
+ * it does not fit. */
+static void ranks_format(char *buf, size_t cap, const int *r, int n)
 {
     size_t off = 0;
     buf[0] = '\0';
@@ -78,6 +84,34 @@ void symm_boot_ranks_format(char *buf, size_t cap, const int *r, int n)
         off += (size_t)snprintf(buf + off, cap - off, "%s%s", off ? ", " : "", item);
         i = j + 1;
     }
+}
+
+static int int_cmp(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+
+int symm_boot_missing(int *ranks, int n, const char *cause, const char *what)
+{
+    char list[512];
+    if (n <= 0) {
+        symm_error("bootstrap", "%s %s, although every PE arrived", cause, what);
+        return SYMM_ERR_TIMEOUT;
+    }
+    qsort(ranks, (size_t)n, sizeof(*ranks), int_cmp);
+    ranks_format(list, sizeof(list), ranks, n);
+    symm_error("bootstrap", "%s waiting for PE(s) %s %s", cause, list, what);
+    return SYMM_ERR_TIMEOUT;
+}
+
+int symm_boot_absent(const uint8_t *arrived, int n, int skip, int *ranks)
+{
+    int k = 0;
+    for (int r = 0; r < n; r++)
+        if (r != skip && !arrived[r])
+            ranks[k++] = r;
+    return k;
 }
 
 int symm_boot_secret_valid(const char *s)

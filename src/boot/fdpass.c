@@ -247,16 +247,18 @@ typedef struct fd_conn {
 static int leader_timeout(const fd_xchg_t *x, const int *got)
 {
     int *miss = malloc((size_t)x->n_node * sizeof(*miss)), n = 0;
-    char list[512] = "some";
-    for (int i = 1; miss != NULL && i < x->n_node; i++)
+    char cause[64];
+    snprintf(cause, sizeof(cause), "timed out after %g s", symm_boot_now() - x->t0);
+    if (miss == NULL) {
+        symm_error("bootstrap", "%s waiting for PEs to pass their descriptors", cause);
+        return SYMM_ERR_TIMEOUT;
+    }
+    for (int i = 1; i < x->n_node; i++)
         if (got[i] < x->nfds)
             miss[n++] = x->node_ranks[i];
-    if (miss != NULL)
-        symm_boot_ranks_format(list, sizeof(list), miss, n);
-    symm_error("bootstrap", "timed out after %g s waiting for PE(s) %s to pass their "
-               "descriptors", symm_boot_now() - x->t0, list);
+    int rc = symm_boot_missing(miss, n, cause, "to pass their descriptors");
     free(miss);
-    return SYMM_ERR_TIMEOUT;
+    return rc;
 }
 
 /* Accept a message from conn c; stores its descriptors. 1: c is used up

@@ -134,26 +134,18 @@ static int check_finalized(const char *what)
 
 static int root_timeout(mpi_boot_t *mb, mpi_op_t *op, const char *what, double waited)
 {
-    int n = mb->base.size, nmiss = 0;
-    int *miss = malloc(sizeof(int) * (size_t)n);
-    char list[512];
+    int *miss = malloc(sizeof(int) * (size_t)mb->base.size);
+    char cause[64], where[96];
+    snprintf(cause, sizeof(cause), "timed out after %g s", waited);
+    snprintf(where, sizeof(where), "in %s (MPI)", what);
     if (miss == NULL) {
-        symm_error("bootstrap", "timed out after %g s in %s", waited, what);
+        symm_error("bootstrap", "%s %s", cause, where);
         return SYMM_ERR_TIMEOUT;
     }
-    for (int r = 1; r < n; r++)
-        if (!op->arrived[r])
-            miss[nmiss++] = r;
-    if (nmiss > 0) {
-        symm_boot_ranks_format(list, sizeof(list), miss, nmiss);
-        symm_error("bootstrap", "timed out after %g s waiting for PE(s) %s in %s (MPI)", waited,
-                   list, what);
-    } else {
-        symm_error("bootstrap", "every PE entered %s, but the MPI collective did not complete "
-                   "within %g s", what, waited);
-    }
+    int rc = symm_boot_missing(miss, symm_boot_absent(op->arrived, mb->base.size, 0, miss), cause,
+                               where);
     free(miss);
-    return SYMM_ERR_TIMEOUT;
+    return rc;
 }
 
 /* Root: take in the notes that arrived; a mismatched one is an error. */

@@ -189,18 +189,19 @@ static void key_of(char key[PMIX_MAX_KEYLEN + 1], uint32_t k)
     snprintf(key, PMIX_MAX_KEYLEN + 1, "symm.boot.%u", k);
 }
 
-/* After a failed fence: which PEs never published their key for this
- * collective? Asks for every PE's key at once, bounded by about
- * PMIX_PROBE_S; writes the missing ranks, ascending, and returns how many
- * (-1 when the question itself failed). */
-static int find_missing(pmix_boot_t *pb, const char *key, int *missing)
+/* After a failed fence: which PEs published their key for this collective?
+ * Asks for every PE's key at once, bounded by about PMIX_PROBE_S, and sets
+ * arrived[r] for each that did (and for this PE). SYMM_OK, or
+ * SYMM_ERR_NOMEM when the question could not be asked. */
+static int find_arrived(pmix_boot_t *pb, const char *key, uint8_t *arrived)
 {
-    int n = pb->base.size, nmiss = 0;
+    int n = pb->base.size;
     pmix_wait_t **w = calloc((size_t)n, sizeof(*w));
     double end = symm_boot_deadline(PMIX_PROBE_S + 1.0);
 
     if (w == NULL)
-        return -1;
+        return SYMM_ERR_NOMEM;
+    arrived[pb->base.rank] = 1;
     for (int r = 0; r < n; r++) {
         if (r == pb->base.rank)
             continue;
@@ -215,65 +216,53 @@ static int find_missing(pmix_boot_t *pb, const char *key, int *missing)
             if (w[r] != NULL)
                 wait_free(w[r]);
             w[r] = NULL;
-            missing[nmiss++] = r;
         }
     }
     for (int r = 0; r < n; r++) {
         if (w[r] == NULL)
             continue;
-        if (!wait_until(w[r], end)) {
-            missing[nmiss++] = r; /* leaked: its callback may still come */
-            continue;
-        }
-        if (w[r]->status != PMIX_SUCCESS)
-            missing[nmiss++] = r;
+        if (!wait_until(w[r], end))
+            continue; /* leaked: its callback may still come */
+        arrived[r] = w[r]->status == PMIX_SUCCESS;
         wait_free(w[r]);
     }
     free(w);
-    /* Ranks were added in two passes: sort them. */
-    for (int i = 1; i < nmiss; i++)
-        for (int j = i; j > 0 && missing[j - 1] > missing[j]; j--) {
-            int t = missing[j];
-            missing[j] = missing[j - 1];
-            missing[j - 1] = t;
-        }
-    return nmiss;
+    return SYMM_OK;
 }
 
 static int report_fence(pmix_boot_t *pb, const char *what, const char *key, int timed_out,
                         pmix_status_t st, double waited)
 {
-    int *missing = malloc(sizeof(int) * (size_t)pb->base.size);
-    int nmiss = missing ? find_missing(pb, key, missing) : -1;
-    char cause[160], list[512];
+    int n = pb->base.size, rc = timed_out || st == PMIX_ERR_TIMEOUT ? SYMM_ERR_TIMEOUT
+                                                                     : SYMM_ERR_PEER;
+    uint8_t *arrived = calloc((size_t)n, 1);
+    int *missing = malloc(sizeof(int) * (size_t)n);
+    char cause[160], where[96];
 
     if (timed_out)
-        snprintf(cause, sizeof(cause), "timed out after %g s", waited);
+        snprintf(cause, sizeof(cause), "PMIx fence timed out after %g s", waited);
     else
-        snprintf(cause, sizeof(cause), "failed after %.3g s (%s)", waited, pmix_err(st));
-    if (nmiss > 0) {
+        snprintf(cause, sizeof(cause), "PMIx fence failed after %.3g s (%s)", waited,
+                 pmix_err(st));
+    snprintf(where, sizeof(where), "in %s", what);
+    if (arrived == NULL || missing == NULL || find_arrived(pb, key, arrived) != SYMM_OK) {
+        symm_error("bootstrap", "%s %s (could not tell which PEs are missing)", cause, where);
+    } else {
         /* Every PE that arrived sees the same; the lowest of them reports
          * it at once. The others wait REPORT_GRACE_S first and report only
          * if still alive: usually the launcher has ended the job by then
          * (one error line per job), but if the reporter was slower than a
          * PE whose exit made the launcher kill it, the cause still shows. */
         int reporter = 0;
-        for (int i = 0; i < nmiss && missing[i] == reporter; i++)
+        while (reporter < n && !arrived[reporter])
             reporter++;
-        symm_boot_ranks_format(list, sizeof(list), missing, nmiss);
         if (pb->base.rank != reporter)
             symm_boot_sleep(REPORT_GRACE_S);
-        symm_error("bootstrap", "PMIx fence for %s %s: PE(s) %s did not arrive", what, cause,
-                   list);
-    } else if (nmiss == 0) {
-        symm_error("bootstrap", "PMIx fence for %s %s although every PE arrived (the PMIx "
-                   "server or launcher failed?)", what, cause);
-    } else {
-        symm_error("bootstrap", "PMIx fence for %s %s (could not tell which PEs are missing)",
-                   what, cause);
+        (void)symm_boot_missing(missing, symm_boot_absent(arrived, n, -1, missing), cause, where);
     }
+    free(arrived);
     free(missing);
-    return timed_out || st == PMIX_ERR_TIMEOUT ? SYMM_ERR_TIMEOUT : SYMM_ERR_PEER;
+    return rc;
 }
 
 /* Put + commit + fence for collective #pb->seq. */

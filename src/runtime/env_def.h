@@ -103,11 +103,8 @@
       "auto|tcp|pmix|mpi|singleton: how PEs find each other (auto: oshrun, else PMIx)")     \
     X(SYMM_BOOT_TLS, STR, USER, boot, tls, "1",                                             \
       "1: bootstrap traffic in TLS 1.3 with a key from the job secret; 0: plain")           \
-    X(SYMM_BOOT_TREE_MIN, STR, USER, boot, tree_min, "128",                                 \
-      "jobs of at least this many PEs bootstrap over a tree (oshrun, unique id, aclshmem "  \
-      "DEFAULT), not the star through PE 0; 0 or 1: always; set alike on every PE")         \
     X(SYMM_BOOT_TREE_K, STR, USER, boot, tree_k, "16",                                      \
-      "fan-out of the bootstrap tree (2..1024): each PE's children, PE 0's handshakes")     \
+      "fan-out K of the bootstrap tree (2..1024); a job of up to K+1 PEs is a star")        \
     X(SYMM_JOB_KEY, SECRET, USER, boot, job_key, "",                                        \
       "aclshmem DEFAULT mode: the job secret is keyed by this (the same on every PE; "      \
       "else ~/.config/symm/job.key, mode 0600), not derived from the address alone")        \

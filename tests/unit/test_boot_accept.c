@@ -3,15 +3,16 @@
  * (src/boot/tcp/tcp_accept.c): its per-connection state machine driven over
  * loopback, and the wire format it judges (tcp_wire.h).
  *
- * The test is rank 0 of a star (symm_boot_tcp_create with a listening
- * socket of its own, plain: SYMM_BOOT_TLS=0); threads play the other PEs
+ * The test is rank 0 of a job of 2 or 3 PEs at the default fan-out 16 (a
+ * star: symm_boot_tcp_create with a listening socket of its own, plain:
+ * SYMM_BOOT_TLS=0); threads play the other PEs
  * and strays, writing hellos by hand: a good PE joins; a stray speaking
  * another protocol, one with a wrong secret, one of another protocol
  * version are each refused with the reject message and the reason, and the
  * job still forms; a silent stray delays nobody; a hello arriving a byte at
  * a time is read across polls; a PE with the secret but another job size,
- * a rank out of range, two PEs claiming one rank fail the job naming the
- * cause; a missing PE times out naming its rank; with OpenSSL, a TLS
+ * a rank out of range, two PEs claiming one rank, another fan-out fail the
+ * job naming the cause; a missing PE times out naming its rank; with OpenSSL, a TLS
  * speaker without the secret is refused. Prints one line per check; exits 0
  * only if every check passed.
  */
@@ -185,7 +186,7 @@ static void stray_then_pe(const char *what, client_t *stray, int reason, const c
     cl[0] = *stray;
     cl[0].want_reply = 1;
     memset(&cl[1], 0, sizeof(cl[1]));
-    hello(&cl[1], 1, 2, 0, SECRET, TCP_VERSION);
+    hello(&cl[1], 1, 2, 16, SECRET, TCP_VERSION);
     cl[1].after = &cl[0].done;
     int rc = run_root(2, 20, cl, 2);
     char d[256];
@@ -235,15 +236,15 @@ int main(void)
 
     /* A good PE joins. */
     memset(cl, 0, sizeof(cl));
-    hello(&cl[0], 1, 2, 0, SECRET, TCP_VERSION);
+    hello(&cl[0], 1, 2, 16, SECRET, TCP_VERSION);
     int rc = run_root(2, 20, cl, 1);
     check(rc == SYMM_OK, "a PE with the secret joins", NULL);
 
     /* Two PEs, one sending its hello a byte at a time (resumed across
      * polls), and a silent stray that must delay nobody. */
     memset(cl, 0, sizeof(cl));
-    hello(&cl[0], 1, 3, 0, SECRET, TCP_VERSION);
-    hello(&cl[1], 2, 3, 0, SECRET, TCP_VERSION);
+    hello(&cl[0], 1, 3, 16, SECRET, TCP_VERSION);
+    hello(&cl[1], 2, 3, 16, SECRET, TCP_VERSION);
     cl[1].bytewise = 1;
     cl[2].len = 0; /* connects, says nothing */
     rc = run_root(3, 20, cl, 3);
@@ -257,41 +258,42 @@ int main(void)
     stray_then_pe("another protocol is refused", &s, TCP_REJECT_PROTOCOL,
                   "not a symm bootstrap hello");
     memset(&s, 0, sizeof(s));
-    hello(&s, 1, 2, 0, OTHER, TCP_VERSION);
+    hello(&s, 1, 2, 16, OTHER, TCP_VERSION);
     stray_then_pe("a wrong secret is refused", &s, TCP_REJECT_SECRET, "bad job secret");
     memset(&s, 0, sizeof(s));
-    hello(&s, 1, 2, 0, SECRET, TCP_VERSION + 1);
+    hello(&s, 1, 2, 16, SECRET, TCP_VERSION + 1);
     s.len = 8; /* judged on its first 8 bytes */
-    stray_then_pe("another protocol version is refused", &s, TCP_REJECT_VERSION,
-                  "(it speaks 2, this PE 1)");
+    char speaks[48];
+    snprintf(speaks, sizeof(speaks), "(it speaks %d, this PE %d)", TCP_VERSION + 1, TCP_VERSION);
+    stray_then_pe("another protocol version is refused", &s, TCP_REJECT_VERSION, speaks);
 
     /* PEs of this job whose settings differ fail the job. */
     memset(cl, 0, sizeof(cl));
-    hello(&cl[0], 1, 3, 0, SECRET, TCP_VERSION);
+    hello(&cl[0], 1, 3, 16, SECRET, TCP_VERSION);
     job_fails("another job size fails the job", 2, 20, cl, 1, SYMM_ERR_BOOT,
               "was started with job size 3, PE 0 with 2");
     memset(cl, 0, sizeof(cl));
-    hello(&cl[0], 5, 2, 0, SECRET, TCP_VERSION);
+    hello(&cl[0], 5, 2, 16, SECRET, TCP_VERSION);
     job_fails("a rank out of range fails the job", 2, 20, cl, 1, SYMM_ERR_BOOT,
               "claims rank 5, outside 1..1");
     memset(cl, 0, sizeof(cl));
-    hello(&cl[0], 1, 3, 0, SECRET, TCP_VERSION);
-    hello(&cl[1], 1, 3, 0, SECRET, TCP_VERSION);
+    hello(&cl[0], 1, 3, 16, SECRET, TCP_VERSION);
+    hello(&cl[1], 1, 3, 16, SECRET, TCP_VERSION);
     cl[1].after = &cl[0].done;
     job_fails("two PEs claiming one rank fail the job", 3, 20, cl, 2, SYMM_ERR_BOOT,
               "two PEs claim rank 1");
     memset(cl, 0, sizeof(cl));
-    hello(&cl[0], 1, 2, 16, SECRET, TCP_VERSION);
+    hello(&cl[0], 1, 2, 4, SECRET, TCP_VERSION);
     cl[0].want_reply = 1;
-    job_fails("a PE shaped as a tree fails the star", 2, 20, cl, 1, SYMM_ERR_BOOT,
-              "runs the bootstrap as a tree of fan-out 16, PE 0 as the star");
+    job_fails("a PE of another fan-out fails the job", 2, 20, cl, 1, SYMM_ERR_BOOT,
+              "runs the bootstrap as a tree of fan-out 4, PE 0 of fan-out 16");
     check(cl[0].got_reply && cl[0].reply.type == TCP_MSG_REJECT &&
               cl[0].reply.arg == TCP_REJECT_TREE,
           "... and it is told why", NULL);
 
     /* A PE that never comes: the timeout names it. */
     memset(cl, 0, sizeof(cl));
-    hello(&cl[0], 1, 3, 0, SECRET, TCP_VERSION);
+    hello(&cl[0], 1, 3, 16, SECRET, TCP_VERSION);
     job_fails("a missing PE times out, named", 3, 0.5, cl, 1, SYMM_ERR_TIMEOUT,
               "timed out after 0.5 s waiting for PE(s) 2 to connect");
 
@@ -305,7 +307,7 @@ int main(void)
         s.want_reply = 1;
         memset(cl, 0, sizeof(cl));
         cl[0] = s;
-        hello(&cl[1], 1, 2, 0, SECRET, TCP_VERSION);
+        hello(&cl[1], 1, 2, 16, SECRET, TCP_VERSION);
         cl[1].after = &cl[0].done;
         rc = run_root(2, 20, cl, 2);
         char d[256];

@@ -3,8 +3,7 @@
  *
  * Usage: test_boot_tree [N ...]   (default: 1 2 4 17 33 64)
  *
- * The tree is forced (SYMM_BOOT_TREE_MIN=1) in every child. For each N the
- * parent plays oshrun (a listening socket rank 0 inherits) for one job at
+ * For each N the parent plays oshrun (a listening socket rank 0 inherits) for one job at
  * the default fan-out and one at K=2 (the deepest tree: every path through
  * parents that relay), and runs one unique-id job (rank 0 binds the address
  * itself after the others started asking its directory) at K=4. Each job
@@ -14,9 +13,10 @@
  * Then failures, at N=21 and K=4 (PE 0 -> 1..4 -> 5..20): a PE that never
  * starts (PE 0's directory names it), a PE deep in the tree that skips a
  * barrier (its parent names it, the others fail fast), a PE that dies (its
- * parent names it), mismatched calls (the parent names the child), a star PE
- * in a tree job, and an impostor with a wrong secret at the directory (refused,
- * the job completes). TLS follows SYMM_BOOT_TLS as in test_boot.
+ * parent names it), mismatched calls (the parent names the child), a PE of
+ * another fan-out (at rank 0's hello, and at its directory), and an
+ * impostor with a wrong secret at the directory (refused, the job
+ * completes). TLS follows SYMM_BOOT_TLS as in test_boot.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -76,10 +76,10 @@ static const char *check_name[][MAX_CHECKS] = {
     [SC_SKIP] = {"PE 2 names PE 9 skipping barrier #1", "the others fail fast"},
     [SC_DEAD] = {"PE 2 names the dead PE 10", "the others fail"},
     [SC_MISMATCH] = {"PE 3 names mismatched PE 14", "the others fail"},
-    [SC_STAR] = {"a star PE in a tree job is named", "the job fails"},
+    [SC_STAR] = {"a PE of fan-out 16 in a job of 4 is named", "the job fails"},
     [SC_SECRET] = {"impostor refused with its reason", "job completes", "rank 0 logs refusal"},
-    [SC_TREE_IN_STAR] = {"a tree PE in a star job is named", "the job fails"},
-    [SC_ENV] = {"bad SYMM_BOOT_TREE_K refused", "bad SYMM_BOOT_TREE_MIN refused"},
+    [SC_TREE_IN_STAR] = {"a PE of fan-out 2 in a star-shaped job is named", "the job fails"},
+    [SC_ENV] = {"SYMM_BOOT_TREE_K=1 refused", "SYMM_BOOT_TREE_K=2000 refused"},
     [SC_TLS] = {"PE 0 names PE 6's other TLS setting at once", "the job fails"},
 };
 
@@ -97,7 +97,6 @@ static int create(const job_t *job, int rank, const char *secret, double timeout
                                 secret, timeout};
     char k[16];
     snprintf(k, sizeof(k), "%d", job->k);
-    setenv("SYMM_BOOT_TREE_MIN", "1", 1);
     setenv("SYMM_BOOT_TREE_K", k, 1);
     symm_log_set_pe(rank);
     /* As oshrun: only rank 0 holds the listening socket (a copy elsewhere
@@ -243,7 +242,8 @@ static void pe_mismatch(const job_t *job, int rank)
     }
 }
 
-/* PE 3 forgets SYMM_BOOT_TREE_MIN: it joins PE 0 as the star's PEs do. */
+/* PE 3 runs fan-out 16 (rank 0's child, a leaf) in a job of fan-out 4: rank
+ * 0 sees it at the hello. */
 static void pe_star(const job_t *job, int rank)
 {
     symm_boot_t *b;
@@ -252,7 +252,6 @@ static void pe_star(const job_t *job, int rank)
         symm_boot_tcp_params_t p = {rank, job->size, job->addr, -1, job->secret, 1.0};
         close(job->lfd);
         unsetenv("SYMM_BOOT_TREE_K");
-        setenv("SYMM_BOOT_TREE_MIN", "1000000", 1);
         symm_log_set_pe(rank);
         rc = symm_boot_tcp_create(&p, &b);
     } else {
@@ -266,7 +265,7 @@ static void pe_star(const job_t *job, int rank)
         const char *line = captured("PE 3 (from 127.0.0.1:");
         mark(0,
              rc == SYMM_ERR_BOOT && line != NULL &&
-                 strstr(line, "runs the bootstrap as the star, PE 0 as a tree of fan-out 4"),
+                 strstr(line, "runs the bootstrap as a tree of fan-out 16, PE 0 of fan-out 4"),
              "%s", line ? line : "no message");
     } else {
         mark(1, rc != 0, "rc %d", rc);
@@ -334,7 +333,9 @@ static void pe_tls(const job_t *job, int rank)
     }
 }
 
-/* Size 5, the star (the default threshold), but PE 3 forces the tree. */
+/* Size 5 at the default fan-out (a star), but PE 3 runs fan-out 2, under
+ * which its parent is PE 1: it asks rank 0's directory, which a star has
+ * not, and rank 0 names it there. */
 static void pe_tree_in_star(const job_t *job, int rank)
 {
     symm_boot_t *b;
@@ -346,7 +347,6 @@ static void pe_tree_in_star(const job_t *job, int rank)
                                     job->secret, 1.0};
         if (rank != 0)
             close(job->lfd);
-        unsetenv("SYMM_BOOT_TREE_MIN");
         unsetenv("SYMM_BOOT_TREE_K");
         symm_log_set_pe(rank);
         rc = symm_boot_tcp_create(&p, &b);
@@ -359,7 +359,7 @@ static void pe_tree_in_star(const job_t *job, int rank)
         const char *line = captured("PE 3 (from 127.0.0.1:");
         mark(0,
              rc == SYMM_ERR_BOOT && line != NULL &&
-                 strstr(line, "runs the bootstrap as a tree of fan-out 4, PE 0 as the star"),
+                 strstr(line, "runs the bootstrap as a tree of fan-out 2, PE 0 of fan-out 16"),
              "%s", line ? line : "no message");
     } else {
         mark(1, rc != 0, "rc %d", rc);
@@ -370,17 +370,16 @@ static void pe_tree_in_star(const job_t *job, int rank)
 static void pe_env(const job_t *job)
 {
     static const struct {
-        const char *k, *min, *needle;
+        const char *k, *needle;
     } bad[] = {
-        {"1", "1", "SYMM_BOOT_TREE_K='1' is not a number in 2..1024"},
-        {"16", "-3", "SYMM_BOOT_TREE_MIN='-3' is not a number in 0.."},
+        {"1", "SYMM_BOOT_TREE_K='1' is not a number in 2..1024"},
+        {"2000", "SYMM_BOOT_TREE_K='2000' is not a number in 2..1024"},
     };
     for (int i = 0; i < 2; i++) {
         symm_boot_t *b;
         symm_boot_tcp_params_t p = {0, 4, job->addr, -1, job->secret, 1.0};
         capture();
         setenv("SYMM_BOOT_TREE_K", bad[i].k, 1);
-        setenv("SYMM_BOOT_TREE_MIN", bad[i].min, 1);
         int rc = symm_boot_tcp_create(&p, &b);
         const char *line = captured(bad[i].needle);
         mark(i, rc == SYMM_ERR_INVALID && line != NULL, "rc %d: %s", rc,
@@ -516,9 +515,9 @@ int main(int argc, char **argv)
     failed += run_job(SC_SKIP, 21, 21, 4, -1, "size 21, PE 9 skips a barrier");
     failed += run_job(SC_DEAD, 21, 21, 4, -1, "size 21, PE 10 dies");
     failed += run_job(SC_MISMATCH, 21, 21, 4, -1, "size 21, mismatched calls");
-    failed += run_job(SC_STAR, 21, 21, 4, -1, "size 21, PE 3 runs the star");
+    failed += run_job(SC_STAR, 21, 21, 4, -1, "size 21, PE 3 runs fan-out 16");
     failed += run_job(SC_SECRET, 21, 21, 4, -1, "size 21, wrong secret");
-    failed += run_job(SC_TREE_IN_STAR, 5, 5, 4, -1, "size 5, PE 3 runs the tree");
+    failed += run_job(SC_TREE_IN_STAR, 5, 5, 2, -1, "size 5, PE 3 runs fan-out 2");
     failed += run_job(SC_ENV, 1, 1, 4, -1, "settings");
     if (symm_tls_built())
         failed += run_job(SC_TLS, 21, 21, 4, -1, "size 21, PE 6 sets TLS otherwise");

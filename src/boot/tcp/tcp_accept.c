@@ -1,11 +1,11 @@
 /*
- * tcp_accept.c - the accepting side of the TCP bootstrap: rank 0 of the
- * star, and every parent of the tree, while the PEs join.
+ * tcp_accept.c - the accepting side of the TCP bootstrap: every PE with
+ * children, while they join.
  *
  * Owns the listening phase: rank 0's listening socket (inherited from the
  * launcher, or bound to root_addr in unique-id mode), the judgement of each
  * hello (magic, version, job secret, then rank, size, fan-out and TLS
- * setting) and, at tree rank 0, the tree's directory (tcp_tree.c's
+ * setting) and, at rank 0, the tree's directory (tcp_tree.c's
  * messages). All pending connections are served at once with poll(), so a
  * stray client that connects and says nothing delays nobody.
  *
@@ -17,18 +17,18 @@
  *   ACC_HELLO     reading the hello, plain or through TLS (its early data,
  *                 or after the handshake); judged as soon as its first 8
  *                 bytes are in (magic, version), wholly once complete
- *   ACC_DIR_READ  tree rank 0: the hello's bytes were a directory request;
+ *   ACC_DIR_READ  rank 0: the hello's bytes were a directory request;
  *                 reading the rest of it, then judging it
- *   ACC_DIR_WAIT  tree rank 0: registered, waiting for its parent's address
- *   ACC_DIR_SEND  tree rank 0: sending the directory's answer, then closed
+ *   ACC_DIR_WAIT  rank 0: registered, waiting for its parent's address
+ *   ACC_DIR_SEND  rank 0: sending the directory's answer, then closed
  *   ACC_DRAIN     refused: what comes is discarded for DRAIN_S, then closed
  * A handler returns STEP_WAIT (poll for c->c.want), STEP_AGAIN (go on with
  * the new state now), STEP_USED (the PE joined, or the connection was
  * refused and closed, or lost: it leaves the set) or a failure status of
  * the job. The driver (root_accept_all) polls the listening socket, the
- * pending connections and, in the tree, the parent and the joined children
- * (an abort, a lost PE), until every rank of lo..hi-1 has joined and, at
- * tree rank 0, the directory has answered every PE.
+ * pending connections, the parent and the joined children (an abort, a lost
+ * PE), until every rank of lo..hi-1 has joined and, at rank 0, the
+ * directory has answered every PE that registers.
  *
  * With TLS (tcp_tls.h) the handshake runs in the same poll loop and the
  * hello is read inside TLS; a peer without the secret fails the handshake
@@ -105,15 +105,15 @@ typedef struct accept_st {
     double end;
     pend_conn_t *pend; /* the pending connections, np of them */
     int np;
-    int *wait_at; /* tree rank 0, by rank: its pending ACC_DIR_WAIT connection, or -1 */
-    int culprit;  /* tree: whom a failure names in the abort, or -1 */
-    int from;     /* tree: the rank whose abort or loss ended it, or -1 */
+    int *wait_at; /* rank 0, by rank: its pending ACC_DIR_WAIT connection, or -1 */
+    int culprit;  /* whom a failure names in the abort, or -1 */
+    int from;     /* the rank whose abort or loss ended it, or -1 */
     /* The driver's: */
     int lfd;            /* the listening socket */
     double t0;          /* when accepting started */
     int nkids;          /* ranks to accept (lo..hi-1) */
-    int ndir;           /* tree rank 0: PEs the directory answers */
-    int nwatch;         /* tree: links watched meanwhile (the parent, the children) */
+    int ndir;           /* rank 0: PEs the directory answers */
+    int nwatch;         /* links watched meanwhile (the parent, the children) */
     struct pollfd *pfd; /* [0] lfd, [1..narmed] pend, then the watched links */
     int narmed;         /* pending connections in pfd this round */
     int max_pend;       /* this round's bound on pending connections */
@@ -202,30 +202,19 @@ static int secret_equal(const uint8_t *a, const char *b)
     return diff == 0;
 }
 
-static void shape_text(char *buf, size_t cap, unsigned k)
-{
-    if (k == 0)
-        snprintf(buf, cap, "the star");
-    else
-        snprintf(buf, cap, "a tree of fan-out %u", k);
-}
-
 /* A PE of this job (it holds the secret) shapes the bootstrap otherwise:
  * refuse it and fail the job, saying so. */
 static int shape_differs(accept_st_t *st, pend_conn_t *c, int r, uint32_t k)
 {
     tcp_boot_t *tb = st->tb;
     uint8_t rj[TCP_HDR_LEN];
-    char theirs[48], mine[48];
     size_t off = 0;
     tcp_hdr_pack(rj, TCP_MSG_REJECT, 0, TCP_REJECT_TREE, 0);
     (void)symm_tcp_conn_send_some(&c->c, rj, TCP_HDR_LEN, NULL, 0, &off);
-    shape_text(theirs, sizeof(theirs), k);
-    shape_text(mine, sizeof(mine), (unsigned)tb->tree_k);
     symm_error("bootstrap",
-               "PE %d (from %s) runs the bootstrap as %s, PE %d as %s (set "
-               "SYMM_BOOT_TREE_MIN and SYMM_BOOT_TREE_K alike on every PE)",
-               r, c->from, theirs, tb->base.rank, mine);
+               "PE %d (from %s) runs the bootstrap as a tree of fan-out %u, PE %d of "
+               "fan-out %d (set SYMM_BOOT_TREE_K alike on every PE)",
+               r, c->from, k, tb->base.rank, tb->tree_k);
     conn_linger(c, st->end);
     return SYMM_ERR_BOOT;
 }
@@ -311,8 +300,8 @@ static int hello_judge(accept_st_t *st, pend_conn_t *c)
         return SYMM_ERR_BOOT;
     }
     if (r < tb->lo || r >= tb->hi) {
-        symm_error("bootstrap", "a PE from %s claims rank %d, outside %d..%d%s", c->from, r, tb->lo,
-                   tb->hi - 1, tb->tree_k ? " (the children of this PE)" : "");
+        symm_error("bootstrap", "a PE from %s claims rank %d, outside %d..%d (the children of "
+                   "this PE)", c->from, r, tb->lo, tb->hi - 1);
         return SYMM_ERR_BOOT;
     }
     if (tcp_peer(tb, r)->fd >= 0) {
@@ -325,7 +314,7 @@ static int hello_judge(accept_st_t *st, pend_conn_t *c)
     return STEP_USED;
 }
 
-/* ---- the tree's directory, rank 0 ---------------------------------------- */
+/* ---- the tree's directory, rank 0 ------------------------------------------ */
 
 /* ACC_DIR_SEND: send what is left of the directory answer; STEP_USED once
  * sent (the connection is then used up). */
@@ -377,7 +366,7 @@ static int dir_judge(accept_st_t *st, pend_conn_t *c, int i)
     if (symm_tree_dir_unpack(tb, c->buf, &mode, addr) != SYMM_OK)
         return conn_refuse(c, TCP_REJECT_SECRET, " (in its bootstrap directory request)");
     /* It holds the secret: a PE of this job, and a mismatch fails the job. */
-    if (tb->dir == NULL || h.seq != (uint32_t)tb->tree_k)
+    if (h.seq != (uint32_t)tb->tree_k)
         return shape_differs(st, c, r, h.seq);
     if (mode != tb->tls_mode) {
         uint8_t rj[TCP_HDR_LEN];
@@ -398,6 +387,11 @@ static int dir_judge(accept_st_t *st, pend_conn_t *c, int i)
     }
     if (r <= 0 || r >= size) {
         symm_error("bootstrap", "a PE from %s claims rank %d, outside 1..%d", c->from, r, size - 1);
+        return SYMM_ERR_BOOT;
+    }
+    if (tb->dir == NULL || !tcp_dir_needed(r, size, tb->tree_k)) {
+        symm_error("bootstrap", "PE %d (from %s) asks the bootstrap directory, which a PE of "
+                   "its place in the tree does not (a PE of another build of symm?)", r, c->from);
         return SYMM_ERR_BOOT;
     }
     tcp_dir_t *d = tb->dir;
@@ -532,25 +526,25 @@ static void pend_remove(accept_st_t *st, int i)
     }
 }
 
-/* Every expected rank has joined (and, at tree rank 0, the directory has
- * answered every PE). */
+/* Every expected rank has joined (and, at rank 0, the directory has
+ * answered every PE that registers). */
 static int accept_done(const accept_st_t *st)
 {
     const tcp_boot_t *tb = st->tb;
-    return st->joined == tb->hi - tb->lo &&
-           (tb->dir == NULL || tb->dir->answered == tb->base.size - 1);
+    return st->joined == tb->hi - tb->lo && (tb->dir == NULL || tb->dir->answered == st->ndir);
 }
 
 /* The ranks still awaited into tb->pfd_rank (sized for the job at rank 0,
- * for the children elsewhere): the children not joined and, at tree rank 0,
- * the PEs the directory has not answered. */
+ * for the children elsewhere): the children not joined and, at rank 0, the
+ * PEs that register and have no answer from the directory yet. */
 static int accept_missing(accept_st_t *st)
 {
     tcp_boot_t *tb = st->tb;
-    int n = 0;
+    int n = 0, size = tb->base.size;
     if (tb->dir != NULL) {
-        for (int r = 1; r < tb->base.size; r++)
-            if (tb->dir->seen[r] != 2 || (r >= tb->lo && r < tb->hi && tcp_peer(tb, r)->fd < 0))
+        for (int r = 1; r < size; r++)
+            if ((tcp_dir_needed(r, size, tb->tree_k) && tb->dir->seen[r] != 2) ||
+                (r >= tb->lo && r < tb->hi && tcp_peer(tb, r)->fd < 0))
                 tb->pfd_rank[n++] = r;
         return n;
     }
@@ -560,7 +554,7 @@ static int accept_missing(accept_st_t *st)
     return n;
 }
 
-/* Tree: the parent or a joined child spoke while this PE still accepts. A
+/* The parent or a joined child spoke while this PE still accepts. A
  * child that has started may send its part of the first collective: its
  * header waits in hb for tcp_tree.c's gather (which checks it), and the child
  * is not watched further. Else only an abort, a refusal or a lost
@@ -604,9 +598,8 @@ static int accept_setup(accept_st_t *st)
         symm_error("bootstrap", "out of memory");
         return SYMM_ERR_NOMEM;
     }
-    if (tb->tree_k > 0)
-        for (int i = 0; i < st->nkids; i++)
-            tb->moved[i] = 0;
+    for (int i = 0; i < st->nkids; i++)
+        tb->moved[i] = 0;
     tb->up_moved = 0;
     return SYMM_OK;
 }
@@ -636,15 +629,13 @@ static int accept_arm(accept_st_t *st)
         pfd[i + 1] = (struct pollfd){st->pend[i].c.fd, st->pend[i].c.want, 0};
         ready |= symm_tcp_conn_pending(&st->pend[i].c);
     }
-    if (st->nwatch > 0) {
-        pfd[np + 1] = (struct pollfd){tb->up.fd, POLLIN, 0};
-        ready |= symm_tcp_conn_pending(&tb->up);
-        for (int i = 0; i < st->nkids; i++) {
-            symm_tcp_conn_t *k = &tb->peer[i];
-            int parked = tb->moved[i] >= TCP_HDR_LEN;
-            pfd[np + 2 + i] = (struct pollfd){parked ? -1 : k->fd, POLLIN, 0};
-            ready |= !parked && symm_tcp_conn_pending(k);
-        }
+    pfd[np + 1] = (struct pollfd){tb->up.fd, POLLIN, 0};
+    ready |= symm_tcp_conn_pending(&tb->up);
+    for (int i = 0; i < st->nkids; i++) {
+        symm_tcp_conn_t *k = &tb->peer[i];
+        int parked = tb->moved[i] >= TCP_HDR_LEN;
+        pfd[np + 2 + i] = (struct pollfd){parked ? -1 : k->fd, POLLIN, 0};
+        ready |= !parked && symm_tcp_conn_pending(k);
     }
     return ready;
 }
@@ -662,9 +653,9 @@ static int accept_poll(accept_st_t *st, int ready)
         for (int i = 0; i < np; i++)
             if (symm_tcp_conn_pending(&st->pend[i].c))
                 pfd[i + 1].revents |= POLLIN;
-        if (st->nwatch > 0 && symm_tcp_conn_pending(&tb->up))
+        if (symm_tcp_conn_pending(&tb->up))
             pfd[np + 1].revents |= POLLIN;
-        for (int i = 0; i < st->nkids && st->nwatch > 0; i++)
+        for (int i = 0; i < st->nkids; i++)
             if (tb->moved[i] < TCP_HDR_LEN && symm_tcp_conn_pending(&tb->peer[i]))
                 pfd[np + 2 + i].revents |= POLLIN;
         pr = 1;
@@ -672,14 +663,12 @@ static int accept_poll(accept_st_t *st, int ready)
     return pr;
 }
 
-/* Tree: serve the watched links that spoke (watch_step). */
+/* Serve the watched links that spoke (watch_step). */
 static int accept_watch(accept_st_t *st)
 {
     tcp_boot_t *tb = st->tb;
     struct pollfd *pfd = st->pfd + st->narmed + 1;
     int rc;
-    if (st->nwatch == 0)
-        return SYMM_OK;
     if (pfd[0].revents != 0 &&
         (rc = watch_step(st, &tb->up, tb->up_rank, tb->up_hdr, &tb->up_moved)) != 0)
         return rc;
@@ -746,11 +735,12 @@ static int accept_round(accept_st_t *st)
     accept_sweep(st);
     int pr = accept_poll(st, accept_arm(st));
     if (pr == 0) {
-        /* The star's rank 0 waited timeout_s from its creation; a tree
-         * parent longer, from when it started accepting. */
-        return symm_tcp_root_timeout(tb, accept_missing(st), "to connect",
-                                     tb->tree_k > 0 && tb->base.rank > 0 ? symm_boot_now() - st->t0
-                                                                         : tb->base.timeout_s);
+        /* Rank 0 waited timeout_s from its creation; another parent
+         * longer, from when it started accepting. */
+        char cause[48];
+        snprintf(cause, sizeof(cause), "timed out after %g s",
+                 tb->base.rank > 0 ? symm_boot_now() - st->t0 : tb->base.timeout_s);
+        return symm_boot_missing(tb->pfd_rank, accept_missing(st), cause, "to connect");
     }
     if (pr < 0) {
         symm_error("bootstrap", "poll failed: %s", strerror(-pr));
@@ -782,11 +772,9 @@ static void accept_finish(accept_st_t *st, int rc)
     free(st->pfd);
     free(st->wait_at);
     symm_tls_ctx_destroy(st->verify);
-    if (rc != SYMM_OK && tb->tree_k > 0)
+    if (rc != SYMM_OK)
         symm_tree_abort(tb, st->culprit, rc, st->from >= 0 && st->from == tb->up_rank, st->from,
                         NULL, 0);
-    else if (rc != SYMM_OK)
-        symm_tcp_root_abort(tb, -1, rc, NULL, 0);
 }
 
 /* Accept until every expected rank has said hello; the listening socket
@@ -796,8 +784,8 @@ static int root_accept_all(tcp_boot_t *tb, int lfd, double end)
     accept_st_t st = {.tb = tb, .end = end, .culprit = -1, .from = -1, .lfd = lfd};
     st.t0 = symm_boot_now();
     st.nkids = tb->hi - tb->lo;
-    st.ndir = tb->dir != NULL ? tb->base.size - 1 : 0;
-    st.nwatch = tb->tree_k > 0 ? 1 + st.nkids : 0; /* the parent, the children */
+    st.ndir = tb->dir != NULL ? tb->dir->expected : 0;
+    st.nwatch = 1 + st.nkids; /* the parent, the children */
     int rc = accept_setup(&st);
     while (rc == SYMM_OK && !accept_done(&st))
         rc = accept_round(&st);

@@ -3,14 +3,13 @@
  * the object, its creation and its operations.
  *
  * Owns the bootstrap object (tcp_priv.h's tcp_boot_t) and its creation: the
- * parameters' check, the choice of the shape (a star through rank 0,
- * tcp_star.c, or from SYMM_BOOT_TREE_MIN PEs on a K-ary tree, tcp_tree.c;
- * made at creation, every call after that goes to the one chosen) and of
- * the TLS mode (boot/tls.h's settings, logged at info level), then joining:
- * rank 0 accepts (tcp_accept.c), the others connect and say hello
- * (tcp_hello.c). With a pre-shared key the other ranks' hello goes out as
- * early data at creation, and they finish their handshake at their first
- * collective, so creation waits no more than without TLS.
+ * parameters' check, the tree's fan-out K (SYMM_BOOT_TREE_K; a job of at
+ * most K+1 PEs is a star, every PE a child of rank 0), the TLS mode
+ * (boot/tls.h's settings, logged at info level), then joining (tcp_tree.c:
+ * every PE but rank 0 joins its parent, tcp_hello.c; every PE with
+ * children accepts them, tcp_accept.c). With a pre-shared key a leaf's
+ * hello goes out as early data at creation and it finishes its handshake
+ * at its first collective, so creation waits no more than without TLS.
  *
  * Must never: sleep on the common path (a small job's init costs a few round
  * trips, no timer ticks), or leak the inherited listening socket (it is
@@ -33,9 +32,7 @@ static int tcp_collective(tcp_boot_t *tb, int type, const void *in, void *out, s
     if (tb->failed != SYMM_OK)
         return tb->failed;
     tb->seq++;
-    if (tb->tree_k > 0)
-        return symm_tree_collective(tb, type, in, out, len);
-    return symm_tcp_star_collective(tb, type, in, out, len);
+    return symm_tree_collective(tb, type, in, out, len);
 }
 
 static int tcp_barrier(symm_boot_t *boot)
@@ -75,7 +72,6 @@ static void tcp_fini(symm_boot_t *boot)
 
 static const symm_boot_ops_t tcp_ops = {
     .name = "tcp",
-    /* The tree is the same bootstrap, shaped otherwise: its name stays. */
     .barrier = tcp_barrier,
     .allgather = tcp_allgather,
     .fini = tcp_fini,
@@ -100,8 +96,8 @@ static int tls_start(tcp_boot_t *tb)
                   symm_tls_mode_name(tb->tls_mode));
         return SYMM_OK;
     }
-    /* The accepting side (rank 0, the tree's parents) and the joining side
-     * (every other rank) each need their context; a tree parent both. */
+    /* The accepting side (the PEs with children) and the joining side
+     * (every rank but 0) each need their context; an inner PE both. */
     if (tb->lo < tb->hi)
         rc = symm_tls_ctx_create(tb->tls_mode, 1, tb->base.secret, &tb->tls);
     if (rc == SYMM_OK && tb->base.rank != 0)
@@ -109,32 +105,6 @@ static int tls_start(tcp_boot_t *tb)
     if (rc == SYMM_OK)
         symm_info("bootstrap", "TLS %s",
                   symm_tls_ctx_describe(tb->tls != NULL ? tb->tls : tb->tls_cli));
-    return rc;
-}
-
-static int root_start(tcp_boot_t *tb, const symm_boot_tcp_params_t *p, double end)
-{
-    size_t n = (size_t)p->size;
-    int rc = SYMM_OK;
-
-    tb->peer = malloc(n * sizeof(*tb->peer));
-    for (int r = 0; tb->peer != NULL && r < p->size; r++)
-        tb->peer[r] = (symm_tcp_conn_t){-1, NULL, POLLIN};
-    tb->pfd = malloc(n * sizeof(*tb->pfd));
-    tb->pfd_rank = malloc(n * sizeof(*tb->pfd_rank));
-    tb->moved = calloc(n, sizeof(*tb->moved));
-    tb->hdr = malloc(n * TCP_HDR_LEN);
-    if (!tb->peer || !tb->pfd || !tb->pfd_rank || !tb->moved || !tb->hdr) {
-        symm_error("bootstrap", "out of memory for %d PEs", p->size);
-        rc = SYMM_ERR_NOMEM;
-        goto close_listen;
-    }
-    if (p->size > 1)
-        return symm_tcp_root_accept(tb, p->root_addr, p->listen_fd, end);
-    /* A job of one PE: nobody to wait for. */
-close_listen:
-    if (p->listen_fd >= 0)
-        close(p->listen_fd);
     return rc;
 }
 
@@ -167,32 +137,21 @@ int symm_boot_tcp_create(const symm_boot_tcp_params_t *params, symm_boot_t **boo
     memcpy(tb->base.secret, p->secret, TCP_SECRET_LEN);
     tb->base.secret[TCP_SECRET_LEN] = '\0';
     tb->up = (symm_tcp_conn_t){-1, NULL, POLLIN};
-    tb->up_rank = p->rank == 0 ? -1 : 0;
-    tb->lo = 1;
-    tb->hi = p->rank == 0 ? p->size : 1;
-    tb->tree_k = symm_tree_fanout(p->size);
+    tb->tree_k = symm_tree_fanout();
     if (tb->tree_k < 0) {
         rc = SYMM_ERR_INVALID;
         goto err_free_boot_close_listen;
     }
-    if (tb->tree_k > 0) {
-        /* A K-ary tree: the parent of r is (r-1)/K, its children K*r+1... */
-        int64_t lo = (int64_t)p->rank * tb->tree_k + 1;
-        tb->up_rank = p->rank == 0 ? -1 : (p->rank - 1) / tb->tree_k;
-        tb->lo = lo < p->size ? (int)lo : p->size;
-        tb->hi = lo + tb->tree_k < p->size ? (int)(lo + tb->tree_k) : p->size;
-        tb->peer_base = tb->lo;
-    }
+    /* A K-ary tree: the parent of r is (r-1)/K, its children K*r+1... */
+    int64_t lo = (int64_t)p->rank * tb->tree_k + 1;
+    tb->up_rank = p->rank == 0 ? -1 : (p->rank - 1) / tb->tree_k;
+    tb->lo = lo < p->size ? (int)lo : p->size;
+    tb->hi = lo + tb->tree_k < p->size ? (int)(lo + tb->tree_k) : p->size;
 
     rc = tls_start(tb);
     if (rc != SYMM_OK)
         goto err_free_boot_close_listen;
-    if (tb->tree_k > 0)
-        rc = symm_tree_create(tb, p, end);
-    else if (p->rank == 0)
-        rc = root_start(tb, p, end);
-    else
-        rc = symm_tcp_peer_join(tb, p->root_addr, 1, end);
+    rc = symm_tree_create(tb, p, end);
     if (rc != SYMM_OK)
         goto err_free_boot;
     *boot_p = &tb->base;

@@ -2,7 +2,7 @@
  * tcp_boot.h - the TCP bootstrap as the rest of boot/ sees it: the one
  * header of src/boot/tcp/ that files outside that directory include.
  *
- * The TCP bootstrap (a star through rank 0, or a K-ary tree for large jobs,
+ * The TCP bootstrap (a K-ary tree rooted at rank 0, a star in small jobs,
  * over TCP with TLS 1.3 when built with OpenSSL) is created from explicit
  * parameters by symm_boot_tcp_create (boot.h, the unique-id mode) or from
  * the launcher's environment by the calls below (boot.c's choice). The rest

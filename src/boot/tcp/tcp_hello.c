@@ -1,16 +1,17 @@
 /*
- * tcp_hello.c - joining the TCP bootstrap: connect to rank 0 (the star) or
- * to the parent (the tree), and say hello.
+ * tcp_hello.c - joining the TCP bootstrap: connect to the parent in the
+ * tree, and say hello.
  *
- * Owns the joining side of the connection phase: the hello every other rank
+ * Owns the joining side of the connection phase: the hello every rank but 0
  * sends (magic, version, rank, size, the tree's fan-out, job secret;
  * tcp_wire.h) and its TLS handshake. With a pre-shared key the hello goes
- * out as 0-RTT early data with the ClientHello and the handshake is finished
- * at the first collective, so that creation waits for rank 0 no more than
- * without TLS; with certificates (no early data) the handshake and the hello
- * come at creation. A refusal (a reject message, a TLS alert) is read at the
- * first collective, where rank 0's answer is read, and named as precisely as
- * this side can tell. The accepting side is tcp_accept.c's.
+ * out as 0-RTT early data with the ClientHello and a leaf finishes the
+ * handshake at its first collective, so that creation waits for the parent
+ * no more than without TLS; with certificates (no early data) the handshake
+ * and the hello come at creation. A refusal (a reject message, a TLS alert)
+ * is then read at the first collective, where the parent's answer is read,
+ * and named as precisely as this side can tell. The accepting side is
+ * tcp_accept.c's.
  *
  * Must never wait past the deadline, or raise SIGPIPE.
  */
@@ -32,7 +33,7 @@ void symm_tcp_hello_pack(const tcp_boot_t *tb, uint8_t *hello)
     memcpy(hello + TCP_HDR_LEN, tb->base.secret, TCP_SECRET_LEN);
 }
 
-/* The TLS handshake with rank 0 failed with io: say why, as precisely as
+/* The TLS handshake with the parent failed with io: say why, as precisely as
  * this side can tell. */
 static int peer_handshake_failed(tcp_boot_t *tb, int io, double waited_s)
 {
@@ -51,14 +52,14 @@ static int peer_handshake_failed(tcp_boot_t *tb, int io, double waited_s)
                    "PE %d refused this PE's connection: %s (TLS handshake failed: "
                    "PE %d rejected this PE's pre-shared key: %s)%s",
                    up, tcp_reject_text(TCP_REJECT_SECRET), up, symm_tls_error(t),
-                   tb->tree_k ? " (or the directory gave a wrong address for it)" : "");
+                   up != 0 ? " (or the directory gave a wrong address for it)" : "");
         return SYMM_ERR_BOOT;
     }
     if (io == SYMM_IO_TLS) {
         symm_error("bootstrap",
                    "TLS handshake with PE %d failed (wrong job secret or "
                    "certificate, or TLS settings that differ between PEs%s): %s",
-                   up, tb->tree_k ? ", or a wrong address from the directory" : "",
+                   up, up != 0 ? ", or a wrong address from the directory" : "",
                    symm_tls_error(t));
         return SYMM_ERR_BOOT;
     }

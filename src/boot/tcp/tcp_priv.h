@@ -3,14 +3,13 @@
  * each other. Private to src/boot/tcp/ (the rest of boot/ sees tcp_boot.h
  * only).
  *
- * The object (tcp_boot_t) serves the star and the tree alike: the star's
- * rank 0 accepts every other rank and the others hold one link to it; in
- * the tree every PE holds a link to its parent and accepts its children.
+ * The bootstrap is one shape, a K-ary tree (a star when the job has at most
+ * K+1 PEs): every PE but rank 0 holds a link to its parent and every PE
+ * accepts its children (tcp_boot_t).
  * Who does what:
- *   tcp_boot.c    the object: creation (star or tree, TLS mode), the ops, fini
+ *   tcp_boot.c    the object: creation (fan-out, TLS mode), the ops, fini
  *   tcp_env.c     oshrun's environment into the parameters of creation
- *   tcp_star.c    the star's collectives, failures and aborts
- *   tcp_tree.c    the tree's creation, directory messages and collectives
+ *   tcp_tree.c    creation, directory messages, collectives, failures
  *   tcp_accept.c  the accepting side: a state machine per connection
  *   tcp_hello.c   the joining side: connect, TLS handshake, hello
  *   tcp_sock.c    sockets and addresses: listen, connect with retry
@@ -33,32 +32,34 @@
 #include <sys/socket.h>
 #include "runtime/status.h"
 
-/* Rank 0 of a tree: the directory of listening addresses (tcp_accept.c). */
+/* Rank 0 of a tree deeper than one level: the directory of listening
+ * addresses (tcp_accept.c). Only the PEs that have children or whose parent
+ * is not rank 0 register (tcp_dir_needed). */
 typedef struct tcp_dir {
     char (*addr)[TCP_ADDR_LEN]; /* by rank */
     uint8_t *seen;              /* by rank: 1 registered, 2 answered */
     int answered;               /* ranks answered (every one registered first) */
+    int expected;               /* ranks that register */
 } tcp_dir_t;
 
 typedef struct tcp_boot {
     symm_boot_t base;
-    symm_tcp_conn_t up;    /* the star's other ranks: rank 0; the tree's: the parent */
-    int up_rank;           /* whom up leads to; -1 at rank 0 */
-    symm_tcp_conn_t *peer; /* rank r's connection is peer[r - peer_base] */
-    int peer_base;         /* star: 0 ([0].fd is -1); tree: lo */
-    int lo, hi;            /* ranks this PE accepts: star rank 0 1..size-1, tree its children */
-    int tree_k;            /* the tree's fan-out; 0: the star */
-    int depth, max_depth;  /* tree: this PE's depth, the deepest PE's */
-    tcp_dir_t *dir;        /* tree rank 0 */
-    uint8_t up_hdr[TCP_HDR_LEN]; /* tree: a header from the parent, arriving */
+    symm_tcp_conn_t up;    /* the link to the parent; fd -1 at rank 0 */
+    int up_rank;           /* the parent; -1 at rank 0 */
+    symm_tcp_conn_t *peer; /* child r's connection is peer[r - lo] */
+    int lo, hi;            /* the children: ranks lo..hi-1 */
+    int tree_k;            /* the fan-out K */
+    int depth, max_depth;  /* this PE's depth, the deepest PE's */
+    tcp_dir_t *dir;        /* rank 0 of a tree deeper than one level */
+    uint8_t up_hdr[TCP_HDR_LEN]; /* a header from the parent, arriving */
     size_t up_moved;
     int tls_mode;            /* SYMM_TLS_* (boot/tls.h) */
-    symm_tls_ctx_t *tls;     /* accepting side (rank 0, tree parents); NULL when TLS is off */
-    symm_tls_ctx_t *tls_cli; /* joining side (the other ranks) */
-    int hello_due;           /* other ranks with a PSK: the handshake (and the
-                              * hello if rank 0 refused it as early data) come at
+    symm_tls_ctx_t *tls;     /* accepting side (PEs with children); NULL when TLS is off */
+    symm_tls_ctx_t *tls_cli; /* joining side (every rank but 0) */
+    int hello_due;           /* leaves with a PSK: the handshake (and the hello
+                              * if the parent refused it as early data) come at
                               * the first collective, so that create never waits
-                              * for rank 0 (as the plain hello does not) */
+                              * for the parent (as the plain hello does not) */
     uint32_t seq;            /* number of the current collective */
     int failed;              /* first failure; later calls return it without a word */
     struct pollfd *pfd;      /* accepting side: scratch for one step, a slot per peer + 1 */
@@ -85,34 +86,16 @@ static inline int tcp_pfd_step(tcp_boot_t *tb, int *j, int n, int done, const sy
 
 static inline symm_tcp_conn_t *tcp_peer(tcp_boot_t *tb, int r)
 {
-    return &tb->peer[r - tb->peer_base];
+    return &tb->peer[r - tb->lo];
 }
-
-/* ---- tcp_star.c ----------------------------------------------------------- */
-
-/* The star's collectives (rank 0 or another rank). */
-SYMM_MUST_CHECK int symm_tcp_star_collective(tcp_boot_t *tb, int type, const void *in, void *out,
-                                             size_t len);
-/* Log a failed exchange with PE pe over c (an I/O result of tcp_conn.h)
- * and return the status for it. */
-SYMM_MUST_CHECK int symm_tcp_io_report(const symm_tcp_conn_t *c, int pe, int io, const char *during,
-                       double waited_s);
-/* Rank 0 gives up with status: tell every connected PE but the culprit;
- * those part-way through a message of total bytes (sent[] by peer index,
- * may be NULL) are shut down instead. */
-void symm_tcp_root_abort(tcp_boot_t *tb, int culprit, int status, const size_t *sent, size_t total);
-/* Rank 0 (or a tree parent) timed out after waited_s waiting for the npend
- * ranks in tb->pfd_rank: log them. */
-SYMM_MUST_CHECK int symm_tcp_root_timeout(tcp_boot_t *tb, int npend, const char *what,
-                                          double waited_s);
 
 /* ---- tcp_accept.c ---------------------------------------------------------- */
 
-/* Rank 0 (star or tree) and the tree's parents: listen on root_addr unless
- * lfd >= 0 is given, and accept until every rank of lo..hi-1 has presented
- * the secret (tree rank 0: and the directory has answered every PE; tree
- * parents: watching the parent and the joined children for an abort); lfd
- * is closed on return. Logs its failures. */
+/* Every PE with children: listen on root_addr unless lfd >= 0 is given, and
+ * accept until every rank of lo..hi-1 has presented the secret (rank 0: and
+ * its directory, if any, has answered every PE that registers; the others:
+ * watching the parent and the joined children for an abort); lfd is closed
+ * on return. Logs its failures. */
 SYMM_MUST_CHECK int symm_tcp_root_accept(tcp_boot_t *tb, const char *root_addr, int lfd,
                                          double end);
 
@@ -120,12 +103,12 @@ SYMM_MUST_CHECK int symm_tcp_root_accept(tcp_boot_t *tb, const char *root_addr, 
 
 /* This PE's hello (TCP_HELLO_LEN bytes): rank, size, fan-out, secret. */
 void symm_tcp_hello_pack(const tcp_boot_t *tb, uint8_t *hello);
-/* Other ranks: connect to tb->up_rank at addr (retrying while it does not
- * listen yet when retry is set) and say hello: plain, as TLS early data with
- * a PSK (leaving tb->hello_due set), or after the whole handshake with
+/* Every rank but 0: connect to tb->up_rank at addr (retrying while it does
+ * not listen yet when retry is set) and say hello: plain, as TLS early data
+ * with a PSK (leaving tb->hello_due set), or after the whole handshake with
  * certificates. Logs its failures. */
 SYMM_MUST_CHECK int symm_tcp_peer_join(tcp_boot_t *tb, const char *addr, int retry, double end);
-/* Other ranks with hello_due: finish the TLS handshake, then say hello if
+/* Ranks with hello_due: finish the TLS handshake, then say hello if
  * the early data did not, by end. t0 is when the caller started waiting (for
  * messages). Logs its failures. */
 SYMM_MUST_CHECK int symm_tcp_peer_finish_join(tcp_boot_t *tb, double end, double t0);
@@ -152,15 +135,15 @@ void symm_tcp_raise_nofile(int need);
 
 /* ---- tcp_tree.c ------------------------------------------------------------ */
 
-/* Create the tree's side of tb (fields of the star already set; tb->tree_k
- * chosen): directory, parent, children. Logs its failures. */
+/* Create the tree's side of tb (rank, size, K, lo/hi, TLS set): directory,
+ * parent, children. Logs its failures. */
 SYMM_MUST_CHECK int symm_tree_create(tcp_boot_t *tb, const symm_boot_tcp_params_t *p, double end);
 /* The collectives. */
 SYMM_MUST_CHECK int symm_tree_collective(tcp_boot_t *tb, int type, const void *in, void *out,
                                          size_t len);
 /* Give up with status: tell the parent (unless skip_up) and every child but
  * skip (a rank, or -1); children part-way through a message of total bytes
- * (sent[] by peer index, may be NULL) are shut down instead. */
+ * (sent[] by child index, may be NULL) are shut down instead. */
 void symm_tree_abort(tcp_boot_t *tb, int culprit, int status, int skip_up, int skip,
                      const size_t *sent, size_t total);
 /* A header arrived from PE `from` (the parent or a child) when none was
@@ -168,14 +151,23 @@ void symm_tree_abort(tcp_boot_t *tb, int culprit, int status, int skip_up, int s
  * to fail with; *culprit_p the rank to name in the abort. */
 SYMM_MUST_CHECK int symm_tree_unexpected(tcp_boot_t *tb, symm_tcp_conn_t *c, int from, int io,
                                          const uint8_t *hdr, const char *during, int *culprit_p);
+/* Log a failed exchange with PE pe over c (an I/O result of tcp_conn.h)
+ * and return the status for it. */
+SYMM_MUST_CHECK int symm_tcp_io_report(const symm_tcp_conn_t *c, int pe, int io,
+                                       const char *during, double waited_s);
 /* Directory messages (tcp_wire.h's dir): pack one of type (request or
  * answer) with its MAC; unpack checks the MAC (SYMM_OK) and gives the TLS
  * mode and the address (TCP_ADDR_LEN bytes, NUL-terminated). */
 void symm_tree_dir_pack(const tcp_boot_t *tb, uint8_t *b, int type, int arg, uint64_t len,
                         const char *addr);
 int symm_tree_dir_unpack(const tcp_boot_t *tb, const uint8_t *b, int *mode_p, char *addr);
-/* The fan-out a job of size PEs uses: 0 for the star; -1 (logged) when
- * SYMM_BOOT_TREE_MIN or SYMM_BOOT_TREE_K is malformed. */
-int symm_tree_fanout(int size);
+/* Whether rank r (> 0) registers with rank 0's directory: it has children
+ * (they must learn its address) or its parent is not rank 0. */
+static inline int tcp_dir_needed(int r, int size, int k)
+{
+    return r > k || (int64_t)r * k + 1 < size;
+}
+/* The fan-out K (SYMM_BOOT_TREE_K); -1 (logged) when it is malformed. */
+int symm_tree_fanout(void);
 
 #endif

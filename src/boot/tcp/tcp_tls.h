@@ -1,7 +1,7 @@
 /*
  * tcp_tls.h - TLS 1.3 sessions over the TCP bootstrap's sockets (OpenSSL).
  *
- * Private to src/boot/tcp/. The star and the tree (tcp_accept.c,
+ * Private to src/boot/tcp/. Both ends of every link of the tree (tcp_accept.c,
  * tcp_hello.c) wrap each connection in a symm_tls_t after connect/accept;
  * tcp_conn.c reads and writes through it. Everything is non-blocking: a
  * call that cannot go on says which poll() event it waits for, and the

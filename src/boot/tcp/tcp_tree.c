@@ -1,36 +1,40 @@
 /*
- * tcp_tree.c - the built-in bootstrap shaped as a K-ary tree, for large jobs.
+ * tcp_tree.c - the built-in bootstrap's one shape, a K-ary tree: creation,
+ * collectives, failures.
  *
- * Owns the tree's creation and collectives; the wire format, the TLS
- * sessions, the hello and its judgement are the star's (tcp_wire.h,
- * tcp_accept.c, tcp_hello.c), so a link of the tree is exactly a star's
- * link: the same secret check, TLS mode, early data, refusals.
+ * The wire format, the TLS sessions, the hello and its judgement are
+ * tcp_wire.h's, tcp_tls.c's, tcp_hello.c's and tcp_accept.c's; every link of
+ * the tree is the same: the same secret check, TLS mode, early data,
+ * refusals.
  *
  * Shape: rank r's parent is (r-1)/K, its children K*r+1 .. K*r+K (K from
- * SYMM_BOOT_TREE_K, default 16), used when the job has at least
- * SYMM_BOOT_TREE_MIN PEs (default 128; 0 or 1: always). Rank 0 then does K
- * TLS handshakes instead of N-1, and sends K*N*L bytes per allgather of L
- * bytes per PE instead of N*N*L.
+ * SYMM_BOOT_TREE_K, default 16). A job of at most K+1 PEs is a star: every
+ * PE a child of rank 0, one hop, no directory. Above that rank 0 does K TLS
+ * handshakes instead of N-1, and sends K*N*L bytes per allgather of L bytes
+ * per PE instead of N*N*L (docs/performance.md measures both at 2..1024).
  *
  * Finding the parent (only rank 0's address is known): every PE that has
  * children listens on an ephemeral port of the address it reaches rank 0
- * from, and every PE makes one short plain exchange with rank 0's
- * directory (tcp_accept.c serves it in the same poll loop as the hellos):
- * "I am rank r, my listening address is A; where is my parent?", answered
- * once the parent has registered. Both messages carry an HMAC of their
- * fields under the job secret, so a stray or stale client is refused
- * without costing the job anything, and a forged answer cannot pass; a
- * wrong address could only make the TLS handshake (or the hello's secret
- * check) with the parent fail, which names the parent: no PE ever joins the
- * wrong job. The exchange is authenticated, not encrypted, under TLS too,
- * on purpose: it carries ranks, the job size, K, the TLS mode and listening
- * addresses, never the secret or any allgathered data, and every address
- * in it is shown anyway, in the TCP headers, by the connection the child
- * then opens to its parent; encrypting it would hide nothing from someone
- * on the path. Then the PE joins its parent as a star PE joins rank 0 (TLS
- * handshake completed at creation, so that a refusal is seen at once), and
- * accepts its own children, watching its parent and its joined children for
- * an abort meanwhile.
+ * from. The PEs that have children or whose parent is not rank 0
+ * (tcp_dir_needed) make one short plain exchange with rank 0's directory
+ * (tcp_accept.c serves it in the same poll loop as the hellos): "I am rank
+ * r, my listening address is A; where is my parent?", answered once the
+ * parent has registered. Both messages carry an HMAC of their fields under
+ * the job secret, so a stray or stale client is refused without costing the
+ * job anything, and a forged answer cannot pass; a wrong address could only
+ * make the TLS handshake (or the hello's secret check) with the parent
+ * fail, which names the parent: no PE ever joins the wrong job. The
+ * exchange is authenticated, not encrypted, under TLS too, on purpose: it
+ * carries ranks, the job size, K, the TLS mode and listening addresses,
+ * never the secret or any allgathered data, and every address in it is
+ * shown anyway, in the TCP headers, by the connection the child then opens
+ * to its parent; encrypting it would hide nothing from someone on the path.
+ * Then the PE joins its parent (tcp_hello.c) and accepts its own children,
+ * watching its parent and its joined children for an abort meanwhile. A PE
+ * with children completes its TLS handshake at creation (they wait for it,
+ * and a refusal shows at once); a leaf with a pre-shared key sends its
+ * hello as early data and completes the handshake at its first collective,
+ * so that creation never waits for the parent.
  *
  * Collectives: each PE gathers its children's subtrees (each in preorder:
  * the PE's own blob, then its children's subtrees in rank order), sends its
@@ -43,11 +47,13 @@
  * gives up first (it names the PEs it waits for, and the PEs above it get
  * its abort before their own time runs out): a parent waits for its
  * children timeout_s * (1 + (D-1-d)/4) at depth d (D the deepest PE's
- * depth), for its parent timeout_s * (2 + D/4).
+ * depth), for its parent timeout_s * (2 + D/4). The others log an abort at
+ * info level only, which keeps one error line per failed job.
  *
- * Must never: wait without a deadline, log more than one error line per
- * failure it sees, forward an abort to the link it came from, or mix the
- * data of two collectives. Not thread-safe, as tcp_star.c.
+ * Must never: wait without a deadline, sleep on the common path, raise
+ * SIGPIPE, log more than one error line per failure it sees, forward an
+ * abort to the link it came from, or mix the data of two collectives. Not
+ * thread-safe: one caller at a time.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -66,38 +72,24 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#define TREE_MIN_DEFAULT 128
 #define TREE_K_DEFAULT 16
 #define TREE_K_MAX 1024
 
 /* ---- shape ------------------------------------------------------------------ */
 
-static int env_int(const char *name, int dflt, int lo, int hi, int *out)
+int symm_tree_fanout(void)
 {
-    const char *v = getenv(name);
+    const char *v = getenv("SYMM_BOOT_TREE_K");
     char *endp;
-    if (v == NULL || v[0] == '\0') {
-        *out = dflt;
-        return SYMM_OK;
-    }
+    if (v == NULL || v[0] == '\0')
+        return TREE_K_DEFAULT;
     errno = 0;
     long x = strtol(v, &endp, 10);
-    if (errno != 0 || *endp != '\0' || x < lo || x > hi) {
-        symm_error("bootstrap", "%s='%s' is not a number in %d..%d", name, v, lo, hi);
-        return SYMM_ERR_INVALID;
-    }
-    *out = (int)x;
-    return SYMM_OK;
-}
-
-int symm_tree_fanout(int size)
-{
-    int min, k;
-    if (env_int("SYMM_BOOT_TREE_MIN", TREE_MIN_DEFAULT, 0, INT32_MAX, &min) != SYMM_OK ||
-        env_int("SYMM_BOOT_TREE_K", TREE_K_DEFAULT, 2, TREE_K_MAX, &k) != SYMM_OK)
+    if (errno != 0 || *endp != '\0' || x < 2 || x > TREE_K_MAX) {
+        symm_error("bootstrap", "SYMM_BOOT_TREE_K='%s' is not a number in 2..%d", v, TREE_K_MAX);
         return -1;
-    /* A job of one PE has no links to shape. */
-    return size > 1 && size >= min ? k : 0;
+    }
+    return (int)x;
 }
 
 static int tree_depth(int r, int k)
@@ -171,6 +163,43 @@ int symm_tree_dir_unpack(const tcp_boot_t *tb, const uint8_t *b, int *mode_p, ch
 
 /* ---- failures ----------------------------------------------------------------- */
 
+const char *symm_tcp_msg_name(int type)
+{
+    switch (type) {
+    case TCP_MSG_HELLO: return "hello";
+    case TCP_MSG_BARRIER: return "barrier";
+    case TCP_MSG_ALLGATHER: return "allgather";
+    case TCP_MSG_REJECT: return "reject";
+    case TCP_MSG_ABORT: return "abort";
+    case TCP_MSG_DIR: return "directory";
+    }
+    return "unknown message";
+}
+
+int symm_tcp_io_report(const symm_tcp_conn_t *c, int pe, int io, const char *during,
+                       double waited_s)
+{
+    if (io == SYMM_IO_TLS) {
+        symm_error("bootstrap", "TLS connection to PE %d failed during %s: %s", pe, during,
+                   c->tls ? symm_tls_error(c->tls) : "no session");
+        return SYMM_ERR_PEER;
+    }
+    if (io == SYMM_IO_TIMEOUT) {
+        symm_error("bootstrap", "timed out after %g s waiting for PE %d (%s)", waited_s, pe,
+                   during);
+        return SYMM_ERR_TIMEOUT;
+    }
+    if (io == SYMM_IO_EOF || io == -ECONNRESET || io == -EPIPE) {
+        symm_error("bootstrap", "PE %d closed its bootstrap connection during %s "
+                   "(did it exit or die?)", pe, during);
+        return SYMM_ERR_PEER;
+    }
+    symm_error("bootstrap", "connection to PE %d failed during %s: %s", pe, during,
+               strerror(-io));
+    return SYMM_ERR_PEER;
+}
+
+
 void symm_tree_abort(tcp_boot_t *tb, int culprit, int status, int skip_up, int skip,
                      const size_t *sent, size_t total)
 {
@@ -202,7 +231,7 @@ int symm_tree_unexpected(tcp_boot_t *tb, symm_tcp_conn_t *c, int from, int io, c
     *culprit_p = from;
     if (io == SYMM_IO_TLS && from == tb->up_rank && tb->seq <= 1) {
         /* The parent judges a certificate after this side's handshake is
-         * done: its refusal arrives as a TLS alert, as at the star's PE 0. */
+         * done: its refusal arrives as a TLS alert. */
         *culprit_p = -1;
         symm_error("bootstrap",
                    "PE %d refused this PE's connection: TLS handshake failed (wrong "
@@ -304,11 +333,52 @@ out:
     return rc;
 }
 
+/* Rank 0's directory, when some PE registers with it. */
+static int dir_create(tcp_boot_t *tb)
+{
+    int n = tb->base.size, expected = 0;
+    for (int r = 1; r < n; r++)
+        expected += tcp_dir_needed(r, n, tb->tree_k);
+    if (expected == 0)
+        return SYMM_OK;
+    tb->dir = calloc(1, sizeof(*tb->dir));
+    if (tb->dir == NULL)
+        return SYMM_ERR_NOMEM;
+    tb->dir->expected = expected;
+    tb->dir->addr = calloc((size_t)n, TCP_ADDR_LEN);
+    tb->dir->seen = calloc((size_t)n, 1);
+    return tb->dir->addr != NULL && tb->dir->seen != NULL ? SYMM_OK : SYMM_ERR_NOMEM;
+}
+
+/* Every rank but 0: find the parent, join it, then accept the children. */
+static int join_parent(tcp_boot_t *tb, const symm_boot_tcp_params_t *p)
+{
+    int nkids = tb->hi - tb->lo, lfd = -1, rc = SYMM_OK;
+    char parent_addr[TCP_ADDR_LEN] = "";
+    /* Rank 0 waits timeout_s for every PE to register: it reports the
+     * missing ones first, then its abort reaches those waiting here. */
+    double t0 = symm_boot_now(), T = tb->base.timeout_s;
+    double end_up = T > 0 ? t0 + 2 * T : -1.0, end_kids = T > 0 ? t0 + 1.5 * T : -1.0;
+    if (tcp_dir_needed(p->rank, p->size, tb->tree_k))
+        rc = dir_ask(tb, p->root_addr, nkids > 0 ? &lfd : NULL, parent_addr, end_up);
+    if (rc == SYMM_OK)
+        rc = symm_tcp_peer_join(tb, parent_addr[0] ? parent_addr : p->root_addr,
+                                parent_addr[0] == '\0', end_up);
+    /* A PE with children finishes its handshake now: they wait for it, and
+     * a refusal shows here. A leaf finishes at its first collective. */
+    if (rc == SYMM_OK && tb->hello_due && nkids > 0)
+        rc = symm_tcp_peer_finish_join(tb, end_up, t0);
+    if (rc == SYMM_OK && nkids > 0)
+        return symm_tcp_root_accept(tb, NULL, lfd, end_kids);
+    if (lfd >= 0)
+        close(lfd);
+    return rc;
+}
+
 int symm_tree_create(tcp_boot_t *tb, const symm_boot_tcp_params_t *p, double end)
 {
-    int n = p->size, nkids = tb->hi - tb->lo, lfd = -1, rc;
+    int n = p->size, nkids = tb->hi - tb->lo, rc = SYMM_OK;
     size_t npfd = (size_t)nkids + 2, nrank = p->rank == 0 ? (size_t)n : (size_t)nkids + 1;
-    char parent_addr[TCP_ADDR_LEN];
 
     tb->depth = tree_depth(p->rank, tb->tree_k);
     tb->max_depth = tree_depth(n - 1, tb->tree_k);
@@ -319,15 +389,19 @@ int symm_tree_create(tcp_boot_t *tb, const symm_boot_tcp_params_t *p, double end
     tb->hdr = malloc(((size_t)nkids + 1) * TCP_HDR_LEN);
     for (int i = 0; tb->peer != NULL && i < nkids; i++)
         tb->peer[i] = (symm_tcp_conn_t){-1, NULL, POLLIN};
-    if (p->rank == 0 && (tb->dir = calloc(1, sizeof(*tb->dir))) != NULL) {
-        tb->dir->addr = calloc((size_t)n, TCP_ADDR_LEN);
-        tb->dir->seen = calloc((size_t)n, 1);
-    }
-    if (!tb->peer || !tb->pfd || !tb->pfd_rank || !tb->moved || !tb->hdr ||
-        (p->rank == 0 && (!tb->dir || !tb->dir->addr || !tb->dir->seen))) {
+    if (p->rank == 0)
+        rc = dir_create(tb);
+    if (!tb->peer || !tb->pfd || !tb->pfd_rank || !tb->moved || !tb->hdr || rc != SYMM_OK) {
         symm_error("bootstrap", "out of memory for %d PEs", n);
-        rc = SYMM_ERR_NOMEM;
-        goto err_close_listen;
+        if (p->rank == 0 && p->listen_fd >= 0)
+            close(p->listen_fd);
+        return SYMM_ERR_NOMEM;
+    }
+    if (n == 1) {
+        /* A job of one PE: nobody to wait for. */
+        if (p->listen_fd >= 0)
+            close(p->listen_fd);
+        return SYMM_OK;
     }
     if (nkids > 0)
         symm_info("bootstrap", "tree of fan-out %d: parent PE %d, children %d..%d", tb->tree_k,
@@ -336,32 +410,7 @@ int symm_tree_create(tcp_boot_t *tb, const symm_boot_tcp_params_t *p, double end
         symm_info("bootstrap", "tree of fan-out %d: parent PE %d, a leaf", tb->tree_k, tb->up_rank);
     if (p->rank == 0)
         return symm_tcp_root_accept(tb, p->root_addr, p->listen_fd, end);
-
-    /* Rank 0 waits timeout_s for every PE to register: it reports the
-     * missing ones first, then its abort reaches those waiting here. */
-    double t0 = symm_boot_now(), T = tb->base.timeout_s;
-    double end_up = T > 0 ? t0 + 2 * T : -1.0, end_kids = T > 0 ? t0 + 1.5 * T : -1.0;
-    rc = dir_ask(tb, p->root_addr, nkids > 0 ? &lfd : NULL, parent_addr, end_up);
-    if (rc != SYMM_OK)
-        goto err_close_listen;
-    rc = symm_tcp_peer_join(tb, parent_addr[0] ? parent_addr : p->root_addr, parent_addr[0] == '\0',
-                            end_up);
-    /* Finish the handshake now, not at the first collective as a star PE
-     * does: this PE's children wait for it, and a refusal shows here. */
-    if (rc == SYMM_OK && tb->hello_due)
-        rc = symm_tcp_peer_finish_join(tb, end_up, t0);
-    if (rc != SYMM_OK)
-        goto err_close_listen;
-    if (nkids > 0)
-        return symm_tcp_root_accept(tb, NULL, lfd, end_kids);
-    return SYMM_OK;
-
-err_close_listen:
-    if (lfd >= 0)
-        close(lfd);
-    if (p->rank == 0 && p->listen_fd >= 0)
-        close(p->listen_fd);
-    return rc;
+    return join_parent(tb, p);
 }
 
 /* ---- collectives ---------------------------------------------------------------- */
@@ -428,16 +477,13 @@ static int kid_recv_step(tcp_boot_t *tb, const tree_op_t *op, int i, size_t at, 
     return SYMM_OK;
 }
 
-static void ranks_text(tcp_boot_t *tb, int n, char *buf, size_t cap)
+/* The n ranks of tb->pfd_rank did not come by a deadline op->t0 set: name
+ * them (symm_boot_missing). */
+static int kids_missing(tcp_boot_t *tb, const tree_op_t *op, int n, const char *what)
 {
-    /* Children are polled in rank order and removed by swapping: sort. */
-    for (int i = 1; i < n; i++)
-        for (int j = i; j > 0 && tb->pfd_rank[j - 1] > tb->pfd_rank[j]; j--) {
-            int t = tb->pfd_rank[j];
-            tb->pfd_rank[j] = tb->pfd_rank[j - 1];
-            tb->pfd_rank[j - 1] = t;
-        }
-    symm_boot_ranks_format(buf, cap, tb->pfd_rank, n);
+    char cause[48];
+    snprintf(cause, sizeof(cause), "timed out after %.3g s", symm_boot_now() - op->t0);
+    return symm_boot_missing(tb->pfd_rank, n, cause, what);
 }
 
 /* Gather the children's subtrees into op->pre, watching the parent for an
@@ -507,14 +553,10 @@ static int gather(tcp_boot_t *tb, tree_op_t *op, int *culprit_p, int *from_p)
             pr = 1;
         }
         if (pr == 0) {
-            char list[512];
-            ranks_text(tb, n, list, sizeof(list));
-            symm_error("bootstrap",
-                       "timed out after %.3g s waiting for PE(s) %s in %s (%s of "
-                       "PE %d in the bootstrap tree)",
-                       symm_boot_now() - op->t0, list, op->during, n > 1 ? "children" : "a child",
-                       tb->base.rank);
-            return SYMM_ERR_TIMEOUT;
+            char what[96];
+            snprintf(what, sizeof(what), "in %s (%s of PE %d in the bootstrap tree)", op->during,
+                     n > 1 ? "children" : "a child", tb->base.rank);
+            return kids_missing(tb, op, n, what);
         }
         if (pr < 0) {
             symm_error("bootstrap", "poll failed: %s", strerror(-pr));
@@ -616,13 +658,9 @@ static int scatter(tcp_boot_t *tb, const tree_op_t *op, const void *data, int *c
         }
         int pr = symm_boot_poll(tb->pfd, (nfds_t)n, op->end_up);
         if (pr == 0) {
-            char list[512];
-            ranks_text(tb, n, list, sizeof(list));
-            symm_error("bootstrap",
-                       "timed out after %.3g s waiting for PE(s) %s to take the "
-                       "result of %s",
-                       symm_boot_now() - op->t0, list, op->during);
-            return SYMM_ERR_TIMEOUT;
+            char what[80];
+            snprintf(what, sizeof(what), "to take the result of %s", op->during);
+            return kids_missing(tb, op, n, what);
         }
         if (pr < 0) {
             symm_error("bootstrap", "poll failed: %s", strerror(-pr));
@@ -652,6 +690,10 @@ int symm_tree_collective(tcp_boot_t *tb, int type, const void *in, void *out, si
     rc = gather(tb, &op, &culprit, &from);
     if (rc != SYMM_OK)
         goto err_abort;
+    if (tb->hello_due && (rc = symm_tcp_peer_finish_join(tb, op.end_up, op.t0)) != SYMM_OK) {
+        from = tb->up_rank;
+        goto err_abort;
+    }
     if (tb->base.rank != 0) {
         rc = up_exchange(tb, &op, out, &culprit);
         if (rc != SYMM_OK) {

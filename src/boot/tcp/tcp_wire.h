@@ -1,5 +1,5 @@
 /*
- * tcp_wire.h - the wire format of the TCP bootstrap (star and tree).
+ * tcp_wire.h - the wire format of the TCP bootstrap (a K-ary tree).
  *
  * Private to src/boot/tcp/. Packing and unpacking only; nothing here does
  * I/O or logs.
@@ -7,7 +7,7 @@
  * Wire format. Every message starts with a 24-byte header, big-endian:
  *   magic u32 | version u16 | type u16 | seq u32 | arg i32 | len u64
  * hello:     arg = rank, len = size, then the 32-byte secret; seq = the tree's
- *            fan-out K, 0 in the star (a PE whose setting differs is named)
+ *            fan-out K (a PE whose setting differs is named)
  * barrier:   arg = the sender's rank, len 0; rank 0's reply has arg 0
  * allgather: arg = the sender's rank, len = blob length, then the blob;
  *            rank 0's reply has len = size * blob length, then every blob
@@ -41,7 +41,7 @@
 #include <string.h>
 
 #define TCP_MAGIC 0x53594d42u /* "SYMB" */
-#define TCP_VERSION 1
+#define TCP_VERSION 2
 #define TCP_HDR_LEN 24
 #define TCP_SECRET_LEN 32
 #define TCP_HELLO_LEN (TCP_HDR_LEN + TCP_SECRET_LEN)
@@ -118,8 +118,8 @@ static inline const char *tcp_reject_text(int reason)
         return "bootstrap TLS is on at one PE and off at the other (turn it on or off alike on "
                "every PE: SYMM_BOOT_TLS, aclshmemx_set_conf_store_tls)";
     case TCP_REJECT_TREE:
-        return "bootstrap star or tree chosen differently on the two PEs (set "
-               "SYMM_BOOT_TREE_MIN and SYMM_BOOT_TREE_K alike on every PE)";
+        return "bootstrap tree of another fan-out on the two PEs (set "
+               "SYMM_BOOT_TREE_K alike on every PE)";
     }
     return "unknown reason";
 }
