@@ -101,6 +101,22 @@ typedef enum symm_coll_kind {
 SYMM_MUST_CHECK int symm_coll_forced_parse(const symm_config_t *cfg,
                                            int8_t forced[SYMM_COLL_KINDS]);
 
+/* The collective layer's decisions for an instance (inst->coll), made once
+ * by symm_coll_policy_create. */
+struct symm_coll_policy {
+    size_t stage_max;                /* bytes a staged collective stages at most
+                                      * (SYMM_COLL_STAGE_MAX) */
+    int8_t forced[SYMM_COLL_KINDS];  /* per collective, the form its
+                                      * SYMM_<COLL>_ALGORITHM names: an index in
+                                      * its table; -1: auto */
+};
+
+/* inst->coll from the configuration, once the node is known
+ * (inst->oversubscribed). The settings were checked at init's start
+ * (symm_coll_forced_parse): only memory can fail, logged. */
+SYMM_MUST_CHECK int symm_coll_policy_create(symm_instance_t *inst);
+void symm_coll_policy_destroy(symm_instance_t *inst);
+
 /* Every table: collective, variable, and each form's name, file and when
  * the automatic choice takes it (symm-info --algorithms). */
 void symm_coll_forms_print(FILE *f);

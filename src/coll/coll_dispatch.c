@@ -29,6 +29,7 @@
  */
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "coll/coll_algs.h"
@@ -487,9 +488,6 @@ static const coll_table_t tables[SYMM_COLL_KINDS] = {
 };
 #undef T
 
-_Static_assert(SYMM_COLL_KINDS <= sizeof(((symm_instance_t *)0)->coll_forced),
-               "symm_instance_t.coll_forced holds every collective");
-
 static const char *forced_name(const symm_config_t *cfg, int kind)
 {
     switch (kind) {
@@ -501,6 +499,33 @@ static const char *forced_name(const symm_config_t *cfg, int kind)
     case SYMM_COLL_REDUCE: return cfg->coll.reduce_alg;
     default: return cfg->coll.scan_alg;
     }
+}
+
+int symm_coll_policy_create(symm_instance_t *inst)
+{
+    struct symm_coll_policy *p = calloc(1, sizeof(*p));
+    if (p == NULL) {
+        symm_error("shmem_init", "no memory for the collectives' policy");
+        return SYMM_ERR_NOMEM;
+    }
+    /* Checked at init's start: it cannot fail here. */
+    SYMM_IGNORE(symm_coll_forced_parse(&inst->cfg, p->forced));
+    /* Staging adds a copy and a transfer of every staged line, and saves a
+     * barrier's waits: worth it for any size the scratch holds where a wait
+     * is a context switch, and only for small blocks where each PE has a
+     * core (the measurement behind 1 KiB is in docs/performance.md). */
+    if (strcmp(inst->cfg.coll.stage_max, "auto") == 0)
+        p->stage_max = inst->oversubscribed ? SYMM_TEAM_STAGE_BYTES : 1024;
+    else /* a size: the configuration's parse checked it */
+        SYMM_IGNORE(symm_parse_size(inst->cfg.coll.stage_max, &p->stage_max));
+    inst->coll = p;
+    return SYMM_OK;
+}
+
+void symm_coll_policy_destroy(symm_instance_t *inst)
+{
+    free(inst->coll);
+    inst->coll = NULL;
 }
 
 int symm_coll_forced_parse(const symm_config_t *cfg, int8_t forced[SYMM_COLL_KINDS])
@@ -544,7 +569,7 @@ void symm_coll_forms_print(FILE *f)
 static void coll_run(int kind, coll_call_t *c)
 {
     const coll_table_t *t = &tables[kind];
-    int f = c->g->s->coll_forced[kind];
+    int f = c->g->s->coll->forced[kind];
     if (f >= 0 && t->forms[f].can(c)) {
         t->forms[f].run(c);
         return;

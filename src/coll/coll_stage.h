@@ -32,7 +32,7 @@
 static inline int symm_coll_stage_fits(const symm_group_t *g, size_t bytes)
 {
     return g->team != NULL && g->all_mapped && g->size > 1 && bytes != 0 &&
-           bytes <= g->s->stage_max && bytes <= SYMM_TEAM_STAGE_BYTES;
+           bytes <= g->s->coll->stage_max && bytes <= SYMM_TEAM_STAGE_BYTES;
 }
 
 #pragma GCC visibility push(hidden)

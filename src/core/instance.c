@@ -110,16 +110,9 @@ static int check_heap_limits(symm_config_t *cfg, int from_attr)
 
 static int choose_sizes(symm_instance_t *inst)
 {
-    inst->max_teams = inst->cfg.core.max_teams < 2                     ? 2
-                      : inst->cfg.core.max_teams > SYMM_TEAM_SLOTS_MAX ? SYMM_TEAM_SLOTS_MAX
-                                                                       : inst->cfg.core.max_teams;
-    int groups = inst->cfg.core.group_teams;
-    inst->group_teams = groups < 0 ? 0
-                        : groups > SYMM_TEAM_SLOTS_MAX - inst->max_teams
-                            ? SYMM_TEAM_SLOTS_MAX - inst->max_teams
-                            : groups;
-    size_t scratch = page_round(SYMM_MISC_SCRATCH + (size_t)(inst->max_teams + inst->group_teams) *
-                                                        SYMM_TEAM_SLOT_SIZE);
+    size_t scratch =
+        page_round(SYMM_MISC_SCRATCH + (size_t)(inst->teams->max_teams + inst->teams->group_teams) *
+                                           SYMM_TEAM_SLOT_SIZE);
     /* Both sizes are the program's: the team scratch comes on top. */
     size_t heap = page_round(inst->cfg.core.heap_size + scratch);
     size_t max = page_round(inst->cfg.core.heap_max + scratch);
@@ -212,6 +205,28 @@ static void alloc_release(symm_instance_t *inst, void *arg)
     inst->alloc = NULL;
 }
 
+static void states_release(symm_instance_t *inst, void *arg)
+{
+    (void)arg;
+    symm_coll_policy_destroy(inst);
+    symm_team_state_destroy(inst);
+    symm_shm_state_destroy(inst);
+}
+
+/* The state the node-local mappings, the team and the collective layers
+ * keep for the instance, from the configuration and the node
+ * (inst->oversubscribed). Released last. */
+static int layer_states(symm_instance_t *inst)
+{
+    symm_on_fini(inst, SYMM_FINI_RELEASE, states_release, NULL);
+    int rc = symm_shm_state_create(inst);
+    if (rc == SYMM_OK)
+        rc = symm_team_state_create(inst, inst->thread_level == SHMEM_THREAD_MULTIPLE);
+    if (rc == SYMM_OK)
+        rc = symm_coll_policy_create(inst);
+    return rc;
+}
+
 static void teams_release(symm_instance_t *inst, void *arg)
 {
     (void)arg;
@@ -252,13 +267,9 @@ static symm_instance_t *instance_new(const symm_instance_args_t *args, const sym
     if (inst == NULL)
         return NULL;
     inst->cfg = *cfg;
-    /* Checked in config_and_data: it cannot fail here. */
-    SYMM_IGNORE(symm_coll_forced_parse(cfg, inst->coll_forced));
-    inst->heap_fd = -1;
     inst->debug = cfg->core.debug;
     inst->amo_flags = cfg->core.debug ? SYMM_AMO_DEBUG : 0;
     inst->thread_level = args->thread_level;
-    inst->threads_share_teams = args->thread_level == SHMEM_THREAD_MULTIPLE;
     inst->instance_id = args->instance_id;
     inst->ctx_default.inst = inst;
     symm_log_set_level(cfg->core.log_level);
@@ -380,15 +391,16 @@ static void announce(symm_instance_t *inst, const symm_config_t *cfg)
         symm_config_print(cfg, 2);
         dprintf(2, "symm: atomics: %s\n", inst->amo_why);
         dprintf(2, "symm: heap backing: %s (%s)\n",
-                inst->heap_huge ? "2 MiB huge pages" : "normal pages", inst->heap_huge_why);
-        if (inst->same_address)
+                inst->shm->heap_huge ? "2 MiB huge pages" : "normal pages",
+                inst->shm->heap_huge_why);
+        if (inst->shm->same_address)
             dprintf(2, "symm: node-local heaps: at one address in every process of the node "
                        "(a pointer into any is valid in all; across nodes, offsets only)\n");
         else
             dprintf(2,
                     "symm: node-local heaps: at each process's own address (%s): only "
                     "offsets are symmetric\n",
-                    inst->same_address_why);
+                    inst->shm->same_address_why);
         const char *bulk =
             inst->net != NULL && inst->net->bulk_info != NULL ? inst->net->bulk_info(inst) : NULL;
         if (bulk != NULL)
@@ -423,18 +435,10 @@ int symm_instance_create(const symm_instance_args_t *args, symm_instance_t **ins
     /* The machine's cores, not this PE's affinity: the launcher binds each
      * PE to one core, which says nothing of how many PEs share them. */
     inst->oversubscribed = inst->n_host > get_nprocs();
-    inst->barrier_central = cfg.coll.barrier == SYMM_BARRIER_CENTRAL ||
-                            (cfg.coll.barrier == SYMM_BARRIER_AUTO && inst->oversubscribed);
-    /* Staging adds a copy and a transfer of every staged line, and saves a
-     * barrier's waits: worth it for any size the scratch holds where a wait
-     * is a context switch, and only for small blocks where each PE has a
-     * core (the measurement behind 1 KiB is in docs/performance.md). */
-    if (strcmp(cfg.coll.stage_max, "auto") == 0)
-        inst->stage_max = inst->oversubscribed ? SYMM_TEAM_STAGE_BYTES : 1024;
-    else /* a size: the configuration's parse checked it */
-        SYMM_IGNORE(symm_parse_size(cfg.coll.stage_max, &inst->stage_max));
+    if ((rc = layer_states(inst)) != SYMM_OK)
+        goto err_run_release_hooks;
     if ((rc = node_map(inst, data)) != SYMM_OK)
-        goto err_free_local_pes;
+        goto err_run_release_hooks;
     if ((rc = net_start(inst)) != SYMM_OK)
         goto err_run_release_hooks;
     rc = heap_and_teams(inst);

@@ -25,6 +25,7 @@
 #include "runtime/log.h"
 #include "runtime/pestatus.h"
 #include "runtime/status.h"
+#include "transport/shm.h"
 #include "transport/transport.h"
 
 int symm_report_room_alloc(symm_report_room_t *r, int n_pes)
@@ -99,7 +100,7 @@ static const void *peer_copy(const symm_instance_t *s, int pe, int seg, uint64_t
     const symm_peer_t *p = &s->peers[pe];
     if (seg == SYMM_SEG_HEAP && p->mapped && off < symm_heap_size(s))
         return s->heap_base + off + p->heap_delta;
-    if (seg == SYMM_SEG_DATA && p->data_base != NULL && off < s->data_size)
+    if (seg == SYMM_SEG_DATA && p->data_base != NULL && off < s->shm->data_size)
         return p->data_base + off;
     return NULL;
 }

@@ -83,9 +83,9 @@ static int check_local(symm_instance_t *s, void *addr, size_t size, unsigned acc
         symm_error(routine, "buffer %p + %zu bytes wraps around the address space", addr, size);
         return SYMM_ERR_INVALID;
     }
-    if (overlaps(a, size, (uintptr_t)s->heap_reserve, s->slot_size * (size_t)s->n_local) ||
-        (s->data_reserve != NULL &&
-         overlaps(a, size, (uintptr_t)s->data_reserve, s->data_size * (size_t)s->n_local))) {
+    if (overlaps(a, size, (uintptr_t)s->shm->heap_reserve, s->slot_size * (size_t)s->n_local) ||
+        (s->shm->data_reserve != NULL && overlaps(a, size, (uintptr_t)s->shm->data_reserve,
+                                                  s->shm->data_size * (size_t)s->n_local))) {
         symm_error(routine,
                    "buffer %p + %zu bytes lies in the symmetric heap: heap memory is "
                    "reachable by every PE already",

@@ -35,7 +35,9 @@ struct symm_transport_ops;
 struct symm_boot;
 struct symm_heap_alloc;
 struct symm_team;
-struct symm_team_slots;
+struct symm_team_state;
+struct symm_shm_map;
+struct symm_coll_policy;
 struct symm_region_table;
 struct symm_instance;
 
@@ -107,41 +109,24 @@ typedef struct symm_instance {
     int n_local;             /* node-local PEs, including me */
     int n_host;              /* PEs on this kernel, any network namespace: they share its cores */
     int oversubscribed;      /* n_host > the kernel's cores (core/instance.c) */
-    int barrier_central;     /* mapped teams of 3+ use the central barrier (SYMM_BARRIER) */
-    size_t stage_max;        /* bytes a staged collective stages at most (SYMM_COLL_STAGE_MAX) */
-    /* Per collective (coll/coll.h symm_coll_kind_t), the form its
-     * SYMM_<COLL>_ALGORITHM names, an index in its table; -1: auto. */
-    int8_t coll_forced[8];
     int local_idx;
     int *local_pes;          /* [n_local] job ranks of the node-local PEs */
-    char *heap_reserve;      /* n_local slots of slot_size */
-    int same_address;        /* heap_reserve is the same address in every process of the node */
-    const char *same_address_why; /* why not, when same_address is 0 (static text) */
-    size_t heap_align;       /* every heap base is a multiple of it (shm.c) */
-    size_t slot_size;
-    int heap_fd;
-    int heap_huge;           /* heap_fd is hugetlbfs: 2 MiB pages, its size a multiple */
-    char heap_huge_why[96];  /* why it is or is not, for SHMEM_INFO */
-    char *data_reserve;      /* n_local mappings of the data memfds */
-    size_t data_size;        /* total bytes of the data memfd */
+    size_t slot_size;        /* each node-local heap's slot of address space (agreed) */
 
     /* --- allocator and internal scratch --- */
     struct symm_heap_alloc *alloc;   /* mem/alloc.h */
     struct symm_blocks *blocks;      /* SHMEM_DEBUG: the live blocks' sizes and sites
                                       * (mem/blocks.h); NULL without SHMEM_DEBUG */
     size_t scratch_size;     /* reserved bytes at the start of the heap */
-    int max_teams;           /* team scratch slots for splits (and the predefined teams) */
-    int group_teams;         /* and after them, slots for teams made by their members alone
-                              * (team/team_group.c), unique in the job */
-    struct symm_team_slots *team_slots; /* team/: which slots this PE uses */
+    struct symm_shm_map *shm;          /* transport/shm.h: the node-local mappings */
+    struct symm_team_state *teams;     /* team/team.h: settings, which slots this PE uses */
+    struct symm_coll_policy *coll;     /* coll/coll.h: staging, forced forms */
     int spin;                /* polls before yielding */
     long spin_ns;            /* then polls on for this long before yielding (network waits) */
     /* ops/wait_status.c's publishing of a slow wait, for the waits below
      * ops/ (the network transport's request waits): set once the status
      * records exist and are read (core/instance.c), NULL before. */
     void (*wait_slow)(struct symm_instance *inst, int first);
-    int threads_share_teams; /* THREAD_MULTIPLE, or a stream exists: a team's barrier
-                              * may run in two threads at once (team/team_barrier.c locks) */
     struct symm_region_table *regions; /* registered memory (mem/region_table.h), NULL until used */
 
     /* --- lifecycle --- */

@@ -38,6 +38,7 @@
 #include "runtime/log.h"
 #include "runtime/state.h"
 #include "stream/stream.h"
+#include "team/team.h"
 
 #define SYMM_STREAM_BLOCK 256 /* items per block: 12 KiB */
 #define SYMM_STREAM_MAGIC 0x6d727473736d7973ull
@@ -245,7 +246,7 @@ static int stream_new(struct symm_stream **st_p, const char *routine)
 {
     /* From now on team barriers may run here and in the program's thread. */
     if (symm_cur != NULL)
-        __atomic_store_n(&symm_cur->threads_share_teams, 1, __ATOMIC_RELAXED);
+        __atomic_store_n(&symm_cur->teams->threads_share_teams, 1, __ATOMIC_RELAXED);
     pthread_mutex_lock(&streams_lock);
     struct symm_stream *st = graveyard;
     if (st != NULL)

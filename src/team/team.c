@@ -22,19 +22,19 @@
 #include "runtime/log.h"
 #include "runtime/status.h"
 
-static int slot_words(const symm_instance_t *s) { return (s->max_teams + 63) / 64; }
+static int slot_words(const symm_instance_t *s) { return (s->teams->max_teams + 63) / 64; }
 
 /* Slot `slot` now holds team t, or nothing (t NULL). */
 static void slot_mark(symm_instance_t *s, int slot, struct symm_team *t)
 {
     uint64_t bit = 1ull << (slot % 64);
-    pthread_mutex_lock(&s->team_slots->lock);
-    s->team_slots->live[slot] = t;
+    pthread_mutex_lock(&s->teams->lock);
+    s->teams->live[slot] = t;
     if (t != NULL)
-        s->team_slots->used[slot / 64] |= bit;
+        s->teams->used[slot / 64] |= bit;
     else
-        s->team_slots->used[slot / 64] &= ~bit;
-    pthread_mutex_unlock(&s->team_slots->lock);
+        s->teams->used[slot / 64] &= ~bit;
+    pthread_mutex_unlock(&s->teams->lock);
 }
 
 static char *slot_scratch(symm_instance_t *s, int slot)
@@ -82,20 +82,48 @@ struct symm_team *symm_team_new(symm_instance_t *s, int *members, int size, int 
     return t;
 }
 
+int symm_team_state_create(symm_instance_t *inst, int thread_multiple)
+{
+    const symm_config_t *cfg = &inst->cfg;
+    struct symm_team_state *ts = calloc(1, sizeof(*ts));
+    if (ts == NULL) {
+        symm_error("shmem_init", "no memory for the team state");
+        return SYMM_ERR_NOMEM;
+    }
+    pthread_mutex_init(&ts->lock, NULL);
+    pthread_mutex_init(&ts->group_lock, NULL);
+    int max = cfg->core.max_teams, groups = cfg->core.group_teams;
+    ts->max_teams = max < 2 ? 2 : max > SYMM_TEAM_SLOTS_MAX ? SYMM_TEAM_SLOTS_MAX : max;
+    ts->group_teams = groups < 0 ? 0
+                      : groups > SYMM_TEAM_SLOTS_MAX - ts->max_teams
+                          ? SYMM_TEAM_SLOTS_MAX - ts->max_teams
+                          : groups;
+    ts->barrier_central = cfg->coll.barrier == SYMM_BARRIER_CENTRAL ||
+                          (cfg->coll.barrier == SYMM_BARRIER_AUTO && inst->oversubscribed);
+    ts->threads_share_teams = thread_multiple;
+    inst->teams = ts;
+    return SYMM_OK;
+}
+
+void symm_team_state_destroy(symm_instance_t *inst)
+{
+    struct symm_team_state *ts = inst->teams;
+    if (ts == NULL)
+        return;
+    pthread_mutex_destroy(&ts->lock);
+    pthread_mutex_destroy(&ts->group_lock);
+    free(ts->group_seen);
+    free(ts);
+    inst->teams = NULL;
+}
+
 int symm_team_init_predefined(symm_instance_t *inst)
 {
     int *wm = malloc(sizeof(int) * (size_t)inst->n_pes);
     int *sm = malloc(sizeof(int) * (size_t)inst->n_local);
-    inst->team_slots = calloc(1, sizeof(*inst->team_slots));
-    if (inst->team_slots != NULL) {
-        pthread_mutex_init(&inst->team_slots->lock, NULL);
-        pthread_mutex_init(&inst->team_slots->group_lock, NULL);
-    }
-    if (wm == NULL || sm == NULL || inst->team_slots == NULL) {
+    if (wm == NULL || sm == NULL) {
         free(wm);
         free(sm);
-        free(inst->team_slots);
-        inst->team_slots = NULL;
         return SYMM_ERR_NOMEM;
     }
     for (int i = 0; i < inst->n_pes; i++)
@@ -128,28 +156,21 @@ void symm_team_free(struct symm_team *t)
 void symm_team_fini_predefined(symm_instance_t *inst)
 {
     /* Teams the program split and never destroyed go with the instance. */
-    for (int i = 0; inst->team_slots != NULL && i < SYMM_TEAM_SLOTS_MAX; i++) {
-        struct symm_team *t = inst->team_slots->live[i];
+    for (int i = 0; inst->teams != NULL && i < SYMM_TEAM_SLOTS_MAX; i++) {
+        struct symm_team *t = inst->teams->live[i];
         if (t != NULL && t != inst->team_world && t != inst->team_shared)
             symm_team_free(t);
     }
     symm_team_free(inst->team_shared);
     symm_team_free(inst->team_world);
     inst->team_shared = inst->team_world = NULL;
-    if (inst->team_slots != NULL) {
-        pthread_mutex_destroy(&inst->team_slots->lock);
-        pthread_mutex_destroy(&inst->team_slots->group_lock);
-        free(inst->team_slots->group_seen);
-    }
-    free(inst->team_slots);
-    inst->team_slots = NULL;
 }
 
 /* Reserve slots[0..n) if no team and no other split of this PE holds
  * them (0: taken meanwhile), or release them (reserve 0). */
 static int slots_reserve(symm_instance_t *s, const int *slots, int n, int reserve)
 {
-    struct symm_team_slots *ts = s->team_slots;
+    struct symm_team_state *ts = s->teams;
     int ok = 1;
     pthread_mutex_lock(&ts->lock);
     for (int i = 0; reserve && i < n; i++)
@@ -172,15 +193,16 @@ static int slots_reserve(symm_instance_t *s, const int *slots, int n, int reserv
 static int alloc_slots(struct symm_team *parent, int need, int *slots, const char *routine)
 {
     symm_instance_t *s = parent->inst;
-    struct symm_team_slots *ts = s->team_slots;
+    struct symm_team_state *ts = s->teams;
     int nw = slot_words(s);
     uint64_t *mine = (uint64_t *)(void *)(parent->scratch + SYMM_TEAM_BITMAP_OFF);
     uint64_t acc[SYMM_TEAM_SLOTS_MAX / 64], theirs[SYMM_TEAM_SLOTS_MAX / 64];
     for (int attempt = 0; attempt < 32; attempt++) {
         pthread_mutex_lock(&ts->lock);
         for (int w = 0; w < nw; w++) {
-            uint64_t valid = s->max_teams - w * 64 >= 64 ? ~0ull
-                                                          : (1ull << (s->max_teams - w * 64)) - 1;
+            uint64_t valid = s->teams->max_teams - w * 64 >= 64
+                                 ? ~0ull
+                                 : (1ull << (s->teams->max_teams - w * 64)) - 1;
             mine[w] = ~(ts->used[w] | ts->reserved[w]) & valid;
             acc[w] = mine[w];
         }
@@ -197,12 +219,12 @@ static int alloc_slots(struct symm_team *parent, int need, int *slots, const cha
         /* Nobody republishes its bitmap before everyone has read it. */
         symm_team_barrier(parent, 0);
         int got = 0;
-        for (int slot = 0; slot < s->max_teams && got < need; slot++)
+        for (int slot = 0; slot < s->teams->max_teams && got < need; slot++)
             if (acc[slot / 64] & (1ull << (slot % 64)))
                 slots[got++] = slot;
         if (got < need) { /* the same on every PE: acc is */
             symm_error(routine, "no free team slot: %d teams may exist at once (SYMM_MAX_TEAMS)",
-                       s->max_teams);
+                       s->teams->max_teams);
             return SYMM_ERR_NOMEM;
         }
         /* Did every PE keep them? (mine[0] is free again after the barrier.) */
@@ -302,7 +324,8 @@ int symm_team_split(struct symm_team *parent, int start, int stride, int size,
         int *members = symm_fault("team") ? NULL : malloc(sizeof(int) * (size_t)size);
         for (int i = 0; members != NULL && i < size; i++)
             members[i] = parent->members[start + i * stride];
-        if (members == NULL || (*team_p = symm_team_new(s, members, size, slot, config, mask)) == NULL) {
+        if (members == NULL ||
+            (*team_p = symm_team_new(s, members, size, slot, config, mask)) == NULL) {
             symm_error(routine, "no memory for a team of %d PEs", size);
             rc = SYMM_ERR_NOMEM;
         }
@@ -374,7 +397,7 @@ void symm_team_destroy(struct symm_team *t)
     /* Every member is done with the team's scratch before its slot frees. */
     symm_team_barrier(t, 1);
     symm_team_barrier_drain(t);
-    if (t->slot >= t->inst->max_teams && t->my_idx == 0)
+    if (t->slot >= t->inst->teams->max_teams && t->my_idx == 0)
         symm_team_group_release(t->inst, t->slot);
     symm_team_free(t);
 }

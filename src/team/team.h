@@ -55,10 +55,18 @@
 #define SYMM_MISC_SCRATCH 65536      /* reserved bytes before the team slots; the PE status
                                       * record is in it (runtime/pestatus.h) */
 
-/* Which scratch slots this PE's teams hold (private to each PE), and which
- * a split in progress has chosen: under THREAD_MULTIPLE two threads may
- * split different parents at once, and must not both take one slot. */
-struct symm_team_slots {
+/* The team layer's state in an instance (inst->teams; symm_team_state_create):
+ * its settings, and which scratch slots this PE's teams hold (private to
+ * each PE) and which a split in progress has chosen: under THREAD_MULTIPLE
+ * two threads may split different parents at once, and must not both take
+ * one slot. */
+struct symm_team_state {
+    int max_teams;           /* scratch slots for splits (and the predefined teams) */
+    int group_teams;         /* and after them, slots for teams made by their members
+                              * alone (team/team_group.c), unique in the job */
+    int barrier_central;     /* mapped teams of 3+ use the central barrier (SYMM_BARRIER) */
+    int threads_share_teams; /* THREAD_MULTIPLE, or a stream exists: a team's barrier
+                              * may run in two threads at once (team_barrier.c locks) */
     pthread_mutex_t lock;
     uint64_t used[SYMM_TEAM_SLOTS_MAX / 64];
     uint64_t reserved[SYMM_TEAM_SLOTS_MAX / 64];
@@ -144,6 +152,12 @@ static inline int symm_team_world_pe(const struct symm_team *t, int idx)
 /* The predefined teams of an instance (world in slot 0, shared in slot 1). */
 SYMM_MUST_CHECK int symm_team_init_predefined(symm_instance_t *inst);
 void symm_team_fini_predefined(symm_instance_t *inst);
+/* The team layer's state (inst->teams) from the configuration, once the
+ * node is known (inst->oversubscribed): SYMM_MAX_TEAMS and
+ * SYMM_MAX_GROUP_TEAMS clamped, the barrier's form; thread_multiple: the
+ * program asked for SHMEM_THREAD_MULTIPLE. Logs its failure. */
+SYMM_MUST_CHECK int symm_team_state_create(symm_instance_t *inst, int thread_multiple);
+void symm_team_state_destroy(symm_instance_t *inst);
 
 /* Barrier over the team through its scratch flags (team/team_barrier.c); quiet
  * first if asked (barrier, barrier_all), not for sync. */

@@ -66,7 +66,7 @@ static void flag_set(symm_instance_t *s, uint64_t *flag, uint64_t value, int pe)
 static int central_layout(struct symm_team *t)
 {
     symm_instance_t *s = t->inst;
-    if (t->size < 3 || !s->barrier_central)
+    if (t->size < 3 || !s->teams->barrier_central)
         return SYMM_OK;
     int *h = malloc(sizeof(int));
     if (h == NULL)
@@ -159,7 +159,7 @@ void symm_team_barrier(struct symm_team *t, int quiet)
     /* Barriers count rounds by epoch: two threads of a PE in the same
      * team's barrier (a stream's and the program's) take turns. Any order
      * matches the other PEs': barriers are all alike. */
-    int locked = __atomic_load_n(&s->threads_share_teams, __ATOMIC_RELAXED);
+    int locked = __atomic_load_n(&s->teams->threads_share_teams, __ATOMIC_RELAXED);
     if (locked)
         pthread_mutex_lock(&t->barrier_lock);
     uint64_t epoch = ++t->barrier_epoch;

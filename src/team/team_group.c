@@ -90,22 +90,22 @@ static uint64_t amo64(symm_instance_t *s, uint64_t *word, symm_amo_op_t op, uint
 /* The lowest group slot free in the job, claimed; negative when none. */
 static int slot_claim(symm_instance_t *s, const char *routine)
 {
-    for (int i = 0; i < s->group_teams; i++) {
+    for (int i = 0; i < s->teams->group_teams; i++) {
         uint64_t bit = 1ull << (i % 64);
         uint64_t old = amo64(s, slot_table(s) + i / 64, SYMM_AMO_OR, bit, 0, routine);
         if (!(old & bit))
-            return s->max_teams + i;
+            return s->teams->max_teams + i;
     }
     symm_error(routine,
                "no free group team slot: %d teams made by their members may exist at once in "
                "the job (SYMM_MAX_GROUP_TEAMS)",
-               s->group_teams);
+               s->teams->group_teams);
     return SYMM_ERR_NOMEM;
 }
 
 void symm_team_group_release(symm_instance_t *s, int slot)
 {
-    int i = slot - s->max_teams;
+    int i = slot - s->teams->max_teams;
     amo64(s, slot_table(s) + i / 64, SYMM_AMO_AND, ~(1ull << (i % 64)), 0, "shmem_team_destroy");
 }
 
@@ -189,7 +189,7 @@ static int join(symm_instance_t *s, int *members, int n, uint64_t key,
                 const char *routine)
 {
     int leader = members[0];
-    uint64_t *seen = &s->team_slots->group_seen[leader];
+    uint64_t *seen = &s->teams->group_seen[leader];
     group_board_t a;
     unsigned polls = 0;
     for (;;) {
@@ -242,7 +242,7 @@ int symm_team_create_group(symm_instance_t *s, const int *pes, int n,
     int me = check_list(s, pes, n, routine);
     if (me < 0)
         return SYMM_ERR_INVALID;
-    if (s->group_teams < 1) {
+    if (s->teams->group_teams < 1) {
         symm_error(routine, "SYMM_MAX_GROUP_TEAMS is 0: no team may be made by its members alone");
         return SYMM_ERR_INVALID;
     }
@@ -253,7 +253,7 @@ int symm_team_create_group(symm_instance_t *s, const int *pes, int n,
     }
     memcpy(members, pes, sizeof(int) * (size_t)n);
     uint64_t key = list_key(pes, n);
-    struct symm_team_slots *ts = s->team_slots;
+    struct symm_team_state *ts = s->teams;
     pthread_mutex_lock(&ts->group_lock);
     if (ts->group_seen == NULL)
         ts->group_seen = calloc((size_t)s->n_pes, sizeof(uint64_t));

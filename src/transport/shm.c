@@ -46,11 +46,11 @@ static int map_fixed(void *at, size_t len, int fd, const char *what)
 
 static void unmap_node(symm_instance_t *inst)
 {
-    if (inst->data_reserve)
-        munmap(inst->data_reserve, inst->data_size * (size_t)inst->n_local);
-    if (inst->heap_reserve)
-        munmap(inst->heap_reserve, inst->slot_size * (size_t)inst->n_local);
-    inst->data_reserve = inst->heap_reserve = NULL;
+    if (inst->shm->data_reserve)
+        munmap(inst->shm->data_reserve, inst->shm->data_size * (size_t)inst->n_local);
+    if (inst->shm->heap_reserve)
+        munmap(inst->shm->heap_reserve, inst->slot_size * (size_t)inst->n_local);
+    inst->shm->data_reserve = inst->shm->heap_reserve = NULL;
 }
 
 /* Reserve len bytes of address space aligned to align, anywhere: no
@@ -158,8 +158,8 @@ static void agree_range(symm_instance_t *inst, size_t len, size_t align)
     int64_t *props = malloc(sizeof(int64_t) * (size_t)inst->n_pes);
     int *oks = malloc(sizeof(int) * (size_t)inst->n_pes);
 
-    inst->same_address = 0;
-    inst->same_address_why = "SYMM_SAME_ADDRESS=0 on some PE";
+    inst->shm->same_address = 0;
+    inst->shm->same_address_why = "SYMM_SAME_ADDRESS=0 on some PE";
     for (int t = 0; props != NULL && oks != NULL && t < SAME_ADDRESS_TRIES; t++) {
         if (mine == NULL)
             mine = reserve_aligned(len, align);
@@ -169,19 +169,19 @@ static void agree_range(symm_instance_t *inst, size_t len, size_t align)
             break;
     }
     if (rc >= 0 && node_ok) {
-        inst->same_address = 1;
-        inst->same_address_why = NULL;
+        inst->shm->same_address = 1;
+        inst->shm->same_address_why = NULL;
     } else if (rc == 0) {
-        inst->same_address_why = "no range was free in every process of a node";
+        inst->shm->same_address_why = "no range was free in every process of a node";
     } else if (rc == -2 || props == NULL || oks == NULL) {
-        inst->same_address_why = "the node's processes could not agree (bootstrap)";
+        inst->shm->same_address_why = "the node's processes could not agree (bootstrap)";
     }
     for (int i = 0; i < n_refused; i++)
         munmap(refused[i], len);
     if (mine == NULL && (mine = reserve_aligned(len, align)) == NULL)
         symm_error("shmem_init", "reserving %zu bytes of address space for %d heaps: %s", len,
                    inst->n_local, strerror(errno));
-    inst->heap_reserve = mine;
+    inst->shm->heap_reserve = mine;
     free(props);
     free(oks);
 }
@@ -205,49 +205,49 @@ static int map_node(symm_instance_t *inst, const int *fds, int nfds, const symm_
     if (align > SYMM_HEAP_ALIGN_MAX)
         align = SYMM_HEAP_ALIGN_MAX;
     agree_range(inst, reserve, align);
-    if (inst->heap_reserve == NULL)
+    if (inst->shm->heap_reserve == NULL)
         return SYMM_ERR_NOMEM;
-    inst->heap_align = align;
+    inst->shm->heap_align = align;
     for (size_t i = 0; i < n_local; i++) {
-        char *slot = inst->heap_reserve + i * inst->slot_size;
+        char *slot = inst->shm->heap_reserve + i * inst->slot_size;
         rc = map_fixed(slot, inst->slot_size, fds[i * (size_t)nfds], "a node-local heap");
         if (rc != SYMM_OK)
             goto err_unmap_heaps;
         if ((int)i != inst->local_idx)
             madvise(slot, inst->slot_size, MADV_DONTDUMP);
     }
-    inst->heap_base = inst->heap_reserve + (size_t)inst->local_idx * inst->slot_size;
+    inst->heap_base = inst->shm->heap_reserve + (size_t)inst->local_idx * inst->slot_size;
 
     if (data->fd >= 0) {
         size_t dsz = data->size;
-        inst->data_size = dsz;
-        inst->data_reserve = mmap(NULL, dsz * n_local, PROT_NONE,
+        inst->shm->data_size = dsz;
+        inst->shm->data_reserve = mmap(NULL, dsz * n_local, PROT_NONE,
                                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-        if (inst->data_reserve == MAP_FAILED) {
+        if (inst->shm->data_reserve == MAP_FAILED) {
             symm_error("shmem_init",
                        "reserving %zu bytes of address space for %d PEs' "
                        "global data: %s",
                        dsz * n_local, inst->n_local, strerror(errno));
-            inst->data_reserve = NULL;
+            inst->shm->data_reserve = NULL;
             rc = SYMM_ERR_NOMEM;
             goto err_unmap_heaps;
         }
         for (size_t i = 0; i < n_local; i++) {
-            rc = map_fixed(inst->data_reserve + i * dsz, dsz, fds[i * (size_t)nfds + 1],
+            rc = map_fixed(inst->shm->data_reserve + i * dsz, dsz, fds[i * (size_t)nfds + 1],
                            "a node-local PE's global data");
             if (rc != SYMM_OK)
                 goto err_unmap_data;
-            madvise(inst->data_reserve + i * dsz, dsz, MADV_DONTDUMP);
+            madvise(inst->shm->data_reserve + i * dsz, dsz, MADV_DONTDUMP);
         }
     }
     return SYMM_OK;
 
 err_unmap_data:
-    munmap(inst->data_reserve, inst->data_size * n_local);
-    inst->data_reserve = NULL;
+    munmap(inst->shm->data_reserve, inst->shm->data_size * n_local);
+    inst->shm->data_reserve = NULL;
 err_unmap_heaps:
-    munmap(inst->heap_reserve, reserve);
-    inst->heap_reserve = NULL;
+    munmap(inst->shm->heap_reserve, reserve);
+    inst->shm->heap_reserve = NULL;
     inst->heap_base = NULL;
     return rc;
 }
@@ -303,18 +303,18 @@ static int heap_file(symm_instance_t *inst)
 {
     int mode = inst->cfg.core.hugepages;
     size_t want = huge_round(inst->heap_size) / HUGE_PAGE * (size_t)inst->n_local;
-    char *why = inst->heap_huge_why;
-    size_t wl = sizeof(inst->heap_huge_why);
+    char *why = inst->shm->heap_huge_why;
+    size_t wl = sizeof(inst->shm->heap_huge_why);
     int fd;
 
-    inst->heap_huge = 0;
+    inst->shm->heap_huge = 0;
     if (mode == SYMM_HUGEPAGES_OFF) {
         snprintf(why, wl, "SYMM_HUGEPAGES=off");
     } else if (mode == SYMM_HUGEPAGES_AUTO && huge_free() < want) {
         snprintf(why, wl, "%zu free huge pages, %zu wanted for %d local heaps", huge_free(), want,
                  inst->n_local);
     } else if ((fd = huge_heap_fd(inst->heap_size, why, wl)) >= 0) {
-        inst->heap_huge = 1;
+        inst->shm->heap_huge = 1;
         snprintf(why, wl, "%zu MiB in 2 MiB pages", huge_round(inst->heap_size) >> 20);
         return fd;
     } else if (mode == SYMM_HUGEPAGES_ON) {
@@ -337,6 +337,23 @@ static int heap_file(symm_instance_t *inst)
     return fd;
 }
 
+int symm_shm_state_create(symm_instance_t *inst)
+{
+    inst->shm = calloc(1, sizeof(*inst->shm));
+    if (inst->shm == NULL) {
+        symm_error("shmem_init", "no memory for the node-local mappings' state");
+        return SYMM_ERR_NOMEM;
+    }
+    inst->shm->heap_fd = -1;
+    return SYMM_OK;
+}
+
+void symm_shm_state_destroy(symm_instance_t *inst)
+{
+    free(inst->shm);
+    inst->shm = NULL;
+}
+
 int symm_shm_init(symm_instance_t *inst, const symm_data_layout_t *data)
 {
     int rc = SYMM_OK;
@@ -345,8 +362,8 @@ int symm_shm_init(symm_instance_t *inst, const symm_data_layout_t *data)
     int *fds = NULL;
     size_t n_local = (size_t)inst->n_local;
 
-    inst->heap_fd = heap_file(inst);
-    if (inst->heap_fd < 0) {
+    inst->shm->heap_fd = heap_file(inst);
+    if (inst->shm->heap_fd < 0) {
         rc = SYMM_ERR_SYS;
     } else if ((fds = malloc(sizeof(int) * n_local * (size_t)nfds)) == NULL) {
         symm_error("shmem_init", "no memory for %zu descriptors", n_local * (size_t)nfds);
@@ -357,8 +374,8 @@ int symm_shm_init(symm_instance_t *inst, const symm_data_layout_t *data)
     rc = symm_boot_agree(inst->boot, rc, "shmem_init", NULL);
     if (rc != SYMM_OK)
         goto err_free_fds;
-    my_fds[0] = inst->heap_fd;
-    my_fds[1] = data->fd >= 0 ? data->fd : inst->heap_fd;
+    my_fds[0] = inst->shm->heap_fd;
+    my_fds[1] = data->fd >= 0 ? data->fd : inst->shm->heap_fd;
     rc = symm_boot_fds_exchange(inst->boot, inst->local_pes, inst->n_local, inst->local_idx, my_fds,
                                 nfds, fds);
     if (rc != SYMM_OK)
@@ -381,7 +398,9 @@ int symm_shm_init(symm_instance_t *inst, const symm_data_layout_t *data)
         p->local_idx = i;
         p->mapped = 1;
         p->heap_delta = (intptr_t)((i - inst->local_idx) * (intptr_t)inst->slot_size);
-        p->data_base = inst->data_reserve ? inst->data_reserve + (size_t)i * inst->data_size : NULL;
+        p->data_base = inst->shm->data_reserve
+                           ? inst->shm->data_reserve + (size_t)i * inst->shm->data_size
+                           : NULL;
     }
     /* The mappings hold the files; only my own heap fd is kept, to grow it. */
     for (size_t i = 0; i < n_local * (size_t)nfds; i++)
@@ -394,29 +413,30 @@ err_close_fds:
         close(fds[i]);
 err_free_fds:
     free(fds);
-    if (inst->heap_fd >= 0)
-        close(inst->heap_fd);
-    inst->heap_fd = -1;
+    if (inst->shm->heap_fd >= 0)
+        close(inst->shm->heap_fd);
+    inst->shm->heap_fd = -1;
     return rc;
 }
 
 void symm_shm_fini(symm_instance_t *inst)
 {
     unmap_node(inst);
-    if (inst->heap_fd >= 0)
-        close(inst->heap_fd);
-    inst->heap_fd = -1;
+    if (inst->shm->heap_fd >= 0)
+        close(inst->shm->heap_fd);
+    inst->shm->heap_fd = -1;
 }
 
 int symm_shm_heap_grow(symm_instance_t *inst, size_t new_size, const char *routine)
 {
-    if (inst->heap_huge) {
+    if (inst->shm->heap_huge) {
         /* hugetlbfs: whole pages, allocated now (a shortage is this error,
          * not a SIGBUS at the first touch). */
         size_t old = huge_round(inst->heap_size), size = huge_round(new_size);
-        if (size > old && (ftruncate(inst->heap_fd, (off_t)size) != 0 || symm_fault("hugepages") ||
-                           fallocate(inst->heap_fd, 0, (off_t)old, (off_t)(size - old)) != 0)) {
-            if (ftruncate(inst->heap_fd, (off_t)old) != 0) /* gives back what it got */
+        if (size > old &&
+            (ftruncate(inst->shm->heap_fd, (off_t)size) != 0 || symm_fault("hugepages") ||
+             fallocate(inst->shm->heap_fd, 0, (off_t)old, (off_t)(size - old)) != 0)) {
+            if (ftruncate(inst->shm->heap_fd, (off_t)old) != 0) /* gives back what it got */
                 symm_warn(routine, "shrinking the heap file back: %s", strerror(errno));
             symm_error(routine,
                        "growing the symmetric heap to %zu bytes: %zu more huge pages wanted, "
@@ -426,7 +446,7 @@ int symm_shm_heap_grow(symm_instance_t *inst, size_t new_size, const char *routi
         }
         return SYMM_OK;
     }
-    if (symm_fault("ftruncate") || ftruncate(inst->heap_fd, (off_t)new_size) != 0) {
+    if (symm_fault("ftruncate") || ftruncate(inst->shm->heap_fd, (off_t)new_size) != 0) {
         symm_error(routine, "growing the symmetric heap to %zu bytes: ftruncate: %s", new_size,
                    strerror(errno));
         return SYMM_ERR_NOMEM;
@@ -438,7 +458,8 @@ void symm_shm_heap_restore(symm_instance_t *inst, size_t old_size, const char *r
 {
     /* Shrinking frees the pages past old_size; nobody used them yet. A
      * failure leaves a larger file, which costs nothing but its pages. */
-    if (ftruncate(inst->heap_fd, (off_t)(inst->heap_huge ? huge_round(old_size) : old_size)) != 0)
+    size_t bytes = inst->shm->heap_huge ? huge_round(old_size) : old_size;
+    if (ftruncate(inst->shm->heap_fd, (off_t)bytes) != 0)
         symm_warn(routine, "shrinking the symmetric heap back to %zu bytes: ftruncate: %s",
                   old_size, strerror(errno));
 }

@@ -12,6 +12,26 @@
 #include "runtime/state.h"
 #include "runtime/status.h"
 
+/* The node-local mappings' state in an instance (inst->shm): made by
+ * symm_shm_state_create at init, before symm_shm_init, and released with
+ * the instance. */
+struct symm_shm_map {
+    char *heap_reserve;           /* n_local slots of inst->slot_size */
+    int same_address;             /* heap_reserve is the same address in every process of
+                                   * the node */
+    const char *same_address_why; /* why not, when same_address is 0 (static text) */
+    size_t heap_align;            /* every heap base is a multiple of it */
+    int heap_fd;
+    int heap_huge;                /* heap_fd is hugetlbfs: 2 MiB pages, its size a multiple */
+    char heap_huge_why[96];       /* why it is or is not, for SHMEM_INFO */
+    char *data_reserve;           /* n_local mappings of the data memfds */
+    size_t data_size;             /* total bytes of the data memfd */
+};
+
+/* inst->shm, empty (no descriptor). Logs its failure. */
+SYMM_MUST_CHECK int symm_shm_state_create(symm_instance_t *inst);
+void symm_shm_state_destroy(symm_instance_t *inst);
+
 /* Collective. Create my heap memfd of inst->heap_size bytes, exchange heap
  * and data memfds with the node-local PEs, map every node-local heap at slot
  * local_idx * slot_size of one reserved range and every data memfd into a

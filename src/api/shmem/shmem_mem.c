@@ -7,6 +7,7 @@
 #include "core/heap.h"
 #include "mem/alloc.h"
 #include "runtime/log.h"
+#include "transport/shm.h"
 #include "shmem.h"
 #include "api/shmem/shmem_profile.h"
 #include "shmemx.h"
@@ -44,11 +45,11 @@ void *shmem_align(size_t alignment, size_t size)
     }
     /* Offsets are aligned, so an address is as aligned as the heap base
      * (transport/shm.c: heap_align, 1 GiB unless the slot is smaller). */
-    if (alignment > s->heap_align) {
+    if (alignment > s->shm->heap_align) {
         symm_error("shmem_align",
                    "alignment %zu is larger than the symmetric heap's base alignment %zu "
                    "(SYMM_MAX_SYMMETRIC_SIZE sets the slot it divides)",
-                   alignment, s->heap_align);
+                   alignment, s->shm->heap_align);
         return NULL;
     }
     return symm_heap_malloc(s, size, alignment, false, "shmem_align", SYMM_CALL_SITE);

@@ -22,7 +22,7 @@ void symm_coll_collect_stage(symm_group_t *g, void *dest, const void *source, si
 {
     uint64_t seq = symm_coll_stage_next(g);
     uint64_t *mine = symm_coll_stage_mine(g, seq);
-    int staged = nbytes <= g->s->stage_max && nbytes <= SYMM_TEAM_STAGE_BYTES - HEAD;
+    int staged = nbytes <= g->s->coll->stage_max && nbytes <= SYMM_TEAM_STAGE_BYTES - HEAD;
     mine[0] = nbytes;
     mine[1] = (uint64_t)staged;
     if (staged)
