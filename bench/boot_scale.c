@@ -21,10 +21,8 @@
 #endif
 #include "boot/boot.h"
 #include "runtime/status.h"
+#include "unit/boot_job.h"
 
-#include <arpa/inet.h>
-#include <fcntl.h>
-#include <netinet/in.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,37 +49,6 @@ static double now_s(void)
 static uint8_t pattern(int rank, int round, size_t i)
 {
     return (uint8_t)(rank * 131 + round * 7 + i * 13);
-}
-
-static int listen_any(char *addr, size_t cap)
-{
-    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-    socklen_t sl = sizeof(sa);
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
-    if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sl) != 0 || listen(fd, 4096) != 0 ||
-        getsockname(fd, (struct sockaddr *)&sa, &sl) != 0) {
-        perror("boot_scale: listen");
-        exit(2);
-    }
-    snprintf(addr, cap, "127.0.0.1:%d", ntohs(sa.sin_port));
-    return fd;
-}
-
-static void make_secret(char *out)
-{
-    static const char hex[] = "0123456789abcdef";
-    uint8_t rnd[16];
-    int fd = open("/dev/urandom", O_RDONLY);
-    if (fd < 0 || read(fd, rnd, sizeof(rnd)) != (ssize_t)sizeof(rnd)) {
-        perror("boot_scale: urandom");
-        exit(2);
-    }
-    close(fd);
-    for (int i = 0; i < 16; i++) {
-        out[2 * i] = hex[rnd[i] >> 4];
-        out[2 * i + 1] = hex[rnd[i] & 15];
-    }
-    out[32] = '\0';
 }
 
 /* One PE: join, ROUNDS checked allgathers, a barrier. The exit status. */
@@ -123,8 +90,8 @@ static int pe_main(const symm_boot_tcp_params_t *p, int rounds, size_t len, resu
 static double run_job(int n, int rounds, size_t len, result_t *res)
 {
     char addr[64], secret[33];
-    int lfd = listen_any(addr, sizeof(addr));
-    make_secret(secret);
+    int lfd = job_listen(addr, sizeof(addr));
+    job_secret(secret);
     double t0 = now_s();
     for (int r = 0; r < n; r++) {
         pid_t pid = fork();

@@ -31,7 +31,7 @@ set_tests_properties(test_boot_tree_tls_off PROPERTIES TIMEOUT 180 ENVIRONMENT S
 # fan-out and a deep one.
 add_executable(boot_scale ${PROJECT_SOURCE_DIR}/bench/boot_scale.c)
 target_link_libraries(boot_scale PRIVATE symm_static)
-target_include_directories(boot_scale PRIVATE ${PROJECT_SOURCE_DIR}/src)
+target_include_directories(boot_scale PRIVATE ${PROJECT_SOURCE_DIR}/src ${PROJECT_SOURCE_DIR}/tests)
 add_test(NAME boot_scale_k16 COMMAND boot_scale -t 1 -r 3 1 2 4 40)
 add_test(NAME boot_scale_k2 COMMAND boot_scale -k 2 -t 1 -r 3 7 40)
 set_tests_properties(boot_scale_k16 boot_scale_k2 PROPERTIES TIMEOUT 120)

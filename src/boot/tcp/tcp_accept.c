@@ -113,7 +113,6 @@ typedef struct accept_st {
     double t0;          /* when accepting started */
     int nkids;          /* ranks to accept (lo..hi-1) */
     int ndir;           /* rank 0: PEs the directory answers */
-    int nwatch;         /* links watched meanwhile (the parent, the children) */
     struct pollfd *pfd; /* [0] lfd, [1..narmed] pend, then the watched links */
     int narmed;         /* pending connections in pfd this round */
     int max_pend;       /* this round's bound on pending connections */
@@ -590,7 +589,9 @@ static int accept_setup(accept_st_t *st)
     /* At most every PE still expected plus a few strays are served at once. */
     size_t cap = (size_t)st->nkids + (size_t)st->ndir + PEND_EXTRA;
     st->pend = malloc(cap * sizeof(*st->pend));
-    st->pfd = malloc((cap + 1 + (size_t)st->nwatch) * sizeof(*st->pfd));
+    /* The listening socket, the pending connections, then the links
+     * watched meanwhile: the parent and the children. */
+    st->pfd = malloc((cap + 2 + (size_t)st->nkids) * sizeof(*st->pfd));
     if (tb->dir != NULL && (st->wait_at = malloc((size_t)size * sizeof(int))) != NULL)
         for (int r = 0; r < size; r++)
             st->wait_at[r] = -1;
@@ -648,7 +649,7 @@ static int accept_poll(accept_st_t *st, int ready)
     tcp_boot_t *tb = st->tb;
     struct pollfd *pfd = st->pfd;
     int np = st->narmed;
-    int pr = symm_boot_poll(pfd, (nfds_t)(np + 1 + st->nwatch), ready ? 0.0 : st->end);
+    int pr = symm_boot_poll(pfd, (nfds_t)(np + 2 + st->nkids), ready ? 0.0 : st->end);
     if (ready && pr >= 0) {
         for (int i = 0; i < np; i++)
             if (symm_tcp_conn_pending(&st->pend[i].c))
@@ -785,7 +786,6 @@ static int root_accept_all(tcp_boot_t *tb, int lfd, double end)
     st.t0 = symm_boot_now();
     st.nkids = tb->hi - tb->lo;
     st.ndir = tb->dir != NULL ? tb->dir->expected : 0;
-    st.nwatch = 1 + st.nkids; /* the parent, the children */
     int rc = accept_setup(&st);
     while (rc == SYMM_OK && !accept_done(&st))
         rc = accept_round(&st);

@@ -199,7 +199,6 @@ int symm_tcp_io_report(const symm_tcp_conn_t *c, int pe, int io, const char *dur
     return SYMM_ERR_PEER;
 }
 
-
 void symm_tree_abort(tcp_boot_t *tb, int culprit, int status, int skip_up, int skip,
                      const size_t *sent, size_t total)
 {
