@@ -63,7 +63,6 @@ int symm_boot_singleton_create(symm_boot_t **boot_p)
     boot->rank = 0;
     boot->size = 1;
     boot->timeout_s = 0;
-    boot->secret[0] = '\0';
     *boot_p = boot;
     return SYMM_OK;
 }

@@ -11,7 +11,8 @@
  * dead peer is reported naming the PEs concerned.
  *
  * fdpass.c, on top of any bootstrap, hands file descriptors (memfds) between
- * PEs of one node over an abstract Unix socket with SCM_RIGHTS.
+ * PEs of one node: each publishes its pid and descriptor numbers, the others
+ * open them as /proc/<pid>/fd/<n>.
  *
  * Layer boot/ (below mem/, above runtime/; docs/ARCHITECTURE.md): the out-of-
  * band bootstrap and its addresses. It includes and calls only its own
@@ -40,7 +41,6 @@ struct symm_boot {
     int rank;
     int size;
     double timeout_s;        /* bound on every wait */
-    char secret[33];         /* job secret, 32 hex chars; "" for a singleton */
 };
 
 /* Parameters of the TCP bootstrap. */
@@ -122,7 +122,9 @@ static inline void symm_boot_destroy(symm_boot_t *boot) { boot->ops->fini(boot);
  * this node in increasing order, my own among them at index node_idx. Each
  * PE contributes nfds descriptors; on success out_fds[i*nfds + j] is a
  * descriptor (owned by the caller, to close) for PE node_ranks[i]'s j-th fd;
- * the caller's own slots hold dup()s of its own fds. */
+ * the caller's own slots hold dup()s of its own fds. The PEs of a node must
+ * share a PID namespace and may open each other's /proc/<pid>/fd (one user,
+ * dumpable); a PE that cannot says which peer and why, and all fail. */
 SYMM_MUST_CHECK int symm_boot_fds_exchange(symm_boot_t *boot, const int *node_ranks, int n_node,
                                            int node_idx, const int *fds, int nfds, int *out_fds);
 

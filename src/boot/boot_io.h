@@ -1,7 +1,7 @@
 /*
  * boot_io.h - deadlines and bounded waits for the bootstrap.
  *
- * Private to src/boot/ (every bootstrap, fdpass.c, secret.c). A deadline is
+ * Private to src/boot/ (every bootstrap and secret.c). A deadline is
  * a monotonic time in seconds; a negative deadline never passes. Every wait
  * here is a poll() bounded by a deadline. Nothing here logs but
  * symm_boot_missing, the one report every bootstrap gives when a bounded
@@ -30,7 +30,7 @@ void symm_boot_sleep(double s);
  * <ranks> <what>" under "bootstrap", the n ranks (any order: sorted here)
  * written "2, 3, 7-9" and cut to "... (N in all)" past a line; with n == 0,
  * "<cause> <what>, although every PE arrived". Every bootstrap (tcp, PMIx,
- * MPI) and fdpass.c name the missing PEs through this. Returns
+ * MPI) names the missing PEs through this. Returns
  * SYMM_ERR_TIMEOUT. */
 int symm_boot_missing(int *ranks, int n, const char *cause, const char *what);
 /* The ranks of 0..n-1 but skip whose arrived[] is 0, ascending, into

@@ -23,9 +23,6 @@
  * so. A collective that timed out cannot be cancelled: its buffers (owned
  * here, never the caller's) are leaked and the bootstrap stays failed.
  *
- * The job secret (fdpass.c's socket name) is 16 random bytes of PE 0,
- * gathered at creation.
- *
  * Rules for callers: MPI_Init (or MPI_Init_thread) before creation, and
  * shmem_finalize (fini) before MPI_Finalize. Not thread-safe: one caller at a
  * time, and it must be a thread allowed to call MPI (the main thread under
@@ -48,7 +45,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 #include <unistd.h>
 
 #define MPI_BOOT_TAG 0x5359 /* "SY"; below the minimum MPI_TAG_UB of 32767 */
@@ -338,25 +334,6 @@ static const symm_boot_ops_t mpi_ops = {
 
 /* ---- creation ---------------------------------------------------------- */
 
-static void random_bytes(uint8_t *b, size_t n)
-{
-    size_t got = 0;
-    while (got < n) {
-        ssize_t r = getrandom(b + got, n - got, 0);
-        if (r <= 0)
-            break;
-        got += (size_t)r;
-    }
-    if (got < n) {
-        /* No getrandom: still unique per job, if not secret. */
-        uint64_t x = (uint64_t)getpid() * 0x9e3779b97f4a7c15ull ^ (uint64_t)(symm_boot_now() * 1e9);
-        for (size_t i = got; i < n; i++) {
-            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
-            b[i] = (uint8_t)x;
-        }
-    }
-}
-
 /* Duplicate the communicator, bounded by the timeout. */
 static int dup_comm(MPI_Comm comm, int size, double timeout_s, MPI_Comm *dup_p)
 {
@@ -446,23 +423,6 @@ static int mpi_create(void *comm, double timeout_s, symm_boot_t **boot_p)
     /* Failures come back as codes, never abort from inside MPI. */
     MPI_Comm_set_errhandler(mb->comm, MPI_ERRORS_RETURN);
 
-    /* The job secret: PE 0's random bytes. */
-    uint8_t mine[16], *all = malloc((size_t)size * sizeof(mine));
-    if (all == NULL) {
-        symm_error("bootstrap", "out of memory");
-        rc = SYMM_ERR_NOMEM;
-    } else {
-        random_bytes(mine, sizeof(mine));
-        rc = mpi_allgather(&mb->base, mine, all, sizeof(mine));
-    }
-    if (rc == SYMM_OK)
-        for (int i = 0; i < 16; i++)
-            snprintf(mb->base.secret + 2 * i, 3, "%02x", all[i]);
-    free(all);
-    if (rc != SYMM_OK) {
-        mpi_fini(&mb->base);
-        return rc;
-    }
     symm_debug("bootstrap", "mpi: rank %d of %d", rank, size);
     *boot_p = &mb->base;
     return SYMM_OK;

@@ -20,9 +20,6 @@
  * be found (within about a second) are the ones that did not arrive, and the
  * error names them.
  *
- * The job secret (for fdpass.c's socket name) is a 128-bit hash of the
- * namespace, which every PE of the job shares and concurrent jobs do not.
- *
  * Must never: wait without bound when timeout_s > 0, free memory a pending
  * PMIx callback may still write (on a timeout it is leaked: the job is
  * failing), or call PMIx after PMIx_Finalize. Not thread-safe: one caller at
@@ -402,25 +399,6 @@ static const symm_boot_ops_t pmix_ops = {
 
 /* ---- creation ---------------------------------------------------------- */
 
-/* 128 bits of the namespace as 32 hex characters (two FNV-1a streams). */
-static void secret_of(const char *ns, char secret[33])
-{
-    uint64_t a = 0xcbf29ce484222325ull, b = 0x84222325cbf29ce4ull;
-    for (const char *s = ns; *s != '\0'; s++) {
-        a = (a ^ (uint8_t)*s) * 0x100000001b3ull;
-        b = (b ^ (uint8_t)*s) * 0x100000001b3ull;
-        b ^= b >> 29;
-    }
-    /* Final avalanche so that similar namespaces give unrelated secrets. */
-    a ^= a >> 33;
-    a *= 0xff51afd7ed558ccdull;
-    a ^= a >> 33;
-    b ^= b >> 31;
-    b *= 0xc4ceb9fe1a85ec53ull;
-    b ^= b >> 33;
-    snprintf(secret, 33, "%016llx%016llx", (unsigned long long)a, (unsigned long long)b);
-}
-
 static int get_job_size(const pmix_proc_t *all, int *size_p)
 {
     pmix_value_t *v = NULL;
@@ -483,7 +461,6 @@ static int pmix_create(void *arg, double timeout_s, symm_boot_t **boot_p)
     pb->base.ops = &pmix_ops;
     pb->base.rank = (int)pb->me.rank;
     pb->base.timeout_s = timeout_s;
-    secret_of(pb->me.nspace, pb->base.secret);
     symm_log_set_pe(pb->base.rank);
     symm_debug("bootstrap", "pmix: namespace %s, rank %d of %d", pb->me.nspace, pb->base.rank,
                pb->base.size);

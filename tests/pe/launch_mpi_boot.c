@@ -1,12 +1,18 @@
 /*
  * launch_mpi_boot.c - the MPI bootstrap on its own (internal API, static
  * library): on a communicator given by the caller (the halves of an
- * MPI_Comm_split), and a timeout naming the PE that did not arrive.
+ * MPI_Comm_split) with an fd exchange over it, and a timeout naming the PE
+ * that did not arrive.
  *
  *   mpirun -np N launch_mpi_boot split
  *   mpirun -np N launch_mpi_boot late RANK SECONDS   (fails: PE 0 names RANK)
  */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* memfd_create */
+#endif
 #include <mpi.h>
+#include <errno.h>
+#include <sys/mman.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,8 +48,6 @@ int main(int argc, char **argv)
         if (boot->rank != hrank || boot->size != hsize)
             FAIL("bootstrap rank/size %d/%d, communicator %d/%d", boot->rank, boot->size, hrank,
                  hsize);
-        if (strlen(boot->secret) != 32)
-            FAIL("secret '%s' is not 32 characters", boot->secret);
         for (int round = 0; round < 3; round++) {
             int mine[2] = {rank, round}, *all = malloc(sizeof(mine) * (size_t)hsize);
             if (boot->ops->allgather(boot, mine, all, sizeof(mine)) != 0)
@@ -52,20 +56,33 @@ int main(int argc, char **argv)
                 /* half rank r is world rank (color + 2 * (hsize - 1 - r)) */
                 int world = rank % 2 + 2 * (hsize - 1 - r);
                 if (all[2 * r] != world || all[2 * r + 1] != round)
-                    FAIL("allgather #%d: slot %d holds %d/%d, expected %d/%d", round, r,
-                         all[2 * r], all[2 * r + 1], world, round);
+                    FAIL("allgather #%d: slot %d holds %d/%d, expected %d/%d", round, r, all[2 * r],
+                         all[2 * r + 1], world, round);
             }
             free(all);
             if (boot->ops->barrier(boot) != 0)
                 FAIL("barrier #%d failed", round);
         }
-        /* Every PE of the job has the same secret. */
-        char *secrets = malloc(33 * (size_t)hsize);
-        MPI_Allgather(boot->secret, 33, MPI_CHAR, secrets, 33, MPI_CHAR, half);
+        /* Descriptors over this bootstrap: every PE of the half is on this
+         * node, and each memfd holds its owner's world rank. */
+        int *ranks = malloc(sizeof(int) * (size_t)hsize),
+            *fds = malloc(sizeof(int) * (size_t)hsize);
+        int mine = memfd_create("pe", MFD_CLOEXEC);
+        if (mine < 0 || write(mine, &rank, sizeof(rank)) != sizeof(rank))
+            FAIL("memfd: %s", strerror(errno));
         for (int r = 0; r < hsize; r++)
-            if (strcmp(secrets + 33 * r, boot->secret) != 0)
-                FAIL("secret of half rank %d is %s, mine %s", r, secrets + 33 * r, boot->secret);
-        free(secrets);
+            ranks[r] = r;
+        if (symm_boot_fds_exchange(boot, ranks, hsize, hrank, &mine, 1, fds) != 0)
+            FAIL("fd exchange over the MPI bootstrap failed");
+        for (int r = 0; r < hsize; r++) {
+            int v = -1;
+            if (pread(fds[r], &v, sizeof(v), 0) != sizeof(v) || v != rank % 2 + 2 * (hsize - 1 - r))
+                FAIL("half rank %d's descriptor holds %d", r, v);
+            close(fds[r]);
+        }
+        close(mine);
+        free(ranks);
+        free(fds);
         symm_boot_destroy(boot);
         MPI_Comm_free(&half);
         if (rank == 0)

@@ -32,6 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -42,7 +43,17 @@
 #define MAX_CHECKS 16
 #define MSG_LEN 240
 
-enum { SC_BASIC, SC_SECRET, SC_TIMEOUT, SC_COLL_TIMEOUT, SC_DEAD, SC_MISMATCH, SC_UNIQUE, SC_ENV };
+enum {
+    SC_BASIC,
+    SC_SECRET,
+    SC_TIMEOUT,
+    SC_COLL_TIMEOUT,
+    SC_DEAD,
+    SC_MISMATCH,
+    SC_UNIQUE,
+    SC_ENV,
+    SC_UNREADABLE
+};
 
 typedef struct check_slot {
     int state;          /* 0 not run, 1 passed, -1 failed */
@@ -65,16 +76,19 @@ typedef struct job {
 static const char *check_name[][MAX_CHECKS] = {
     [SC_BASIC] = {"create from env", "barrier", "allgather 1 B", "allgather 8 B",
                   "allgather 100 KiB", "fds: one node, 2 fds", "fds: two nodes by parity",
-                  "fds: 300 fds each (chunked)", "fds: last PE off-node", "final barrier",
-                  "no descriptor leaked"},
-    /* Past 64 PEs the 100 KiB allgather becomes 1 KiB: the star sends
-     * size^2 * len bytes through rank 0. */
+                  "fds: 300 fds each", "fds: last PE off-node",
+                  "fds: a bad descriptor fails every PE", "fds: the next exchange works",
+                  "final barrier", "no descriptor leaked"},
+    /* Past 64 PEs the 100 KiB allgather becomes 1 KiB: rank 0 sends min(size, K) *
+     * size * len bytes. */
     [SC_SECRET] = {"impostor refused with its reason", "job completes", "rank 0 logs refusal"},
     [SC_TIMEOUT] = {"rank 0 times out naming PE 2", "rank 1 fails fast"},
     [SC_COLL_TIMEOUT] = {"rank 0 times out naming PEs 2-4, 6", "the others fail fast"},
     [SC_DEAD] = {"rank 0 names the dead PE 2", "rank 1 fails"},
     [SC_MISMATCH] = {"rank 0 names mismatched PE 1", "rank 1 fails"},
     [SC_UNIQUE] = {"rank 0 binds late, peers retry", "barrier + allgather"},
+    [SC_UNREADABLE] = {"a PE that cannot open a peer's memory says why",
+                       "the unreadable PE fails too", "no descriptor leaked"},
     [SC_ENV] = {"no env: singleton", "singleton fds exchange", "partial env refused",
                 "bad rank refused", "bad secret refused", "bad listen fd refused"},
 };
@@ -117,6 +131,36 @@ static void check_fds(symm_boot_t *b, int check, const int *node_ranks, int n_no
     free(out);
 }
 
+/* The last PE offers a descriptor it has closed: it fails with the system
+ * error, every other PE with SYMM_ERR_PEER, and nobody gets descriptors. */
+static void check_bad_fd(symm_boot_t *b, int check, const int *node_ranks, int n_node,
+                         int node_idx)
+{
+    int mine[2], out[2 * MAX_PES], bad = b->rank == b->size - 1;
+    for (int j = 0; j < 2; j++)
+        mine[j] = memfd_create("pe", MFD_CLOEXEC);
+    if (bad)
+        close(mine[1]);
+    for (int i = 0; i < 2 * n_node; i++)
+        out[i] = -7;
+    int rc = symm_boot_fds_exchange(b, node_ranks, n_node, node_idx, mine, 2, out);
+    int untouched = 1;
+    for (int i = 0; i < 2 * n_node; i++)
+        untouched &= out[i] == -7;
+    int want = b->size == 1 || bad ? SYMM_ERR_SYS : SYMM_ERR_PEER;
+    char needle[64];
+    if (bad)
+        snprintf(needle, sizeof(needle), "descriptor %d (#1) cannot be shared", mine[1]);
+    else /* symm_boot_agree's report of the failed PE */
+        snprintf(needle, sizeof(needle), "PE %d failed", b->size - 1);
+    const char *line = captured(needle);
+    mark(check, rc == want && untouched && line != NULL, "rc %d (want %d), out %s: %s", rc,
+         want, untouched ? "untouched" : "written", line ? line : "no message");
+    capture();
+    close(mine[0]);
+    if (!bad)
+        close(mine[1]);
+}
 
 static void set_env(const job_t *job, int rank)
 {
@@ -168,10 +212,51 @@ static void pe_basic(const job_t *job, int rank)
         check_fds(b, 8, ranks, 0, 0, 2);
     else
         check_fds(b, 8, ranks, n > 1 ? n - 1 : n, rank, 2);
-    mark(9, symm_boot_barrier(b) == 0, NULL);
+    check_bad_fd(b, 9, ranks, n, rank);
+    check_fds(b, 10, ranks, n, rank, 2);
+    mark(11, symm_boot_barrier(b) == 0, NULL);
     symm_boot_destroy(b);
     int fds_after = count_fds();
-    mark(10, fds_after == fds_before, "%d open before, %d after", fds_before, fds_after);
+    mark(12, fds_after == fds_before, "%d open before, %d after", fds_before, fds_after);
+}
+
+/* PE 1 makes itself unreadable to the others (not dumpable, and every PE
+ * runs as an unprivileged user, so none can override that): each other PE
+ * fails to open its memory, says which PE and why, and all fail the call. */
+static void pe_unreadable(const job_t *job, int rank)
+{
+    uid_t nobody = 65534;
+    if (geteuid() == 0 && (setresgid(nobody, nobody, nobody) != 0 ||
+                           setresuid(nobody, nobody, nobody) != 0)) {
+        mark(0, 0, "cannot become uid %d: %s", (int)nobody, strerror(errno));
+        return;
+    }
+    prctl(PR_SET_DUMPABLE, rank == 1 ? 0 : 1, 0, 0, 0);
+    set_env(job, rank);
+    int fds_before = count_fds() - (rank == 0);
+    symm_boot_t *b;
+    int rc = symm_boot_create_from_env(20.0, &b), ranks[MAX_PES], mine[2], out[2 * MAX_PES];
+    if (rc != 0) {
+        mark(rank == 1, 0, "bootstrap rc %d", rc);
+        return;
+    }
+    for (int r = 0; r < job->n; r++)
+        ranks[r] = r;
+    for (int j = 0; j < 2; j++)
+        mine[j] = memfd_create("pe", MFD_CLOEXEC);
+    rc = symm_boot_fds_exchange(b, ranks, job->n, rank, mine, 2, out);
+    if (rank == 1) {
+        mark(1, rc == SYMM_ERR_PEER, "rc %d", rc);
+    } else {
+        const char *line = captured("cannot open node-local PE 1's memory");
+        mark(0, rc == SYMM_ERR_SYS && line != NULL && strstr(line, "Permission denied"),
+             "rc %d: %s", rc, line ? line : "no message");
+    }
+    close(mine[0]);
+    close(mine[1]);
+    symm_boot_destroy(b);
+    int fds_after = count_fds();
+    mark(2, fds_after == fds_before, "%d open before, %d after", fds_before, fds_after);
 }
 
 static int tcp_params_create(const job_t *job, int rank, const char *secret, int lfd,
@@ -380,6 +465,7 @@ static void run_pe(const job_t *job, int rank, int ready_fd)
     case SC_MISMATCH: pe_mismatch(job, rank); break;
     case SC_UNIQUE: pe_unique(job, rank); break;
     case SC_ENV: pe_env(job); break;
+    case SC_UNREADABLE: pe_unreadable(job, rank); break;
     }
     _exit(0);
 }
@@ -533,6 +619,8 @@ int main(int argc, char **argv)
     failed += run_simple(SC_DEAD, 3, 3, "size 3, PE 2 dies");
     failed += run_simple(SC_MISMATCH, 2, 2, "mismatched calls");
     failed += run_unique(4);
+    failed += run_simple(SC_UNREADABLE, 2, 2, "N=2, PE 1 unreadable");
+    failed += run_simple(SC_UNREADABLE, 4, 4, "N=4, PE 1 unreadable");
 
     printf("%s: %d failure(s)\n", failed ? "FAIL" : "PASS", failed);
     return failed ? 1 : 0;

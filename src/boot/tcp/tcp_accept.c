@@ -227,7 +227,7 @@ static symm_tls_ctx_t *verify_ctx(accept_st_t *st)
 {
     if (!st->verify_tried && symm_tls_built()) {
         st->verify_tried = 1;
-        if (symm_tls_ctx_create(SYMM_TLS_PSK, 1, st->tb->base.secret, &st->verify) != SYMM_OK)
+        if (symm_tls_ctx_create(SYMM_TLS_PSK, 1, st->tb->secret, &st->verify) != SYMM_OK)
             st->verify = NULL;
     }
     return st->verify;
@@ -271,7 +271,7 @@ static int hello_judge(accept_st_t *st, pend_conn_t *c)
     tcp_hdr_t h = tcp_hdr_unpack(c->buf);
     if (h.type != TCP_MSG_HELLO)
         return conn_refuse(c, TCP_REJECT_PROTOCOL, "");
-    if (!secret_equal(c->buf + TCP_HDR_LEN, tb->base.secret))
+    if (!secret_equal(c->buf + TCP_HDR_LEN, tb->secret))
         return conn_refuse(c, TCP_REJECT_SECRET,
                            c->other && tb->tls != NULL ? " (and it runs the bootstrap without TLS)"
                                                        : "");

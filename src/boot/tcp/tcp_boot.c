@@ -99,9 +99,9 @@ static int tls_start(tcp_boot_t *tb)
     /* The accepting side (the PEs with children) and the joining side
      * (every rank but 0) each need their context; an inner PE both. */
     if (tb->lo < tb->hi)
-        rc = symm_tls_ctx_create(tb->tls_mode, 1, tb->base.secret, &tb->tls);
+        rc = symm_tls_ctx_create(tb->tls_mode, 1, tb->secret, &tb->tls);
     if (rc == SYMM_OK && tb->base.rank != 0)
-        rc = symm_tls_ctx_create(tb->tls_mode, 0, tb->base.secret, &tb->tls_cli);
+        rc = symm_tls_ctx_create(tb->tls_mode, 0, tb->secret, &tb->tls_cli);
     if (rc == SYMM_OK)
         symm_info("bootstrap", "TLS %s",
                   symm_tls_ctx_describe(tb->tls != NULL ? tb->tls : tb->tls_cli));
@@ -134,8 +134,8 @@ int symm_boot_tcp_create(const symm_boot_tcp_params_t *params, symm_boot_t **boo
     tb->base.rank = p->rank;
     tb->base.size = p->size;
     tb->base.timeout_s = p->timeout_s;
-    memcpy(tb->base.secret, p->secret, TCP_SECRET_LEN);
-    tb->base.secret[TCP_SECRET_LEN] = '\0';
+    memcpy(tb->secret, p->secret, TCP_SECRET_LEN);
+    tb->secret[TCP_SECRET_LEN] = '\0';
     tb->up = (symm_tcp_conn_t){-1, NULL, POLLIN};
     tb->tree_k = symm_tree_fanout();
     if (tb->tree_k < 0) {

@@ -30,7 +30,7 @@ void symm_tcp_hello_pack(const tcp_boot_t *tb, uint8_t *hello)
 {
     tcp_hdr_pack(hello, TCP_MSG_HELLO, (uint32_t)tb->tree_k, tb->base.rank,
                  (uint64_t)tb->base.size);
-    memcpy(hello + TCP_HDR_LEN, tb->base.secret, TCP_SECRET_LEN);
+    memcpy(hello + TCP_HDR_LEN, tb->secret, TCP_SECRET_LEN);
 }
 
 /* The TLS handshake with the parent failed with io: say why, as precisely as

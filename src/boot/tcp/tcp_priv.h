@@ -44,6 +44,7 @@ typedef struct tcp_dir {
 
 typedef struct tcp_boot {
     symm_boot_t base;
+    char secret[TCP_SECRET_LEN + 1]; /* the job secret, 32 hex chars */
     symm_tcp_conn_t up;    /* the link to the parent; fd -1 at rank 0 */
     int up_rank;           /* the parent; -1 at rank 0 */
     symm_tcp_conn_t *peer; /* child r's connection is peer[r - lo] */

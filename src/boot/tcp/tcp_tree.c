@@ -127,7 +127,7 @@ static void dir_mac(const tcp_boot_t *tb, int type, int arg, uint64_t len, int m
     char m[160];
     snprintf(m, sizeof(m), "dir %d %d %d %llu %d %s", type, tb->tree_k, arg,
              (unsigned long long)len, mode, addr);
-    symm_secret_mac(tb->base.secret, m, out);
+    symm_secret_mac(tb->secret, m, out);
 }
 
 void symm_tree_dir_pack(const tcp_boot_t *tb, uint8_t *b, int type, int arg, uint64_t len,
