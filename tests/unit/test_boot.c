@@ -32,6 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sched.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
@@ -52,7 +53,8 @@ enum {
     SC_MISMATCH,
     SC_UNIQUE,
     SC_ENV,
-    SC_UNREADABLE
+    SC_UNREADABLE,
+    SC_PIDNS
 };
 
 typedef struct check_slot {
@@ -89,6 +91,7 @@ static const char *check_name[][MAX_CHECKS] = {
     [SC_UNIQUE] = {"rank 0 binds late, peers retry", "barrier + allgather"},
     [SC_UNREADABLE] = {"a PE that cannot open a peer's memory says why",
                        "the unreadable PE fails too", "no descriptor leaked"},
+    [SC_PIDNS] = {"every PE names the peer in another PID namespace"},
     [SC_ENV] = {"no env: singleton", "singleton fds exchange", "partial env refused",
                 "bad rank refused", "bad secret refused", "bad listen fd refused"},
 };
@@ -257,6 +260,44 @@ static void pe_unreadable(const job_t *job, int rank)
     symm_boot_destroy(b);
     int fds_after = count_fds();
     mark(2, fds_after == fds_before, "%d open before, %d after", fds_before, fds_after);
+}
+
+/* The last PE runs in a PID namespace of its own (a child of the PE
+ * process, after unshare): no PE can open another's /proc entries by the
+ * pids published, so each names the first peer it cannot reach and all
+ * fail the call. Needs CAP_SYS_ADMIN; elsewhere the check says so. */
+static void pe_pidns(const job_t *job, int rank)
+{
+    if (rank == job->n - 1) {
+        if (unshare(CLONE_NEWPID) != 0) {
+            mark(0, 0, "unshare(CLONE_NEWPID): %s (run as root)", strerror(errno));
+            return;
+        }
+        pid_t child = fork();
+        if (child != 0) {
+            int st = 0;
+            waitpid(child, &st, 0);
+            _exit(WIFEXITED(st) ? WEXITSTATUS(st) : 1);
+        }
+    }
+    set_env(job, rank);
+    symm_boot_t *b;
+    int rc = symm_boot_create_from_env(20.0, &b), ranks[MAX_PES], mine, out[MAX_PES];
+    if (rc != 0) {
+        mark(0, 0, "bootstrap rc %d", rc);
+        return;
+    }
+    for (int r = 0; r < job->n; r++)
+        ranks[r] = r;
+    mine = memfd_create("pe", MFD_CLOEXEC);
+    rc = symm_boot_fds_exchange(b, ranks, job->n, rank, &mine, 1, out);
+    char needle[64];
+    snprintf(needle, sizeof(needle), "node-local PE %d (pid", rank == job->n - 1 ? 0 : job->n - 1);
+    const char *line = captured(needle);
+    mark(0, rc == SYMM_ERR_UNSUPPORTED && line != NULL && strstr(line, "another PID namespace"),
+         "rc %d: %s", rc, line ? line : "no message");
+    close(mine);
+    symm_boot_destroy(b);
 }
 
 static int tcp_params_create(const job_t *job, int rank, const char *secret, int lfd,
@@ -466,6 +507,7 @@ static void run_pe(const job_t *job, int rank, int ready_fd)
     case SC_UNIQUE: pe_unique(job, rank); break;
     case SC_ENV: pe_env(job); break;
     case SC_UNREADABLE: pe_unreadable(job, rank); break;
+    case SC_PIDNS: pe_pidns(job, rank); break;
     }
     _exit(0);
 }
@@ -621,6 +663,8 @@ int main(int argc, char **argv)
     failed += run_unique(4);
     failed += run_simple(SC_UNREADABLE, 2, 2, "N=2, PE 1 unreadable");
     failed += run_simple(SC_UNREADABLE, 4, 4, "N=4, PE 1 unreadable");
+    failed += run_simple(SC_PIDNS, 2, 2, "N=2, PE 1 in its own PID namespace");
+    failed += run_simple(SC_PIDNS, 3, 3, "N=3, PE 2 in its own PID namespace");
 
     printf("%s: %d failure(s)\n", failed ? "FAIL" : "PASS", failed);
     return failed ? 1 : 0;
