@@ -7,6 +7,12 @@ foreach(level 0 1 2 3)
   symm_pe_test(init_thread${level} PROGRAM init ARGS thread=${level})
 endforeach()
 symm_pe_test(init_start_pes PROGRAM init ARGS start_pes)
+# SYMM_SCHED_SLICE_US: in force during the job, in threads started after
+# init too, and the kernel's own after finalize (skipped before Linux 6.12).
+symm_pe_test(sched_slice NOUCX ENV SYMM_SCHED_SLICE_US=200)
+foreach(np ${SYMM_TEST_NPS})
+  set_tests_properties(sched_slice.np${np} PROPERTIES SKIP_RETURN_CODE 77)
+endforeach()
 # Without oshrun: a singleton job of one PE.
 add_test(NAME init_singleton COMMAND $<TARGET_FILE:init> singleton)
 set_tests_properties(init_singleton PROPERTIES TIMEOUT 30)
@@ -124,6 +130,9 @@ symm_error_test(bad_max_symmetric_size 1 "SYMM_MAX_SYMMETRIC_SIZE has invalid va
   ENV SYMM_MAX_SYMMETRIC_SIZE=-4G)
 symm_error_test(bad_debug_bool 2 "SHMEM_DEBUG has invalid value 'maybe'" init
   ENV SHMEM_DEBUG=maybe)
+symm_error_test(bad_sched_slice 2
+  "symm: shmem_init: SYMM_SCHED_SLICE_US=50 is not -1, 0 or 100..100000 \\(microseconds\\)"
+  init ENV SYMM_SCHED_SLICE_US=50)
 
 # Comparison operators outside SHMEM_CMP_EQ..SHMEM_CMP_GE.
 symm_error_test(wait_bad_cmp 2 "symm: shmem_int_wait_until: invalid comparison operator 17" wait_bad_cmp)

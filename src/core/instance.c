@@ -27,6 +27,7 @@
 #include "coll/coll.h"
 #include "core/heap.h"
 #include "core/node_discover.h"
+#include "core/sched_slice.h"
 #include "core/watch.h"
 #include "mem/alloc.h"
 #include "mem/blocks.h"
@@ -246,7 +247,7 @@ static int config_and_data(const symm_instance_args_t *args, symm_config_t *cfg,
     memset(cfg, 0, sizeof(*cfg));
     int8_t forced[SYMM_COLL_KINDS];
     rc = symm_config_load(cfg);
-    if (symm_coll_forced_parse(cfg, forced) != SYMM_OK)
+    if (symm_coll_forced_parse(cfg, forced) != SYMM_OK || symm_sched_slice_check(cfg) != SYMM_OK)
         rc = SYMM_ERR_INVALID;
     if (rc == SYMM_OK && cfg->core.map_globals)
         rc = symm_data_remap(data);
@@ -437,6 +438,7 @@ int symm_instance_create(const symm_instance_args_t *args, symm_instance_t **ins
     inst->oversubscribed = inst->n_host > get_nprocs();
     if ((rc = layer_states(inst)) != SYMM_OK)
         goto err_run_release_hooks;
+    symm_sched_slice_choose(inst);
     if ((rc = node_map(inst, data)) != SYMM_OK)
         goto err_run_release_hooks;
     if ((rc = net_start(inst)) != SYMM_OK)
