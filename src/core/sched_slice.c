@@ -11,7 +11,11 @@
  * cores beside 4 busy loops took minutes for what takes a second quiet.
  * Since 6.12 a SCHED_OTHER task may ask for its own slice (sched_attr's
  * sched_runtime, 100 us .. 100 ms); older kernels accept and ignore it. The
- * fair share of CPU does not change, only how finely it is cut.
+ * fair share of CPU does not change, only how finely it is cut. Every PE
+ * asks, not only where the job's own PEs outnumber the cores: the load may
+ * be another job, and a job left at the kernel's slice beside one with
+ * short slices is the one that waits (a 2-PE job beside oversubscribed
+ * ones timed out so). A PE alone on its core is never preempted either way.
  *
  * Must never: change the policy, nice value or flags of the thread, touch
  * a real-time thread, or leave the slice changed after finalize.
@@ -96,7 +100,7 @@ void symm_sched_slice_choose(symm_instance_t *inst)
 {
     int us = inst->cfg.core.sched_slice_us;
     if (us == -1)
-        us = inst->oversubscribed ? SLICE_MIN_US : 0;
+        us = SLICE_MIN_US;
     if (us == 0)
         return;
     uint64_t prev = 0;

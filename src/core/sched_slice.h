@@ -15,10 +15,9 @@
  * SYMM_SCHED_SLICE_US the kernel would not take. */
 SYMM_MUST_CHECK int symm_sched_slice_check(const symm_config_t *cfg);
 
-/* Once inst->oversubscribed is known: SYMM_SCHED_SLICE_US for the calling
- * thread (-1: the kernel's shortest where oversubscribed), set back to the
- * kernel's own by a RELEASE hook. A kernel that refuses is logged at debug
- * level only: the slice is a hint. */
+/* SYMM_SCHED_SLICE_US for the calling thread (-1: the kernel's shortest),
+ * set back to the kernel's own by a RELEASE hook. A kernel that refuses is
+ * logged at debug level only: the slice is a hint. */
 void symm_sched_slice_choose(symm_instance_t *inst);
 
 #endif

@@ -50,8 +50,7 @@
       "the time slice each PE asks of the kernel's scheduler (Linux 6.12+, SCHED_OTHER; "    \
       "older kernels ignore it) for the thread that calls init and the threads it then "      \
       "starts, until finalize: a short slice lets a PE woken by a peer run at once instead of " \
-      "after a busy task's whole slice; -1: 100 (the kernel's shortest) where the PEs on this " \
-      "kernel outnumber its cores, else the kernel's own; 0: the kernel's own")              \
+      "after a busy task's whole slice; -1: 100, the kernel's shortest; 0: the kernel's own")  \
     X(SYMM_WAIT_IDLE_US, INT, USER, core, wait_idle_us, "1000",                                    \
       "microseconds a wait finds nothing to do (no network event for it, its condition "           \
       "unmet) before it sleeps between polls, each nap at most 1/16 of the wait so far and "       \
