@@ -6,8 +6,9 @@
  *
  *   SYMM_SCHED_SLICE_US=200 oshrun -np N sched_slice
  *
- * Exits 77 (skipped) where the kernel has no custom slices (before Linux
- * 6.12) or no /proc/<pid>/sched (CONFIG_SCHED_DEBUG off).
+ * Exits 77 (skipped) only where the kernel cannot show it: no custom slices
+ * (before Linux 6.12) or no /proc/<pid>/sched (CONFIG_SCHED_DEBUG off).
+ * Without SYMM_SCHED_SLICE_US it fails: the test is misconfigured.
  */
 #include <pthread.h>
 #include <shmem.h>
@@ -50,8 +51,12 @@ int main(void)
     const char *env = getenv("SYMM_SCHED_SLICE_US");
     long long want = env != NULL ? atoll(env) * 1000 : -1;
     long long before = slice_ns();
-    if (want <= 0 || before < 0 || !kernel_has_custom_slices()) {
-        printf("SKIP: needs SYMM_SCHED_SLICE_US > 0, /proc/thread-self/sched and Linux 6.12+\n");
+    if (want <= 0) {
+        fprintf(stderr, "FAIL: run with SYMM_SCHED_SLICE_US > 0 (the test's setting)\n");
+        return 1;
+    }
+    if (before < 0 || !kernel_has_custom_slices()) {
+        printf("SKIP: needs /proc/thread-self/sched (CONFIG_SCHED_DEBUG) and Linux 6.12+\n");
         return 77;
     }
     shmem_init();
